@@ -1,0 +1,351 @@
+/**
+ * @file ks_config.c
+ * @brief keyshift.* properties: one table row per property, each with its
+ *        parser, so that accepted values, defaults and error messages are
+ *        stated once.
+ */
+#include "ks_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KS_PREFIX "keyshift."
+
+typedef ks_config_res_t(ks_prop_set_f)(ks_config_t *conf, const char *value,
+                                       char *errstr, size_t errstr_size);
+
+typedef struct ks_prop {
+        const char *name;
+        const char *accepted; /**< for errstr and the list of properties */
+        ks_prop_set_f *set;
+} ks_prop_t;
+
+static ks_config_res_t invalid(char *errstr, size_t size, const char *name,
+                               const char *value, const char *accepted)
+{
+        snprintf(errstr, size, "Invalid value \"%s\" for %s: expected %s",
+                 value, name, accepted);
+        return KS_CONFIG_INVALID;
+}
+
+/** @brief Parses a whole decimal integer in [lo, hi]. @returns 0 or -1. */
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+        char *end;
+        long long v;
+
+        while (isspace((unsigned char)*s))
+                s++;
+        if (!*s || (!isdigit((unsigned char)*s) && *s != '-'))
+                return -1;
+        errno = 0;
+        v     = strtoll(s, &end, 10);
+        while (isspace((unsigned char)*end))
+                end++;
+        if (errno || *end || v < lo || v > hi)
+                return -1;
+        *out = v;
+        return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+        if (!strcasecmp(s, "true") || !strcmp(s, "1")) {
+                *out = 1;
+                return 0;
+        }
+        if (!strcasecmp(s, "false") || !strcmp(s, "0")) {
+                *out = 0;
+                return 0;
+        }
+        return -1;
+}
+
+#define KS_ACCEPT_ENABLE "true or false"
+#define KS_ACCEPT_PROPOSED                                                     \
+        "one to 8 comma-separated partition counts, each 1..100000 "          \
+        "(e.g. 12 or 12,16,24)"
+#define KS_ACCEPT_CURRENT "a partition count 1..100000"
+#define KS_ACCEPT_PATH                                                         \
+        "a non-empty file path template (%c = client.id, %p = pid, %% = %)"
+#define KS_ACCEPT_INTERVAL "0 (report only at shutdown) .. 86400000 ms"
+#define KS_ACCEPT_TOPICS "a POSIX extended regular expression"
+#define KS_ACCEPT_HOT "0..1000 hot keys per topic"
+#define KS_ACCEPT_SAMPLE "64..1048576 keys"
+#define KS_ACCEPT_TOPICS_MAX "1..100000 topics"
+#define KS_ACCEPT_REFRESH "100..3600000 ms"
+#define KS_ACCEPT_FLOW "0..16777216 cells (0 = no flow matrix)"
+
+static ks_config_res_t set_enable(ks_config_t *conf, const char *v,
+                                  char *errstr, size_t size)
+{
+        if (parse_bool(v, &conf->enable))
+                return invalid(errstr, size, "keyshift.enable", v,
+                               KS_ACCEPT_ENABLE);
+        return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
+                                    char *errstr, size_t size)
+{
+        int32_t counts[KEYSHIFT_PROPOSED_MAX];
+        size_t cnt = 0;
+        char buf[512];
+        char *save = NULL, *tok;
+
+        if (strlen(v) >= sizeof(buf))
+                return invalid(errstr, size, "keyshift.partitions.proposed",
+                               v, KS_ACCEPT_PROPOSED);
+        strcpy(buf, v);
+        for (tok = strtok_r(buf, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+                int64_t n;
+                size_t i;
+                int dup = 0;
+                if (parse_int(tok, 1, KEYSHIFT_PARTITIONS_MAX, &n))
+                        return invalid(errstr, size,
+                                       "keyshift.partitions.proposed", v,
+                                       KS_ACCEPT_PROPOSED);
+                for (i = 0; i < cnt; i++)
+                        dup |= counts[i] == (int32_t)n;
+                if (dup)
+                        continue;
+                if (cnt == KEYSHIFT_PROPOSED_MAX)
+                        return invalid(errstr, size,
+                                       "keyshift.partitions.proposed", v,
+                                       KS_ACCEPT_PROPOSED);
+                counts[cnt++] = (int32_t)n;
+        }
+        if (cnt == 0)
+                return invalid(errstr, size, "keyshift.partitions.proposed",
+                               v, KS_ACCEPT_PROPOSED);
+        memcpy(conf->proposed, counts, sizeof(counts[0]) * cnt);
+        conf->proposed_cnt = cnt;
+        return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_current(ks_config_t *conf, const char *v,
+                                   char *errstr, size_t size)
+{
+        int64_t n;
+        if (parse_int(v, 1, KEYSHIFT_PARTITIONS_MAX, &n))
+                return invalid(errstr, size, "keyshift.partitions.current", v,
+                               KS_ACCEPT_CURRENT);
+        conf->current_override = (int32_t)n;
+        return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_path(ks_config_t *conf, const char *v,
+                                char *errstr, size_t size)
+{
+        char *copy;
+        const char *p;
+
+        for (p = v; *p; p++) {
+                if (*p != '%')
+                        continue;
+                if (p[1] != 'c' && p[1] != 'p' && p[1] != '%')
+                        return invalid(errstr, size, "keyshift.report.path",
+                                       v, KS_ACCEPT_PATH);
+                p++;
+        }
+        if (!*v || !(copy = strdup(v)))
+                return invalid(errstr, size, "keyshift.report.path", v,
+                               KS_ACCEPT_PATH);
+        free(conf->report_path);
+        conf->report_path = copy;
+        return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_interval(ks_config_t *conf, const char *v,
+                                    char *errstr, size_t size)
+{
+        if (parse_int(v, 0, 86400000, &conf->report_interval_ms))
+                return invalid(errstr, size, "keyshift.report.interval.ms", v,
+                               KS_ACCEPT_INTERVAL);
+        return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
+                                  char *errstr, size_t size)
+{
+        regex_t re;
+        char reerr[256];
+        int r;
+        char *copy;
+
+        if ((r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB))) {
+                char accepted[512];
+                regerror(r, &re, reerr, sizeof(reerr));
+                snprintf(accepted, sizeof(accepted), "%s (%s)",
+                         KS_ACCEPT_TOPICS, reerr);
+                return invalid(errstr, size, "keyshift.topics", v, accepted);
+        }
+        if (!(copy = strdup(v))) {
+                regfree(&re);
+                return invalid(errstr, size, "keyshift.topics", v,
+                               "(out of memory)");
+        }
+        if (conf->topics_regex) {
+                regfree(&conf->topics_re);
+                free(conf->topics_regex);
+        }
+        conf->topics_regex = copy;
+        conf->topics_re    = re;
+        return KS_CONFIG_OK;
+}
+
+#define KS_INT_SETTER(fn, field, prop, lo, hi, accepted)                       \
+        static ks_config_res_t fn(ks_config_t *conf, const char *v,            \
+                                  char *errstr, size_t size)                   \
+        {                                                                      \
+                int64_t n;                                                     \
+                if (parse_int(v, lo, hi, &n))                                  \
+                        return invalid(errstr, size, prop, v, accepted);       \
+                conf->field = n;                                               \
+                return KS_CONFIG_OK;                                           \
+        }
+
+KS_INT_SETTER(set_hot, hot_keys, "keyshift.hot.keys", 0, 1000, KS_ACCEPT_HOT)
+KS_INT_SETTER(set_sample, key_sample_size, "keyshift.key.sample.size", 64,
+              1048576, KS_ACCEPT_SAMPLE)
+KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
+              KS_ACCEPT_TOPICS_MAX)
+KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
+              100, 3600000, KS_ACCEPT_REFRESH)
+KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 16777216,
+              KS_ACCEPT_FLOW)
+
+static const ks_prop_t ks_props[] = {
+    {"keyshift.enable", KS_ACCEPT_ENABLE, set_enable},
+    {"keyshift.partitions.proposed", KS_ACCEPT_PROPOSED, set_proposed},
+    {"keyshift.partitions.current", KS_ACCEPT_CURRENT, set_current},
+    {"keyshift.report.path", KS_ACCEPT_PATH, set_path},
+    {"keyshift.report.interval.ms", KS_ACCEPT_INTERVAL, set_interval},
+    {"keyshift.topics", KS_ACCEPT_TOPICS, set_topics},
+    {"keyshift.hot.keys", KS_ACCEPT_HOT, set_hot},
+    {"keyshift.key.sample.size", KS_ACCEPT_SAMPLE, set_sample},
+    {"keyshift.topics.max", KS_ACCEPT_TOPICS_MAX, set_topics_max},
+    {"keyshift.metadata.refresh.ms", KS_ACCEPT_REFRESH, set_refresh},
+    {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
+};
+
+int ks_config_init(ks_config_t *conf)
+{
+        memset(conf, 0, sizeof(*conf));
+        conf->enable              = 1;
+        conf->report_interval_ms  = 60000;
+        conf->hot_keys            = 20;
+        conf->key_sample_size     = 4096;
+        conf->topics_max          = 1000;
+        conf->metadata_refresh_ms = 10000;
+        conf->flow_max_cells      = 65536;
+        conf->report_path         = strdup("keyshift-%c-%p.json");
+        return conf->report_path ? 0 : -1;
+}
+
+void ks_config_destroy(ks_config_t *conf)
+{
+        free(conf->report_path);
+        if (conf->topics_regex) {
+                regfree(&conf->topics_re);
+                free(conf->topics_regex);
+        }
+        memset(conf, 0, sizeof(*conf));
+}
+
+int ks_config_copy(ks_config_t *dst, const ks_config_t *src)
+{
+        *dst              = *src;
+        dst->topics_regex = NULL;
+        dst->report_path  = strdup(src->report_path);
+        if (!dst->report_path)
+                return -1;
+        if (src->topics_regex) {
+                char err[8];
+                if (set_topics(dst, src->topics_regex, err, sizeof(err)) !=
+                    KS_CONFIG_OK) {
+                        free(dst->report_path);
+                        return -1;
+                }
+        }
+        return 0;
+}
+
+ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
+                              const char *value, char *errstr,
+                              size_t errstr_size)
+{
+        size_t i, off;
+
+        if (strncmp(name, KS_PREFIX, strlen(KS_PREFIX)))
+                return KS_CONFIG_UNKNOWN;
+        for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]); i++)
+                if (!strcmp(name, ks_props[i].name))
+                        return ks_props[i].set(conf, value ? value : "",
+                                               errstr, errstr_size);
+
+        off = (size_t)snprintf(errstr, errstr_size,
+                               "Unknown property %s: keyshift knows", name);
+        for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]) &&
+                    off < errstr_size;
+             i++)
+                off += (size_t)snprintf(errstr + off, errstr_size - off,
+                                        "%s %s", i ? "," : "",
+                                        ks_props[i].name);
+        return KS_CONFIG_INVALID;
+}
+
+int ks_config_topic_selected(const ks_config_t *conf, const char *name)
+{
+        return !conf->topics_regex ||
+               regexec(&conf->topics_re, name, 0, NULL, 0) == 0;
+}
+
+int ks_config_report_path(const ks_config_t *conf, const char *client_id,
+                          long pid, char *out, size_t size)
+{
+        size_t o = 0;
+        const char *p;
+
+#define KS_PUT(ch)                                                             \
+        do {                                                                   \
+                if (o + 1 >= size)                                             \
+                        return -1;                                             \
+                out[o++] = (ch);                                               \
+        } while (0)
+
+        for (p = conf->report_path; *p; p++) {
+                if (*p != '%') {
+                        KS_PUT(*p);
+                        continue;
+                }
+                p++;
+                if (*p == 'c') {
+                        const char *c;
+                        for (c = client_id ? client_id : ""; *c; c++)
+                                KS_PUT(isalnum((unsigned char)*c) ||
+                                               *c == '.' || *c == '_' ||
+                                               *c == '-'
+                                           ? *c
+                                           : '_');
+                } else if (*p == 'p') {
+                        char num[32];
+                        const char *c;
+                        snprintf(num, sizeof(num), "%ld", pid);
+                        for (c = num; *c; c++)
+                                KS_PUT(*c);
+                } else {
+                        KS_PUT('%');
+                }
+        }
+#undef KS_PUT
+        if (size == 0)
+                return -1;
+        out[o] = '\0';
+        return 0;
+}

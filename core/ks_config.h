@@ -1,0 +1,73 @@
+/**
+ * @file ks_config.h
+ * @brief keyshift.* properties: parsing, validation and defaults.
+ *
+ * The accepted values and defaults are listed in include/keyshift/keyshift.h.
+ * A ks_config_t belongs to one librdkafka configuration object; it is
+ * written on the application thread calling rd_kafka_conf_set() and read
+ * after rd_kafka_new(), so it needs no lock.
+ */
+#ifndef KS_CONFIG_H
+#define KS_CONFIG_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keyshift/keyshift.h"
+
+typedef enum ks_config_res {
+        KS_CONFIG_OK = 0,
+        KS_CONFIG_INVALID, /**< a keyshift.* property with a bad value, or
+                             *   an unknown keyshift.* name */
+        KS_CONFIG_UNKNOWN, /**< not a keyshift.* property */
+} ks_config_res_t;
+
+typedef struct ks_config {
+        int enable;
+        int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */
+        size_t proposed_cnt; /**< 0: twice each topic's current count */
+        int32_t current_override; /**< 0: from metadata */
+        char *report_path;        /**< template, never NULL */
+        int64_t report_interval_ms;
+        char *topics_regex; /**< NULL: every topic */
+        regex_t topics_re;  /**< compiled topics_regex */
+        int hot_keys;
+        int key_sample_size;
+        int topics_max;
+        int64_t metadata_refresh_ms;
+        int64_t flow_max_cells;
+} ks_config_t;
+
+/** @brief Sets every property to its default. @returns 0, -1 on ENOMEM. */
+int ks_config_init(ks_config_t *conf);
+
+/** @brief Frees what ks_config_init() and ks_config_set() allocated. */
+void ks_config_destroy(ks_config_t *conf);
+
+/** @brief dst := a deep copy of src (dst must not be initialised).
+ *  @returns 0, -1 on ENOMEM. */
+int ks_config_copy(ks_config_t *dst, const ks_config_t *src);
+
+/**
+ * @brief Sets property @p name to @p value.
+ * @returns KS_CONFIG_OK; KS_CONFIG_INVALID with @p errstr naming the
+ *          property and the accepted values; KS_CONFIG_UNKNOWN (errstr
+ *          untouched) when @p name is not a keyshift.* property.
+ */
+ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
+                              const char *value, char *errstr,
+                              size_t errstr_size);
+
+/** @returns 1 if topic @p name is analysed under keyshift.topics. */
+int ks_config_topic_selected(const ks_config_t *conf, const char *name);
+
+/**
+ * @brief Expands the report path template: %c = @p client_id (characters
+ *        other than [A-Za-z0-9._-] become '_'), %p = @p pid, %% = '%'.
+ * @returns 0, -1 when @p size is too small.
+ */
+int ks_config_report_path(const ks_config_t *conf, const char *client_id,
+                          long pid, char *out, size_t size);
+
+#endif /* KS_CONFIG_H */

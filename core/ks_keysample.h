@@ -1,0 +1,67 @@
+/**
+ * @file ks_keysample.h
+ * @brief A uniform sample of distinct keys: bottom-k (KMV) sampling on
+ *        ks_hash_key64() (Bar-Yossef et al. 2002; Cohen & Kaplan 2007).
+ *
+ * Keeps the k distinct keys with the smallest 64-bit hash. Because the
+ * admission threshold only falls, a key retained at the end has been in
+ * the sample since its first message, so its message and byte counts are
+ * exact. The sample is uniform over distinct keys, so any fraction of
+ * distinct keys (e.g. keys whose partition changes from 6 to 12) is
+ * estimated from it with standard error <= sqrt(f(1-f)/k) <= 0.5/sqrt(k).
+ * The k-th smallest hash also gives a distinct-count estimate
+ * (k-1) / (h_k / 2^64).
+ *
+ * Memory: about 40 bytes per retained key (entry + index), fixed at
+ * creation. Mergeable: the bottom-k of the union of two samples is the
+ * bottom-k of the union of two streams (counts of a key present in both
+ * are summed).
+ *
+ * Not thread-safe: the caller serialises access.
+ */
+#ifndef KS_KEYSAMPLE_H
+#define KS_KEYSAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ks_keysample_entry {
+        uint64_t hash64;   /**< ks_hash_key64() of the key */
+        uint32_t phash;    /**< the partitioner hash (ks_partitioner_hash) */
+        uint64_t messages; /**< messages of this key since it was first seen */
+        uint64_t bytes;    /**< key + value bytes of those messages */
+} ks_keysample_entry_t;
+
+typedef struct ks_keysample ks_keysample_t;
+
+/** @returns a sample of at most @p k keys (k >= 2), or NULL on ENOMEM. */
+ks_keysample_t *ks_keysample_new(size_t k);
+void ks_keysample_destroy(ks_keysample_t *ks);
+
+/** @brief Counts one message of the key with these hashes. O(1) for a
+ *         key above the threshold (the common case), O(log k) otherwise. */
+void ks_keysample_add(ks_keysample_t *ks, uint64_t hash64, uint32_t phash,
+                      uint64_t bytes);
+
+/** @returns the number of keys retained (<= k). */
+size_t ks_keysample_size(const ks_keysample_t *ks);
+size_t ks_keysample_capacity(const ks_keysample_t *ks);
+
+/** @brief Copies the retained entries, in no particular order, into
+ *         @p out (room for ks_keysample_size()). @returns the count. */
+size_t ks_keysample_entries(const ks_keysample_t *ks,
+                            ks_keysample_entry_t *out);
+
+/** @returns the estimated number of distinct keys: exact while fewer than
+ *           k keys were seen, else (k-1) / (h_k / 2^64). */
+double ks_keysample_distinct_estimate(const ks_keysample_t *ks);
+
+/** @brief dst := bottom-k(dst ∪ src); counts of common keys are summed. */
+void ks_keysample_merge(ks_keysample_t *dst, const ks_keysample_t *src);
+
+/** @brief Inserts an entry as read back from a report (for merging).
+ *         Same semantics as merging a one-key sample. */
+void ks_keysample_insert_entry(ks_keysample_t *ks,
+                               const ks_keysample_entry_t *e);
+
+#endif /* KS_KEYSAMPLE_H */

@@ -1,0 +1,86 @@
+/**
+ * @file ks_partitioner.h
+ * @brief The partition model: where librdkafka 2.0.2 puts a message, as a
+ *        function of the partitioner, sticky partitioning, the key and the
+ *        partition count.
+ *
+ * Source: librdkafka v2.0.2 `src/rdkafka_msg.c`
+ * (`rd_kafka_msg_partitioner()`, `rd_kafka_msg_partitioner_*()`) and
+ * `src/rdkafka_topic.c` (which partitioners use sticky partitioning).
+ *
+ * A message sent to RD_KAFKA_PARTITION_UA is placed in one of three ways:
+ *  - KS_PLACE_HASHED: partition = ks_partitioner_hash(key) % partition_cnt
+ *    (unsigned remainder). These are the messages a partition increase can
+ *    move.
+ *  - KS_PLACE_STICKY: the topic's current sticky partition (NULL keys on
+ *    every partitioner that allows sticky partitioning, and empty keys on
+ *    `consistent_random`), when `sticky.partitioning.linger.ms` > 0.
+ *  - KS_PLACE_RANDOM: a random partition (the `random` partitioner, and
+ *    the cases above when sticky partitioning is off).
+ * Sticky partitioning is never used by `consistent`, `murmur2` and `fnv1a`:
+ * they hash NULL keys as empty keys (`consistent`: CRC-32 of nothing is 0,
+ * so partition 0 at every count).
+ *
+ * All functions are pure and thread-safe.
+ */
+#ifndef KS_PARTITIONER_H
+#define KS_PARTITIONER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum ks_partitioner {
+        KS_PARTITIONER_RANDOM = 0,
+        KS_PARTITIONER_CONSISTENT,
+        KS_PARTITIONER_CONSISTENT_RANDOM, /* librdkafka's default */
+        KS_PARTITIONER_MURMUR2,
+        KS_PARTITIONER_MURMUR2_RANDOM, /* Java's default partitioner */
+        KS_PARTITIONER_FNV1A,
+        KS_PARTITIONER_FNV1A_RANDOM,
+        KS_PARTITIONER__CNT
+} ks_partitioner_t;
+
+typedef enum ks_placement {
+        KS_PLACE_HASHED = 0,
+        KS_PLACE_STICKY,
+        KS_PLACE_RANDOM,
+} ks_placement_t;
+
+/** @returns librdkafka's name for @p p ("murmur2_random", ...). */
+const char *ks_partitioner_name(ks_partitioner_t p);
+
+/**
+ * @brief Parses a librdkafka `partitioner` value.
+ * @returns 0 and sets *out, or -1 for a name librdkafka does not know.
+ */
+int ks_partitioner_from_name(const char *name, ks_partitioner_t *out);
+
+/**
+ * @brief How librdkafka 2.0.2 places a message with partition UA.
+ * @param key NULL for a NULL key; non-NULL with keylen 0 for an empty key.
+ * @param sticky_linger_ms the producer's effective
+ *        `sticky.partitioning.linger.ms` (0 disables sticky partitioning).
+ */
+ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
+                                        int sticky_linger_ms,
+                                        const void *key,
+                                        size_t keylen);
+
+/**
+ * @brief The 32-bit value whose unsigned remainder by the partition count
+ *        is the partition, for messages placed KS_PLACE_HASHED:
+ *        CRC-32 (consistent*), murmur2 & 0x7fffffff (murmur2*),
+ *        |(int32_t)FNV-1a| (fnv1a*: librdkafka's `rd_fnv1a()` takes the
+ *        absolute value as Sarama does; 0x80000000 stays 0x80000000).
+ *        Undefined (returns 0) for KS_PARTITIONER_RANDOM.
+ */
+uint32_t ks_partitioner_hash(ks_partitioner_t p, const void *key,
+                             size_t keylen);
+
+/** @returns the partition of a hashed key: @p hash % @p partition_cnt. */
+static inline int32_t ks_partition_of(uint32_t hash, int32_t partition_cnt)
+{
+        return (int32_t)(hash % (uint32_t)partition_cnt);
+}
+
+#endif /* KS_PARTITIONER_H */

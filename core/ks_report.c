@@ -1,0 +1,447 @@
+/**
+ * @file ks_report.c
+ * @brief Builds the keyshift.report.v1 JSON from topic snapshots.
+ *
+ * Every figure comes from a snapshot; nothing here touches live state. The
+ * estimates from sketches carry their error next to them.
+ */
+#include "ks_report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "keyshift/keyshift.h"
+
+void ks_report_rfc3339(int64_t ms, char *out, size_t size)
+{
+        time_t sec = (time_t)(ms / 1000);
+        struct tm tm;
+        char buf[32];
+
+        gmtime_r(&sec, &tm);
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(out, size, "%s.%03dZ", buf, (int)(ms % 1000));
+}
+
+static json_t *hex_json(const uint8_t *b, size_t n)
+{
+        static const char digits[] = "0123456789abcdef";
+        char *s = malloc(n * 2 + 1);
+        json_t *j;
+        size_t i;
+
+        if (!s)
+                return NULL;
+        for (i = 0; i < n; i++) {
+                s[2 * i]     = digits[b[i] >> 4];
+                s[2 * i + 1] = digits[b[i] & 15];
+        }
+        s[2 * n] = '\0';
+        j        = json_string(s);
+        free(s);
+        return j;
+}
+
+/** @returns the key as a JSON string when it is printable UTF-8 (no
+ *           control characters), else JSON null. */
+static json_t *key_json(const uint8_t *key, size_t n)
+{
+        size_t i;
+        json_t *j;
+
+        for (i = 0; i < n; i++)
+                if (key[i] < 0x20 || key[i] == 0x7f)
+                        return json_null();
+        j = json_stringn((const char *)key, n); /* NULL if not UTF-8 */
+        return j ? j : json_null();
+}
+
+static double frac(uint64_t a, uint64_t b)
+{
+        return b ? (double)a / (double)b : 0.0;
+}
+
+static json_t *partitions_json(const ks_load_t *loads, int32_t n)
+{
+        json_t *arr = json_array();
+        int32_t i;
+
+        for (i = 0; arr && i < n; i++)
+                json_array_append_new(
+                    arr, json_pack("{s:i, s:I, s:I}", "partition", (int)i,
+                                   "messages", (json_int_t)loads[i].messages,
+                                   "bytes", (json_int_t)loads[i].bytes));
+        return arr;
+}
+
+static json_t *flow_json(const uint64_t *flow, int32_t cur, int32_t prop)
+{
+        json_t *rows = json_array();
+        int32_t i, j;
+
+        for (i = 0; rows && i < cur; i++) {
+                json_t *row = json_array();
+                for (j = 0; row && j < prop; j++)
+                        json_array_append_new(
+                            row, json_integer((json_int_t)
+                                                  flow[(size_t)i * prop + j]));
+                json_array_append_new(rows, row);
+        }
+        return rows;
+}
+
+/** @returns the distinct-key count: exact while the key sample is not
+ *           full, else the HyperLogLog estimate; *err its relative
+ *           standard error. */
+static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
+{
+        if (s->sample_cnt < s->sample_capacity) {
+                *err = 0.0;
+                return (double)s->sample_cnt;
+        }
+        *err = ks_hll_std_error();
+        return ks_hll_estimate(&s->hll);
+}
+
+static json_t *proposal_json(const ks_topic_snapshot_t *s,
+                             const ks_proposal_t *p, double distinct)
+{
+        size_t i, moved_keys = 0;
+        double f, f_err;
+        json_t *o;
+
+        for (i = 0; i < s->sample_cnt; i++)
+                moved_keys +=
+                    ks_partition_of(s->sample[i].phash, s->partition_count) !=
+                    ks_partition_of(s->sample[i].phash, p->partition_count);
+        f     = frac(moved_keys, s->sample_cnt);
+        f_err = s->sample_cnt < s->sample_capacity
+                    ? 0.0
+                    : sqrt(f * (1 - f) / (double)s->sample_cnt);
+
+        o = json_pack(
+            "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
+            "partition_count", (int)p->partition_count, "partitions",
+            partitions_json(p->partitions, p->partition_count), "moved",
+            "messages", (json_int_t)p->moved.messages, "bytes",
+            (json_int_t)p->moved.bytes, "messages_fraction",
+            frac(p->moved.messages, s->window_hashed.messages),
+            "traffic_fraction", frac(p->moved.messages, s->window_total.messages),
+            "distinct_keys", (json_int_t)llround(f * distinct),
+            "distinct_keys_fraction", f, "distinct_keys_fraction_error",
+            f_err);
+        if (o)
+                json_object_set_new(o, "flow",
+                                    p->flow ? flow_json(p->flow,
+                                                        s->partition_count,
+                                                        p->partition_count)
+                                            : json_null());
+        return o;
+}
+
+static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
+{
+        json_t *arr = json_array();
+        size_t i, j;
+
+        for (i = 0; arr && i < s->hot_cnt && i < (size_t)n; i++) {
+                const ks_topk_entry_t *e = &s->hot[i];
+                size_t kl = e->keylen < KS_TOPK_KEY_MAX ? e->keylen
+                                                        : KS_TOPK_KEY_MAX;
+                json_t *prop  = json_object();
+                json_t *moves = json_object();
+                json_t *o;
+                int32_t pc = s->partition_count
+                                 ? ks_partition_of(e->phash,
+                                                   s->partition_count)
+                                 : -1;
+
+                for (j = 0; pc >= 0 && j < s->proposal_cnt; j++) {
+                        char name[16];
+                        int32_t pp = ks_partition_of(
+                            e->phash, s->proposals[j].partition_count);
+                        snprintf(name, sizeof(name), "%d",
+                                 (int)s->proposals[j].partition_count);
+                        json_object_set_new(prop, name, json_integer(pp));
+                        json_object_set_new(moves, name,
+                                            json_boolean(pp != pc));
+                }
+                o = json_pack(
+                    "{s:o, s:o, s:i, s:b, s:I, s:I, s:I, s:f, s:o, s:o, s:o}",
+                    "key", key_json(e->key, kl), "key_hex",
+                    hex_json(e->key, kl), "key_length", (int)e->keylen,
+                    "key_truncated", e->keylen > KS_TOPK_KEY_MAX, "messages",
+                    (json_int_t)e->count, "messages_error",
+                    (json_int_t)e->error, "bytes", (json_int_t)e->bytes,
+                    "share", frac(e->count, s->c.total.messages),
+                    "partition_current",
+                    pc >= 0 ? json_integer(pc) : json_null(),
+                    "partition_proposed", prop, "moves", moves);
+                json_array_append_new(arr, o);
+        }
+        return arr;
+}
+
+/** @returns the sketches in mergeable form (see docs/report-schema.md). */
+static json_t *merge_json(const ks_topic_snapshot_t *s)
+{
+        json_t *sample = json_array();
+        json_t *hot    = json_array();
+        size_t i;
+        char h[24];
+
+        for (i = 0; sample && i < s->sample_cnt; i++) {
+                const ks_keysample_entry_t *e = &s->sample[i];
+                snprintf(h, sizeof(h), "%016llx",
+                         (unsigned long long)e->hash64);
+                json_array_append_new(
+                    sample, json_pack("[s, I, I, I]", h, (json_int_t)e->phash,
+                                      (json_int_t)e->messages,
+                                      (json_int_t)e->bytes));
+        }
+        for (i = 0; hot && i < s->hot_cnt; i++) {
+                const ks_topk_entry_t *e = &s->hot[i];
+                size_t kl = e->keylen < KS_TOPK_KEY_MAX ? e->keylen
+                                                        : KS_TOPK_KEY_MAX;
+                snprintf(h, sizeof(h), "%016llx",
+                         (unsigned long long)e->hash64);
+                json_array_append_new(
+                    hot, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:I}",
+                                   "key_hex", hex_json(e->key, kl),
+                                   "key_length", (int)e->keylen, "hash64", h,
+                                   "phash", (json_int_t)e->phash, "count",
+                                   (json_int_t)e->count, "error",
+                                   (json_int_t)e->error, "bytes",
+                                   (json_int_t)e->bytes));
+        }
+        return json_pack("{s:{s:i, s:o}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
+                         "distinct_hll", "p", KS_HLL_P, "registers_hex",
+                         hex_json(s->hll.reg, sizeof(s->hll.reg)),
+                         "key_sample", "capacity", (int)s->sample_capacity,
+                         "entries", sample, "hot_keys", "capacity",
+                         (int)s->topk_capacity, "total",
+                         (json_int_t)s->topk_total, "entries", hot);
+}
+
+static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
+{
+        const ks_topic_counters_t *c = &s->c;
+        size_t i;
+        char ts[40];
+
+        if (!s->partition_count)
+                ks_warn_add(wl, KS_WARN_CURRENT_COUNT_UNKNOWN, s->name,
+                            "the current partition count is unknown "
+                            "(no metadata yet; set keyshift.partitions."
+                            "current to override): %zu messages wait to be "
+                            "placed",
+                            s->pending);
+        if (c->unplaced)
+                ks_warn_add(wl, KS_WARN_MESSAGES_UNPLACED, s->name,
+                            "%llu messages arrived while the partition count "
+                            "was unknown and could not be kept; they are "
+                            "missing from the per-partition figures",
+                            (unsigned long long)c->unplaced);
+        if (s->count_changed_at_ms) {
+                ks_report_rfc3339(s->count_changed_at_ms, ts, sizeof(ts));
+                ks_warn_add(wl, KS_WARN_PARTITION_COUNT_CHANGED, s->name,
+                            "partition count changed from %d to %d at %s; "
+                            "per-partition figures restart there",
+                            (int)s->previous_count, (int)s->partition_count,
+                            ts);
+        }
+        if (c->ack_mismatched) {
+                char keybuf[40] = "";
+                size_t k, kl = s->mismatch.keylen < 16 ? s->mismatch.keylen
+                                                       : 16;
+                for (k = 0; k < kl; k++)
+                        snprintf(keybuf + 2 * k, 3, "%02x",
+                                 s->mismatch.key[k]);
+                ks_warn_add(
+                    wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
+                    "%llu of %llu delivered keyed messages landed in another "
+                    "partition than %s predicts (e.g. key 0x%s%s: expected "
+                    "%d, delivered to %d of %d): a custom or per-topic "
+                    "partitioner, or a model bug",
+                    (unsigned long long)c->ack_mismatched,
+                    (unsigned long long)(c->ack_matched + c->ack_mismatched),
+                    ks_partitioner_name(s->partitioner), keybuf,
+                    s->mismatch.keylen > 16 ? "..." : "",
+                    (int)s->mismatch.expected, (int)s->mismatch.actual,
+                    (int)s->mismatch.partition_count);
+        }
+        for (i = 0; i < s->proposal_cnt; i++) {
+                const ks_proposal_t *p = &s->proposals[i];
+                if (p->partition_count <= s->partition_count) {
+                        ks_warn_add(wl, KS_WARN_PROPOSAL_NOT_AN_INCREASE,
+                                    s->name,
+                                    "proposed count %d is not above the "
+                                    "current %d: Kafka cannot lower a "
+                                    "partition count",
+                                    (int)p->partition_count,
+                                    (int)s->partition_count);
+                        continue;
+                }
+                if (p->moved.messages)
+                        ks_warn_add(
+                            wl, KS_WARN_KEYS_WOULD_MOVE, s->name,
+                            "raising %d -> %d partitions would move %.1f%% "
+                            "of keyed messages (%llu) to another partition; "
+                            "per-key ordering breaks for them at the switch",
+                            (int)s->partition_count, (int)p->partition_count,
+                            100.0 * frac(p->moved.messages,
+                                         s->window_hashed.messages),
+                            (unsigned long long)p->moved.messages);
+        }
+}
+
+json_t *ks_report_topic(const ks_topic_snapshot_t *s,
+                        const ks_report_opts_t *opts, ks_warn_list_t *wl)
+{
+        const ks_topic_counters_t *c = &s->c;
+        double distinct_err;
+        double distinct = distinct_keys(s, &distinct_err);
+        json_t *o, *pc, *props;
+        char ts[40];
+        size_t i;
+
+        pc = json_pack("{s:o, s:s}", "current",
+                       s->partition_count ? json_integer(s->partition_count)
+                                          : json_null(),
+                       "source", ks_count_source_name(s->count_source));
+        ks_report_rfc3339(s->analysis_since_ms, ts, sizeof(ts));
+        json_object_set_new(pc, "analysis_since", json_string(ts));
+        if (s->count_changed_at_ms) {
+                ks_report_rfc3339(s->count_changed_at_ms, ts, sizeof(ts));
+                json_object_set_new(pc, "changed_at", json_string(ts));
+                json_object_set_new(pc, "previous",
+                                    json_integer(s->previous_count));
+        }
+
+        props = json_array();
+        for (i = 0; props && i < s->proposal_cnt; i++)
+                json_array_append_new(
+                    props, proposal_json(s, &s->proposals[i], distinct));
+
+        o = json_pack(
+            "{s:o, s:s, s:b, s:I, s:I,"
+            " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
+            " s:{s:I, s:I, s:I, s:I},"
+            " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+            "partition_count", pc, "partitioner",
+            ks_partitioner_name(s->partitioner), "proposals_default",
+            s->proposals_default, "messages", (json_int_t)c->total.messages,
+            "bytes", (json_int_t)c->total.bytes, "keys", "null",
+            (json_int_t)c->null_keys, "empty", (json_int_t)c->empty_keys,
+            "explicit_partition", (json_int_t)c->explicit_partition.messages,
+            "hashed", (json_int_t)c->hashed.messages, "sticky",
+            (json_int_t)c->sticky.messages, "random",
+            (json_int_t)c->random.messages, "unplaced",
+            (json_int_t)c->unplaced, "distinct_estimate",
+            (json_int_t)llround(distinct), "distinct_error", distinct_err,
+            "window", "messages", (json_int_t)s->window_total.messages,
+            "bytes", (json_int_t)s->window_total.bytes, "hashed_messages",
+            (json_int_t)s->window_hashed.messages, "hashed_bytes",
+            (json_int_t)s->window_hashed.bytes, "acknowledged", "messages",
+            (json_int_t)c->ack_messages, "matched", (json_int_t)c->ack_matched,
+            "mismatched", (json_int_t)c->ack_mismatched, "failed",
+            (json_int_t)c->ack_failed, "not_predictable",
+            (json_int_t)c->ack_not_predictable, "unverified",
+            (json_int_t)c->ack_unverified, "pending_verification",
+            (json_int_t)c->ack_pending);
+        if (!o)
+                return NULL;
+        json_object_set_new(
+            o, "current",
+            s->current
+                ? json_pack("{s:o}", "partitions",
+                            partitions_json(s->current, s->partition_count))
+                : json_null());
+        json_object_set_new(o, "proposals", props);
+        json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
+        json_object_set_new(o, "merge", merge_json(s));
+        topic_warnings(s, wl);
+        json_object_set_new(o, "warnings", ks_warn_list_json(wl, s->name));
+        return o;
+}
+
+json_t *ks_report_build(const ks_report_producer_t *p,
+                        const ks_report_opts_t *opts, json_t *topics,
+                        const ks_warn_list_t *wl)
+{
+        char now[40], started[40];
+
+        ks_report_rfc3339(opts->now_ms, now, sizeof(now));
+        ks_report_rfc3339(p->started_at_ms, started, sizeof(started));
+        return json_pack(
+            "{s:s, s:s, s:s, s:f, s:b,"
+            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I},"
+            " s:o, s:o}",
+            "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now,
+            "started_at", started, "uptime_s",
+            (double)(opts->now_ms - p->started_at_ms) / 1000.0, "final",
+            opts->final, "producer", "client_id",
+            p->client_id ? p->client_id : "", "name",
+            p->client_name ? p->client_name : "", "pid", (json_int_t)p->pid,
+            "librdkafka_version", p->librdkafka_version, "keyshift_version",
+            KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
+            "sticky_partitioning_linger_ms", p->sticky_linger_ms,
+            "report_interval_ms", (json_int_t)p->report_interval_ms,
+            "topics", topics, "warnings", ks_warn_list_json(wl, NULL));
+}
+
+int ks_report_write_atomic(const json_t *report, const char *path,
+                           char *errstr, size_t errstr_size)
+{
+        char tmp[4096];
+        int fd;
+        FILE *fp;
+
+        if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
+            (int)sizeof(tmp)) {
+                snprintf(errstr, errstr_size, "report path too long: %s",
+                         path);
+                return -1;
+        }
+        if ((fd = mkstemp(tmp)) == -1) {
+                snprintf(errstr, errstr_size, "cannot create %s: %s", tmp,
+                         strerror(errno));
+                return -1;
+        }
+        fchmod(fd, 0644);
+        if (!(fp = fdopen(fd, "w"))) {
+                snprintf(errstr, errstr_size, "cannot open %s: %s", tmp,
+                         strerror(errno));
+                close(fd);
+                unlink(tmp);
+                return -1;
+        }
+        if (json_dumpf(report, fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
+            fputc('\n', fp) == EOF || fflush(fp) || fsync(fd)) {
+                snprintf(errstr, errstr_size, "cannot write %s: %s", tmp,
+                         strerror(errno));
+                fclose(fp);
+                unlink(tmp);
+                return -1;
+        }
+        if (fclose(fp)) {
+                snprintf(errstr, errstr_size, "cannot write %s: %s", tmp,
+                         strerror(errno));
+                unlink(tmp);
+                return -1;
+        }
+        if (rename(tmp, path)) {
+                snprintf(errstr, errstr_size, "cannot rename %s to %s: %s",
+                         tmp, path, strerror(errno));
+                unlink(tmp);
+                return -1;
+        }
+        return 0;
+}

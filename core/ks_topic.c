@@ -1,0 +1,541 @@
+/**
+ * @file ks_topic.c
+ * @brief Per-topic analysis state and its update on every message.
+ *
+ * The key is hashed once, outside the lock: the partitioner hash (whose
+ * remainder by any count is the partition) and the 64-bit sketch hash.
+ * Under the lock each message then costs one remainder and two counter
+ * increments per count analysed, plus the sketches' updates.
+ */
+#include "ks_topic.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_hash.h"
+
+/** A message kept while the partition count is unknown. */
+typedef struct ks_pending {
+        uint32_t phash;
+        uint32_t bytes;
+        int32_t partition; /**< explicit partition, or -1: hashed */
+} ks_pending_t;
+
+/** An acknowledgement keyshift could not check yet (no count known) or
+ *  that disagreed with the model under the count keyshift knew; checked
+ *  again when metadata next gives the count. */
+typedef struct ks_suspect {
+        uint32_t phash;
+        int32_t actual;
+} ks_suspect_t;
+
+/** Unchecked acknowledgements kept per topic (8 B each, allocated when the
+ *  first arrives, freed when checked); the first KS_SUSPECT_KEYS keep their
+ *  key for the mismatch example. */
+#define KS_SUSPECTS_MAX 4096
+#define KS_SUSPECT_KEYS 16
+
+struct ks_topic {
+        pthread_mutex_t lock;
+        char *name;
+        ks_topic_params_t params;
+        ks_topic_counters_t c;
+
+        int32_t partition_count;
+        ks_count_source_t count_source;
+        int32_t previous_count;
+        int64_t count_changed_at_ms;
+        int64_t analysis_since_ms;
+        ks_load_t window_total;
+        ks_load_t window_hashed;
+        ks_load_t *current;
+        size_t proposal_cnt;
+        ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
+
+        ks_pending_t *pending;
+        size_t pending_cnt;
+
+        ks_suspect_t *suspects;
+        size_t suspect_cnt;
+        ks_mismatch_example_t suspect_keys[KS_SUSPECT_KEYS];
+        ks_mismatch_example_t mismatch;
+        int has_mismatch;
+
+        ks_hll_t hll;
+        ks_keysample_t *sample;
+        ks_topk_t *topk;
+};
+
+const char *ks_count_source_name(ks_count_source_t s)
+{
+        switch (s) {
+        case KS_COUNT_METADATA:
+                return "metadata";
+        case KS_COUNT_CONFIG:
+                return "config";
+        default:
+                return "unknown";
+        }
+}
+
+static void load_add(ks_load_t *l, uint64_t bytes)
+{
+        l->messages++;
+        l->bytes += bytes;
+}
+
+ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
+                         int64_t now_ms)
+{
+        ks_topic_t *t = calloc(1, sizeof(*t));
+
+        if (!t)
+                return NULL;
+        t->params = *params;
+        t->name   = strdup(name);
+        t->sample = ks_keysample_new(params->key_sample_size);
+        t->topk   = ks_topk_new(params->topk_capacity);
+        if (!t->name || !t->sample || !t->topk) {
+                ks_topic_destroy(t);
+                return NULL;
+        }
+        ks_hll_init(&t->hll);
+        pthread_mutex_init(&t->lock, NULL);
+        t->analysis_since_ms = now_ms;
+        return t;
+}
+
+static void free_window(ks_topic_t *t)
+{
+        size_t i;
+
+        free(t->current);
+        t->current = NULL;
+        for (i = 0; i < t->proposal_cnt; i++) {
+                free(t->proposals[i].partitions);
+                free(t->proposals[i].flow);
+        }
+        memset(t->proposals, 0, sizeof(t->proposals));
+        t->proposal_cnt = 0;
+}
+
+void ks_topic_destroy(ks_topic_t *t)
+{
+        if (!t)
+                return;
+        if (t->sample && t->topk && t->name)
+                pthread_mutex_destroy(&t->lock);
+        free_window(t);
+        free(t->pending);
+        free(t->suspects);
+        ks_keysample_destroy(t->sample);
+        ks_topk_destroy(t->topk);
+        free(t->name);
+        free(t);
+}
+
+const char *ks_topic_name(const ks_topic_t *t)
+{
+        return t->name;
+}
+
+/**
+ * @brief Places one hashed (partition < 0) or explicit message in the
+ *        current window. @locks t->lock held.
+ */
+static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
+                  uint64_t bytes)
+{
+        int32_t cur = t->partition_count;
+        int32_t pc;
+        size_t i;
+
+        if (partition >= 0) {
+                if (partition >= cur) {
+                        t->c.explicit_out_of_range++;
+                        return;
+                }
+                pc = partition;
+        } else {
+                pc = ks_partition_of(phash, cur);
+                load_add(&t->window_hashed, bytes);
+        }
+        load_add(&t->current[pc], bytes);
+
+        for (i = 0; i < t->proposal_cnt; i++) {
+                ks_proposal_t *p = &t->proposals[i];
+                /* An explicit partition is not re-mapped by an increase. */
+                int32_t pp = partition >= 0 ? partition
+                                            : ks_partition_of(
+                                                  phash, p->partition_count);
+                if (pp >= p->partition_count)
+                        continue; /* a proposal below the current count */
+                load_add(&p->partitions[pp], bytes);
+                if (p->flow)
+                        p->flow[(size_t)pc * (size_t)p->partition_count +
+                                (size_t)pp]++;
+                if (pp != pc)
+                        load_add(&p->moved, bytes);
+        }
+}
+
+/**
+ * @brief Allocates the per-partition arrays of a new analysis window for
+ *        count @p cur. @returns 0, or -1 on ENOMEM (window left empty).
+ *        @locks t->lock held.
+ */
+static int open_window(ks_topic_t *t, int32_t cur)
+{
+        int32_t counts[KEYSHIFT_PROPOSED_MAX];
+        size_t n = 0, i;
+
+        if (t->params.proposed_cnt) {
+                for (i = 0; i < t->params.proposed_cnt; i++)
+                        counts[n++] = t->params.proposed[i];
+        } else {
+                counts[n++] = cur * 2 > KEYSHIFT_PARTITIONS_MAX
+                                  ? KEYSHIFT_PARTITIONS_MAX
+                                  : cur * 2;
+        }
+
+        t->current = calloc((size_t)cur, sizeof(*t->current));
+        if (!t->current)
+                return -1;
+        for (i = 0; i < n; i++) {
+                ks_proposal_t *p = &t->proposals[i];
+                int64_t cells    = (int64_t)cur * counts[i];
+                p->partition_count = counts[i];
+                p->partitions =
+                    calloc((size_t)counts[i], sizeof(*p->partitions));
+                if (!p->partitions) {
+                        t->proposal_cnt = i;
+                        free_window(t);
+                        return -1;
+                }
+                if (cells <= t->params.flow_max_cells)
+                        p->flow = calloc((size_t)cells, sizeof(*p->flow));
+                t->proposal_cnt = i + 1;
+        }
+        t->window_total  = (ks_load_t){0, 0};
+        t->window_hashed = (ks_load_t){0, 0};
+        return 0;
+}
+
+void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
+                     int32_t partition, size_t value_len)
+{
+        uint64_t bytes = (uint64_t)keylen + (uint64_t)value_len;
+        ks_placement_t place_kind = KS_PLACE_HASHED;
+        uint32_t phash = 0;
+        uint64_t h64   = 0;
+
+        if (partition < 0) {
+                place_kind = ks_partitioner_placement(
+                    t->params.partitioner, t->params.sticky_linger_ms, key,
+                    keylen);
+                if (place_kind == KS_PLACE_HASHED) {
+                        phash = ks_partitioner_hash(t->params.partitioner, key,
+                                                    keylen);
+                        h64   = ks_hash_key64(key, keylen);
+                }
+        }
+
+        pthread_mutex_lock(&t->lock);
+        load_add(&t->c.total, bytes);
+        if (!key)
+                t->c.null_keys++;
+        else if (keylen == 0)
+                t->c.empty_keys++;
+
+        if (partition >= 0) {
+                load_add(&t->c.explicit_partition, bytes);
+        } else if (place_kind == KS_PLACE_STICKY) {
+                load_add(&t->c.sticky, bytes);
+        } else if (place_kind == KS_PLACE_RANDOM) {
+                load_add(&t->c.random, bytes);
+        } else {
+                load_add(&t->c.hashed, bytes);
+                ks_hll_add(&t->hll, h64);
+                ks_keysample_add(t->sample, h64, phash, bytes);
+                ks_topk_add(t->topk, key, keylen, h64, phash, bytes);
+        }
+
+        if (place_kind == KS_PLACE_HASHED) {
+                if (t->current) {
+                        load_add(&t->window_total, bytes);
+                        place(t, phash, partition, bytes);
+                } else if (t->partition_count == 0 &&
+                           t->pending_cnt < t->params.pending_max) {
+                        if (!t->pending)
+                                t->pending = malloc(t->params.pending_max *
+                                                    sizeof(*t->pending));
+                        if (t->pending)
+                                t->pending[t->pending_cnt++] = (ks_pending_t){
+                                    phash,
+                                    bytes > UINT32_MAX ? UINT32_MAX
+                                                       : (uint32_t)bytes,
+                                    partition};
+                        else
+                                t->c.unplaced++;
+                } else {
+                        t->c.unplaced++;
+                }
+        } else if (t->current) {
+                load_add(&t->window_total, bytes);
+        }
+        pthread_mutex_unlock(&t->lock);
+}
+
+static void example_set(ks_mismatch_example_t *ex, const void *key,
+                        size_t keylen, int32_t expected, int32_t actual,
+                        int32_t count)
+{
+        size_t n = keylen < sizeof(ex->key) ? keylen : sizeof(ex->key);
+
+        if (n)
+                memcpy(ex->key, key, n);
+        ex->keylen          = (uint32_t)keylen;
+        ex->expected        = expected;
+        ex->actual          = actual;
+        ex->partition_count = count;
+}
+
+/** @brief Keeps an acknowledgement to check when the count is next known.
+ *  @returns 1, or 0 when the buffer is full. @locks t->lock held. */
+static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
+                       const void *key, size_t keylen)
+{
+        if (t->suspect_cnt == KS_SUSPECTS_MAX)
+                return 0;
+        if (!t->suspects &&
+            !(t->suspects = malloc(KS_SUSPECTS_MAX * sizeof(*t->suspects))))
+                return 0;
+        if (t->suspect_cnt < KS_SUSPECT_KEYS)
+                example_set(&t->suspect_keys[t->suspect_cnt], key, keylen, -1,
+                            actual, 0);
+        t->suspects[t->suspect_cnt++] = (ks_suspect_t){phash, actual};
+        t->c.ack_pending++;
+        return 1;
+}
+
+int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
+                 int32_t partition, int failed)
+{
+        ks_placement_t pk = ks_partitioner_placement(
+            t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
+        uint32_t phash = pk == KS_PLACE_HASHED
+                             ? ks_partitioner_hash(t->params.partitioner, key,
+                                                   keylen)
+                             : 0;
+        int32_t cur, expected;
+        int suspect = 0;
+
+        pthread_mutex_lock(&t->lock);
+        t->c.ack_messages++;
+        cur = t->partition_count;
+        if (failed) {
+                t->c.ack_failed++;
+        } else if (pk != KS_PLACE_HASHED) {
+                t->c.ack_not_predictable++;
+        } else if (cur == 0) {
+                /* Delivered before keyshift's metadata arrived: checked
+                 * when it does. */
+                if (!add_suspect(t, phash, partition, key, keylen))
+                        t->c.ack_unverified++;
+        } else if ((expected = ks_partition_of(phash, cur)) == partition) {
+                t->c.ack_matched++;
+        } else if (t->c.explicit_partition.messages) {
+                /* It may have been sent to this partition explicitly. */
+                t->c.ack_unverified++;
+        } else if (t->previous_count &&
+                   ks_partition_of(phash, t->previous_count) == partition) {
+                /* Placed under the count before the change we saw. */
+                t->c.ack_matched++;
+        } else if (add_suspect(t, phash, partition, key, keylen)) {
+                suspect = 1;
+        } else {
+                t->c.ack_mismatched++;
+                if (!t->has_mismatch)
+                        example_set(&t->mismatch, key, keylen, expected,
+                                    partition, cur);
+                t->has_mismatch = 1;
+        }
+        pthread_mutex_unlock(&t->lock);
+        return suspect;
+}
+
+/** @brief Re-checks pending acknowledgements against the count now known.
+ *  @locks t->lock held. */
+static void verify_suspects(ks_topic_t *t)
+{
+        size_t i;
+
+        for (i = 0; i < t->suspect_cnt; i++) {
+                ks_suspect_t *s = &t->suspects[i];
+                int32_t expected =
+                    ks_partition_of(s->phash, t->partition_count);
+                if (expected == s->actual) {
+                        t->c.ack_matched++;
+                        continue;
+                }
+                t->c.ack_mismatched++;
+                if (!t->has_mismatch) {
+                        if (i < KS_SUSPECT_KEYS)
+                                t->mismatch = t->suspect_keys[i];
+                        t->mismatch.expected        = expected;
+                        t->mismatch.actual          = s->actual;
+                        t->mismatch.partition_count = t->partition_count;
+                }
+                t->has_mismatch = 1;
+        }
+        t->c.ack_pending -= t->suspect_cnt;
+        t->suspect_cnt = 0;
+        free(t->suspects);
+        t->suspects = NULL;
+}
+
+int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
+                                 ks_count_source_t source, int64_t now_ms)
+{
+        int changed = 0;
+        size_t i;
+
+        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
+                return 0;
+        pthread_mutex_lock(&t->lock);
+        t->count_source = source;
+        if (count != t->partition_count) {
+                if (t->partition_count) {
+                        changed                = 1;
+                        t->previous_count      = t->partition_count;
+                        t->count_changed_at_ms = now_ms;
+                        t->analysis_since_ms   = now_ms;
+                }
+                free_window(t);
+                t->partition_count = count;
+                if (open_window(t, count) == 0) {
+                        for (i = 0; i < t->pending_cnt; i++) {
+                                ks_pending_t *p = &t->pending[i];
+                                load_add(&t->window_total, p->bytes);
+                                place(t, p->phash, p->partition, p->bytes);
+                        }
+                } else {
+                        t->c.unplaced += t->pending_cnt;
+                }
+                free(t->pending);
+                t->pending     = NULL;
+                t->pending_cnt = 0;
+        }
+        verify_suspects(t);
+        pthread_mutex_unlock(&t->lock);
+        return changed;
+}
+
+void ks_topic_settle_acks(ks_topic_t *t)
+{
+        pthread_mutex_lock(&t->lock);
+        if (t->partition_count)
+                verify_suspects(t);
+        pthread_mutex_unlock(&t->lock);
+}
+
+int32_t ks_topic_partition_count(ks_topic_t *t)
+{
+        int32_t n;
+
+        pthread_mutex_lock(&t->lock);
+        n = t->partition_count;
+        pthread_mutex_unlock(&t->lock);
+        return n;
+}
+
+static void *dup_mem(const void *src, size_t size)
+{
+        void *p;
+
+        if (!src || !size)
+                return NULL;
+        if ((p = malloc(size)))
+                memcpy(p, src, size);
+        return p;
+}
+
+int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
+{
+        size_t i, hot_cap = ks_topk_capacity(t->topk);
+        int oom = 0;
+
+        memset(s, 0, sizeof(*s));
+        s->name = strdup(t->name);
+        s->hot  = malloc(hot_cap * sizeof(*s->hot));
+        pthread_mutex_lock(&t->lock);
+        s->sample_capacity = ks_keysample_capacity(t->sample);
+        s->sample = malloc((ks_keysample_size(t->sample) + 1) *
+                           sizeof(*s->sample));
+        if (s->name && s->hot && s->sample) {
+                s->partitioner         = t->params.partitioner;
+                s->sticky_linger_ms    = t->params.sticky_linger_ms;
+                s->c                   = t->c;
+                s->partition_count     = t->partition_count;
+                s->count_source        = t->count_source;
+                s->previous_count      = t->previous_count;
+                s->count_changed_at_ms = t->count_changed_at_ms;
+                s->analysis_since_ms   = t->analysis_since_ms;
+                s->window_total        = t->window_total;
+                s->window_hashed       = t->window_hashed;
+                s->proposals_default   = t->params.proposed_cnt == 0;
+                s->pending             = t->pending_cnt;
+                s->hll                 = t->hll;
+                s->mismatch            = t->mismatch;
+                s->has_mismatch        = t->has_mismatch;
+                s->sample_cnt = ks_keysample_entries(t->sample, s->sample);
+                s->sample_distinct_estimate =
+                    ks_keysample_distinct_estimate(t->sample);
+                s->hot_cnt    = ks_topk_sorted(t->topk, s->hot, hot_cap);
+                s->topk_total = ks_topk_total(t->topk);
+                s->topk_capacity = hot_cap;
+                if (t->current) {
+                        size_t cur = (size_t)t->partition_count;
+                        s->current = dup_mem(t->current,
+                                             cur * sizeof(*t->current));
+                        oom |= !s->current;
+                        s->proposal_cnt = t->proposal_cnt;
+                        for (i = 0; i < t->proposal_cnt; i++) {
+                                const ks_proposal_t *p = &t->proposals[i];
+                                ks_proposal_t *d       = &s->proposals[i];
+                                size_t n = (size_t)p->partition_count;
+                                d->partition_count = p->partition_count;
+                                d->moved           = p->moved;
+                                d->partitions      = dup_mem(
+                                    p->partitions, n * sizeof(ks_load_t));
+                                d->flow = dup_mem(
+                                    p->flow, cur * n * sizeof(uint64_t));
+                                oom |= !d->partitions || (p->flow && !d->flow);
+                        }
+                }
+        } else {
+                oom = 1;
+        }
+        pthread_mutex_unlock(&t->lock);
+        if (oom) {
+                ks_topic_snapshot_free(s);
+                return -1;
+        }
+        return 0;
+}
+
+void ks_topic_snapshot_free(ks_topic_snapshot_t *s)
+{
+        size_t i;
+
+        free(s->name);
+        free(s->current);
+        for (i = 0; i < s->proposal_cnt; i++) {
+                free(s->proposals[i].partitions);
+                free(s->proposals[i].flow);
+        }
+        free(s->sample);
+        free(s->hot);
+        memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,211 @@
+/**
+ * @file ks_topic.h
+ * @brief Per-topic analysis: what the producer sent to one topic, and where
+ *        each message lands under the current and each proposed partition
+ *        count.
+ *
+ * Data path: ks_topic_record() is called for every produced message (the
+ * interceptor's on_send, on the application's threads); ks_topic_ack() for
+ * every delivery report (on_acknowledgement, librdkafka's broker threads);
+ * ks_topic_set_partition_count() when metadata says the count (keyshift's
+ * reporter thread); ks_topic_snapshot() when a report is built (reporter
+ * thread, or the application thread at shutdown).
+ *
+ * What is cumulative and what restarts when the current count changes:
+ *  - cumulative since the topic was first seen: messages, bytes, the key
+ *    kinds (null, empty, explicit partition, hashed, sticky, random), the
+ *    sketches (distinct keys, key sample, hot keys: they store each key's
+ *    partitioner hash, so they are evaluated at any count when reported),
+ *    and the acknowledgement counters;
+ *  - since the current count took effect (`analysis_since`): per-partition
+ *    load under the current and proposed counts, the flow matrices and the
+ *    moved messages and bytes. A change of the current count (an increase
+ *    that really happened) closes that window: the new count becomes the
+ *    current one, default proposals (2x current) follow it, and the counts
+ *    restart, so "what would move" always describes traffic under the
+ *    count the topic really has.
+ *
+ * Messages that arrive before the count is known are kept (their
+ * partitioner hash, 12 bytes each) up to `pending_max` messages and counted
+ * in when it is; beyond that they are counted as `unplaced` and reported.
+ *
+ * Memory per topic (bounded whatever the key cardinality):
+ *   16 KiB (HyperLogLog) + key_sample_size x 40 B + topk_capacity x 200 B
+ *   + 16 B x (current + sum of proposed counts) + 8 B x flow cells
+ *   (<= flow_max_cells per proposal) + 12 B x pending messages (freed once
+ *   the count is known) + 32 KiB of unchecked acknowledgements (while some
+ *   wait for metadata).
+ *
+ * @locks every function takes the topic's own mutex; no function is called
+ *        with another keyshift lock held.
+ */
+#ifndef KS_TOPIC_H
+#define KS_TOPIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_hll.h"
+#include "ks_keysample.h"
+#include "ks_partitioner.h"
+#include "ks_topk.h"
+
+/** Where the current partition count came from. */
+typedef enum ks_count_source {
+        KS_COUNT_UNKNOWN = 0,
+        KS_COUNT_METADATA,
+        KS_COUNT_CONFIG,
+} ks_count_source_t;
+
+const char *ks_count_source_name(ks_count_source_t s);
+
+typedef struct ks_topic_params {
+        ks_partitioner_t partitioner;
+        int sticky_linger_ms; /**< effective sticky.partitioning.linger.ms */
+        int32_t proposed[KEYSHIFT_PROPOSED_MAX];
+        size_t proposed_cnt;    /**< 0: twice the current count */
+        size_t key_sample_size; /**< keys in the distinct-key sample */
+        size_t topk_capacity;   /**< Space-Saving counters */
+        int64_t flow_max_cells; /**< largest current x proposed matrix kept */
+        size_t pending_max;     /**< messages kept while the count is unknown */
+} ks_topic_params_t;
+
+/** Messages and bytes (key + value) that one partition receives. */
+typedef struct ks_load {
+        uint64_t messages;
+        uint64_t bytes;
+} ks_load_t;
+
+/** Cumulative counters (see the file comment). */
+typedef struct ks_topic_counters {
+        ks_load_t total;
+        uint64_t null_keys;          /**< key == NULL */
+        uint64_t empty_keys;         /**< key != NULL, length 0 */
+        ks_load_t explicit_partition; /**< sent to an explicit partition */
+        ks_load_t hashed;            /**< placed by the key's hash */
+        ks_load_t sticky;            /**< placed on the sticky partition */
+        ks_load_t random;            /**< placed at random */
+        uint64_t unplaced;           /**< pending overflow: not analysed */
+        uint64_t explicit_out_of_range; /**< explicit partition >= count */
+        /* delivery reports (on_acknowledgement) */
+        uint64_t ack_messages;
+        uint64_t ack_matched;      /**< partition == the model's */
+        uint64_t ack_mismatched;   /**< partition != the model's */
+        uint64_t ack_failed;       /**< delivery failed (err != 0) */
+        uint64_t ack_not_predictable; /**< sticky or random placement */
+        uint64_t ack_unverified;   /**< count unknown, or explicit partitions
+                                    *   on this topic make it ambiguous */
+        uint64_t ack_pending;      /**< differ from the model under the count
+                                    *   keyshift knows; checked again against
+                                    *   the next metadata (a count change
+                                    *   librdkafka saw first explains them) */
+} ks_topic_counters_t;
+
+/** One mismatch, kept as an example for the report. */
+typedef struct ks_mismatch_example {
+        uint8_t key[64];
+        uint32_t keylen; /**< full key length */
+        int32_t expected;
+        int32_t actual;
+        int32_t partition_count;
+} ks_mismatch_example_t;
+
+/** Analysis under one proposed count, since `analysis_since`. */
+typedef struct ks_proposal {
+        int32_t partition_count;
+        ks_load_t *partitions; /**< [partition_count] */
+        uint64_t *flow;        /**< [current][proposed] messages, or NULL */
+        ks_load_t moved;       /**< hashed traffic whose partition changes */
+} ks_proposal_t;
+
+/** A consistent copy of a topic's state, taken under its lock. */
+typedef struct ks_topic_snapshot {
+        char *name;
+        ks_partitioner_t partitioner;
+        int sticky_linger_ms;
+        ks_topic_counters_t c;
+        int32_t partition_count; /**< 0 = unknown */
+        ks_count_source_t count_source;
+        int32_t previous_count;     /**< 0 = never changed */
+        int64_t count_changed_at_ms; /**< wall clock, 0 = never changed */
+        int64_t analysis_since_ms;   /**< wall clock */
+        ks_load_t window_total;      /**< all messages since analysis_since */
+        ks_load_t window_hashed;     /**< hashed messages since then */
+        ks_load_t *current;          /**< [partition_count] or NULL */
+        size_t proposal_cnt;
+        ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
+        int proposals_default;       /**< 1: proposals are 2x current */
+        size_t pending;              /**< messages waiting for the count */
+        ks_hll_t hll;
+        ks_keysample_entry_t *sample; /**< [sample_cnt] */
+        size_t sample_cnt;
+        size_t sample_capacity;
+        double sample_distinct_estimate;
+        ks_topk_entry_t *hot; /**< [hot_cnt], busiest first */
+        size_t hot_cnt;
+        uint64_t topk_total;
+        size_t topk_capacity;
+        ks_mismatch_example_t mismatch;
+        int has_mismatch;
+} ks_topic_snapshot_t;
+
+typedef struct ks_topic ks_topic_t;
+
+/** @returns a new topic, or NULL on ENOMEM. @p params is copied. */
+ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
+                         int64_t now_ms);
+void ks_topic_destroy(ks_topic_t *t);
+const char *ks_topic_name(const ks_topic_t *t);
+
+/**
+ * @brief Counts one produced message.
+ * @param key NULL for a NULL key.
+ * @param partition the message's partition as produced: -1
+ *        (RD_KAFKA_PARTITION_UA) lets the partitioner choose; any other
+ *        value is an explicit partition.
+ * @param value_len value bytes (key bytes are added to it).
+ * @locality any application thread calling produce().
+ */
+void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
+                     int32_t partition, size_t value_len);
+
+/**
+ * @brief Counts one delivery report and checks the partition librdkafka
+ *        assigned against the model.
+ * @param failed non-zero if delivery failed.
+ * @returns 1 when the partition disagrees with the model under the count
+ *          keyshift knows (the caller should refresh metadata: the count
+ *          may have changed), else 0.
+ * @locality librdkafka's broker threads or the application's poll thread.
+ */
+int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
+                  int32_t partition, int failed);
+
+/**
+ * @brief Sets the current partition count (from metadata or
+ *        configuration), at every metadata refresh. The first known count
+ *        places the pending messages; a different count starts a new
+ *        analysis window. Acknowledgements pending verification are
+ *        checked against this count: matched, or mismatched for good.
+ * @returns 1 if the count changed (not for the first known count), else 0.
+ */
+int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
+                                 ks_count_source_t source, int64_t now_ms);
+
+/** @brief Settles acknowledgements pending verification against the
+ *         count keyshift knows (at shutdown, when no newer count can come):
+ *         each is matched or mismatched for good. */
+void ks_topic_settle_acks(ks_topic_t *t);
+
+/** @returns the current count, 0 if unknown. */
+int32_t ks_topic_partition_count(ks_topic_t *t);
+
+/**
+ * @brief Copies the topic's state. @returns 0, or -1 on ENOMEM (then
+ *        nothing needs freeing).
+ */
+int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *snap);
+void ks_topic_snapshot_free(ks_topic_snapshot_t *snap);
+
+#endif /* KS_TOPIC_H */

@@ -1,0 +1,66 @@
+/**
+ * @file ks_topk.h
+ * @brief Hot keys: the Space-Saving algorithm (Metwally, Agrawal &
+ *        El Abbadi, "Efficient computation of frequent and top-k elements
+ *        in data streams", ICDT 2005).
+ *
+ * With capacity m counters over a stream of N messages, every key with
+ * more than N/m messages is retained, and each retained key's count
+ * overestimates its true count by at most its recorded `error` (<= N/m):
+ * true count is in [count - error, count]. Keys are identified by their
+ * 64-bit hash (ks_hash_key64) and carry the first KS_TOPK_KEY_MAX bytes of
+ * the key for the report.
+ *
+ * Memory: capacity x sizeof(ks_topk_entry_t) plus an index of 2 x capacity
+ * slots, fixed at creation. Update: O(log m) (min-heap on count).
+ * Mergeable (Agarwal et al., "Mergeable summaries", PODS 2012): counts of
+ * common keys are summed, a key missing from one side is charged that
+ * side's minimum as error, and the m largest are kept.
+ *
+ * Not thread-safe: the caller serialises access.
+ */
+#ifndef KS_TOPK_H
+#define KS_TOPK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KS_TOPK_KEY_MAX 128
+
+typedef struct ks_topk_entry {
+        uint64_t hash64;   /**< ks_hash_key64() of the whole key */
+        uint32_t phash;    /**< partitioner hash of the whole key */
+        uint64_t count;    /**< messages (an overestimate by <= error) */
+        uint64_t error;    /**< max overestimate of count */
+        uint64_t bytes;    /**< key + value bytes counted with count */
+        uint32_t keylen;   /**< the key's full length in bytes */
+        uint8_t key[KS_TOPK_KEY_MAX]; /**< first min(keylen, KEY_MAX) bytes */
+} ks_topk_entry_t;
+
+typedef struct ks_topk ks_topk_t;
+
+/** @returns a summary with @p capacity counters (>= 1), NULL on ENOMEM. */
+ks_topk_t *ks_topk_new(size_t capacity);
+void ks_topk_destroy(ks_topk_t *tk);
+
+/** @brief Counts one message of @p key (whose hashes the caller computed
+ *         once for all analyses) carrying @p bytes key+value bytes. */
+void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen,
+                 uint64_t hash64, uint32_t phash, uint64_t bytes);
+
+/** @returns messages counted in total (N). */
+uint64_t ks_topk_total(const ks_topk_t *tk);
+size_t ks_topk_capacity(const ks_topk_t *tk);
+
+/** @brief Copies up to @p n entries into @p out, busiest first (ties:
+ *         smaller error first). @returns the number copied. */
+size_t ks_topk_sorted(const ks_topk_t *tk, ks_topk_entry_t *out, size_t n);
+
+/** @brief dst := merge(dst, src), as described above. */
+void ks_topk_merge(ks_topk_t *dst, const ks_topk_t *src);
+
+/** @brief Adds an entry as read back from a report (count, error, bytes
+ *         as given), for merging; total is increased by its count. */
+void ks_topk_insert_entry(ks_topk_t *tk, const ks_topk_entry_t *e);
+
+#endif /* KS_TOPK_H */

@@ -1,0 +1,69 @@
+/**
+ * @file ks_warn.h
+ * @brief keyshift's warnings: a code, a message, and optionally the topic.
+ *
+ * Warnings are collected while a report is built (never on the produce
+ * path), written into the report, and logged to stderr in librdkafka's own
+ * log-line format, `%LEVEL|seconds.millis|KEYSHIFT|client-name| text`, at
+ * most one line per code per report (a code raised by several topics is
+ * logged once, naming how many and the first).
+ *
+ * Not thread-safe: one list is filled by one thread.
+ */
+#ifndef KS_WARN_H
+#define KS_WARN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Codes. */
+#define KS_WARN_KEYS_WOULD_MOVE "KEYS_WOULD_MOVE"
+#define KS_WARN_PARTITIONER_MISMATCH "PARTITIONER_MISMATCH"
+#define KS_WARN_CURRENT_COUNT_UNKNOWN "CURRENT_COUNT_UNKNOWN"
+#define KS_WARN_PARTITION_COUNT_CHANGED "PARTITION_COUNT_CHANGED"
+#define KS_WARN_PROPOSAL_NOT_AN_INCREASE "PROPOSAL_NOT_AN_INCREASE"
+#define KS_WARN_MESSAGES_UNPLACED "MESSAGES_UNPLACED"
+#define KS_WARN_REPORT_WRITE_FAILED "REPORT_WRITE_FAILED"
+#define KS_WARN_TOPICS_MAX "TOPICS_MAX_REACHED"
+#define KS_WARN_METADATA_FAILED "METADATA_FAILED"
+
+typedef struct ks_warn {
+        char code[40];
+        char topic[256]; /**< "" for producer-level warnings */
+        char message[512];
+} ks_warn_t;
+
+typedef struct ks_warn_list {
+        ks_warn_t *items;
+        size_t cnt;
+        size_t cap;
+} ks_warn_list_t;
+
+void ks_warn_list_init(ks_warn_list_t *wl);
+void ks_warn_list_clear(ks_warn_list_t *wl);
+
+/** @brief Adds a warning (dropped silently on ENOMEM). @p topic may be
+ *         NULL. */
+void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/** @returns a new JSON array [{code, message}] of the warnings of
+ *           @p topic (NULL: the producer-level ones). */
+json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic);
+
+/**
+ * @brief Logs the list to @p fp, one line per code, in librdkafka's log
+ *        format with facility KEYSHIFT and level 4 (warning).
+ * @param client_name rd_kafka_name() of the producer.
+ */
+void ks_warn_list_log(const ks_warn_list_t *wl, FILE *fp,
+                      const char *client_name);
+
+/** @brief Logs one line in librdkafka's format (level 3 error .. 7 debug). */
+void ks_warn_log_line(FILE *fp, int level, const char *client_name,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif /* KS_WARN_H */

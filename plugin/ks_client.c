@@ -1,0 +1,172 @@
+/**
+ * @file ks_client.c
+ * @brief A producer's keyshift state and the produce-path interceptors.
+ */
+#include "ks_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/** Messages kept per topic while its partition count is unknown. */
+#define KS_PENDING_MAX 65536
+
+int64_t ks_client_now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/** @brief Reads a configuration value as a string ("" if unset). */
+static void conf_str(const rd_kafka_conf_t *conf, const char *name, char *out,
+                     size_t size)
+{
+        size_t sz = size;
+
+        if (rd_kafka_conf_get(conf, name, out, &sz) != RD_KAFKA_CONF_OK)
+                out[0] = '\0';
+}
+
+/**
+ * @brief Reads the partitioner this producer really uses, from its final
+ *        configuration (librdkafka's default topic configuration).
+ */
+static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
+{
+        char buf[256];
+
+        c->params.partitioner = KS_PARTITIONER_CONSISTENT_RANDOM;
+        conf_str(conf, "partitioner", buf, sizeof(buf));
+        if (*buf && ks_partitioner_from_name(buf, &c->params.partitioner))
+                snprintf(c->partitioner_detail,
+                         sizeof(c->partitioner_detail),
+                         "unknown partitioner \"%.30s\"", buf);
+        conf_str(conf, "sticky.partitioning.linger.ms", buf, sizeof(buf));
+        c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
+}
+
+ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
+                           const ks_config_t *kconf, char *errstr,
+                           size_t errstr_size)
+{
+        ks_client_t *c = calloc(1, sizeof(*c));
+
+        if (!c || ks_config_copy(&c->conf, kconf)) {
+                free(c);
+                snprintf(errstr, errstr_size, "keyshift: out of memory");
+                return NULL;
+        }
+        if (ks_registry_init(&c->reg, (size_t)kconf->topics_max)) {
+                ks_config_destroy(&c->conf);
+                free(c);
+                snprintf(errstr, errstr_size, "keyshift: out of memory");
+                return NULL;
+        }
+        c->rk            = rk;
+        c->started_at_ms = ks_client_now_ms();
+        conf_str(conf, "client.id", c->client_id, sizeof(c->client_id));
+        snprintf(c->name, sizeof(c->name), "%s", c->client_id);
+        read_partitioner(c, conf);
+        memcpy(c->params.proposed, kconf->proposed, sizeof(kconf->proposed));
+        c->params.proposed_cnt    = kconf->proposed_cnt;
+        c->params.key_sample_size = (size_t)kconf->key_sample_size;
+        c->params.topk_capacity =
+            kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
+        c->params.flow_max_cells = kconf->flow_max_cells;
+        c->params.pending_max    = KS_PENDING_MAX;
+        ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
+                              c->report_path, sizeof(c->report_path));
+        ks_warn_list_init(&c->carry);
+        pthread_mutex_init(&c->lock, NULL);
+        pthread_cond_init(&c->cond, NULL);
+        atomic_init(&c->refresh_requested, 0);
+
+        c->started = 1;
+        if (ks_reporter_start(c)) {
+                c->started = 0;
+                snprintf(errstr, errstr_size,
+                         "keyshift: cannot start the reporter thread");
+                ks_client_destroy(c);
+                return NULL;
+        }
+        return c;
+}
+
+/** @brief Wakes the reporter thread (new topic: fetch its metadata now). */
+static void wake_reporter(ks_client_t *c)
+{
+        pthread_mutex_lock(&c->lock);
+        c->wake = 1;
+        pthread_cond_signal(&c->cond);
+        pthread_mutex_unlock(&c->lock);
+}
+
+void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
+{
+        ks_topic_t *t;
+        int created;
+
+        if (!m->rkt)
+                return;
+        t = ks_registry_get(&c->reg, rd_kafka_topic_name(m->rkt), &c->conf,
+                            &c->params, ks_client_now_ms(), &created);
+        if (!t)
+                return;
+        if (created) {
+                if (c->conf.current_override)
+                        ks_topic_set_partition_count(
+                            t, c->conf.current_override, KS_COUNT_CONFIG,
+                            ks_client_now_ms());
+                else
+                        wake_reporter(c);
+        }
+        ks_topic_record(t, m->key, m->key_len, m->partition, m->len);
+}
+
+void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
+{
+        ks_topic_t *t;
+        int created;
+
+        if (!m->rkt)
+                return;
+        t = ks_registry_get(&c->reg, rd_kafka_topic_name(m->rkt), &c->conf,
+                            &c->params, ks_client_now_ms(), &created);
+        if (!t || created) /* not seen by on_send: nothing to compare */
+                return;
+        if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0))
+                wake_reporter(c); /* has the count changed? ask now */
+}
+
+void ks_client_stop(ks_client_t *c)
+{
+        ks_reporter_stop(c);
+        c->rk = NULL;
+}
+
+static void settle_acks(ks_topic_t *t, void *opaque)
+{
+        (void)opaque;
+        ks_topic_settle_acks(t);
+}
+
+void ks_client_destroy(ks_client_t *c)
+{
+        if (!c)
+                return;
+        ks_reporter_stop(c);
+        c->rk = NULL;
+        if (c->started) {
+                ks_registry_foreach(&c->reg, settle_acks, NULL);
+                ks_reporter_write(c, 1);
+        }
+        ks_registry_destroy(&c->reg);
+        ks_warn_list_clear(&c->carry);
+        pthread_cond_destroy(&c->cond);
+        pthread_mutex_destroy(&c->lock);
+        ks_config_destroy(&c->conf);
+        free(c);
+}

@@ -1,0 +1,91 @@
+/**
+ * @file ks_client.h
+ * @brief keyshift's state for one producer (rd_kafka_t): its topics, its
+ *        configuration, and its reporter thread.
+ *
+ * Life cycle (librdkafka v2.0.2 src/rdkafka.c):
+ *  - created in on_new (application thread in rd_kafka_new());
+ *  - on_send / on_acknowledgement count messages from then on;
+ *  - on_destroy (librdkafka's main thread, while broker threads still run)
+ *    stops and joins the reporter thread, the only keyshift code that
+ *    calls into librdkafka;
+ *  - acknowledgements may still arrive after on_destroy (messages purged
+ *    at shutdown), so the state lives on until on_conf_destroy of the
+ *    producer's configuration (rd_kafka_destroy_final(), after every
+ *    librdkafka thread has stopped), which writes the final report and
+ *    frees it.
+ */
+#ifndef KS_CLIENT_H
+#define KS_CLIENT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "ks_config.h"
+#include "ks_registry.h"
+#include "ks_topic.h"
+#include "ks_warn.h"
+
+typedef struct ks_client {
+        rd_kafka_t *rk; /**< NULL once on_destroy has run */
+        ks_config_t conf;
+        ks_topic_params_t params;
+        char client_id[256];
+        char name[256]; /**< rd_kafka_name(), known after rd_kafka_new() */
+        int name_known; /**< reporter thread only */
+        char partitioner_detail[64]; /**< e.g. "custom partitioner_cb" */
+        int64_t started_at_ms;
+        int started; /**< 0: creation failed, no final report */
+        ks_registry_t reg;
+
+        /* reporter thread */
+        pthread_t thread;
+        int thread_running;
+        pthread_mutex_t lock; /**< protects stop, wake */
+        pthread_cond_t cond;
+        int stop;
+        int wake; /**< a new topic, or a refresh was asked for */
+        atomic_int refresh_requested;
+
+        /* touched only by the reporter thread, then by the final report */
+        ks_warn_list_t carry; /**< producer-level warnings for next report */
+        char report_path[4096];
+        int64_t reports_written;
+} ks_client_t;
+
+/** @returns wall-clock milliseconds since the epoch. */
+int64_t ks_client_now_ms(void);
+
+/**
+ * @brief Creates the state of a new producer and starts its reporter
+ *        thread. @returns the client, or NULL with @p errstr set.
+ * @locality application thread in rd_kafka_new() (on_new).
+ */
+ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
+                           const ks_config_t *kconf, char *errstr,
+                           size_t errstr_size);
+
+/** @brief on_send: counts one produced message. Never fails, never blocks
+ *         on I/O. @locality application threads. */
+void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m);
+
+/** @brief on_acknowledgement. @locality broker threads or poll(). */
+void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m);
+
+/** @brief on_destroy: stops and joins the reporter thread; the client
+ *         does not call librdkafka afterwards. @locality rdk:main. */
+void ks_client_stop(ks_client_t *c);
+
+/** @brief Writes the final report and frees the client.
+ *  @locality application thread in rd_kafka_destroy() (on_conf_destroy). */
+void ks_client_destroy(ks_client_t *c);
+
+/* Reporter thread (ks_reporter.c). */
+int ks_reporter_start(ks_client_t *c);
+void ks_reporter_stop(ks_client_t *c);
+/** @brief Builds and writes a report. @param final 1 at shutdown. */
+void ks_reporter_write(ks_client_t *c, int final);
+
+#endif /* KS_CLIENT_H */

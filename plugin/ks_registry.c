@@ -1,0 +1,143 @@
+/**
+ * @file ks_registry.c
+ * @brief The producer's topic table (see ks_registry.h).
+ */
+#include "ks_registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_hash.h"
+
+int ks_registry_init(ks_registry_t *reg, size_t topics_max)
+{
+        size_t n = 16;
+
+        memset(reg, 0, sizeof(*reg));
+        while (n < topics_max * 2 + 16)
+                n <<= 1;
+        reg->slots = calloc(n, sizeof(*reg->slots));
+        if (!reg->slots)
+                return -1;
+        reg->mask       = n - 1;
+        reg->topics_max = topics_max;
+        pthread_mutex_init(&reg->lock, NULL);
+        atomic_init(&reg->untracked_messages, 0);
+        atomic_init(&reg->topics_max_reached, 0);
+        return 0;
+}
+
+void ks_registry_destroy(ks_registry_t *reg)
+{
+        size_t i;
+
+        if (!reg->slots)
+                return;
+        for (i = 0; i <= reg->mask; i++) {
+                ks_reg_entry_t *e = atomic_load(&reg->slots[i]);
+                if (!e)
+                        continue;
+                ks_topic_destroy(e->topic);
+                free(e->name);
+                free(e);
+        }
+        free(reg->slots);
+        pthread_mutex_destroy(&reg->lock);
+        memset(reg, 0, sizeof(*reg));
+}
+
+/** @returns the entry for @p name, or NULL; *slot_out is where the probe
+ *           stopped (an empty slot) when not found. */
+static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name,
+                              uint32_t h, size_t *slot_out)
+{
+        size_t i, probes;
+
+        for (i = h & reg->mask, probes = 0; probes <= reg->mask;
+             i = (i + 1) & reg->mask, probes++) {
+                ks_reg_entry_t *e = atomic_load_explicit(
+                    &reg->slots[i], memory_order_acquire);
+                if (!e) {
+                        *slot_out = i;
+                        return NULL;
+                }
+                if (e->hash == h && !strcmp(e->name, name))
+                        return e;
+        }
+        *slot_out = (size_t)-1;
+        return NULL;
+}
+
+ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
+                            const ks_config_t *conf,
+                            const ks_topic_params_t *params, int64_t now_ms,
+                            int *created)
+{
+        uint32_t h = ks_hash_fnv1a(name, strlen(name));
+        ks_reg_entry_t *e;
+        size_t slot;
+        int selected;
+
+        *created = 0;
+        if ((e = lookup(reg, name, h, &slot)))
+                goto found;
+
+        selected = ks_config_topic_selected(conf, name);
+        pthread_mutex_lock(&reg->lock);
+        if ((e = lookup(reg, name, h, &slot))) { /* raced with an insert */
+                pthread_mutex_unlock(&reg->lock);
+                goto found;
+        }
+        if (slot == (size_t)-1 || reg->used + 1 > (reg->mask + 1) * 3 / 4) {
+                if (selected)
+                        atomic_fetch_add(&reg->untracked_messages, 1);
+                pthread_mutex_unlock(&reg->lock);
+                return NULL;
+        }
+        e = calloc(1, sizeof(*e));
+        if (e && !(e->name = strdup(name))) {
+                free(e);
+                e = NULL;
+        }
+        if (e && selected && reg->tracked >= reg->topics_max) {
+                e->over_max = 1;
+                atomic_store(&reg->topics_max_reached, 1);
+                atomic_fetch_add(&reg->untracked_messages, 1);
+        } else if (e && selected &&
+                   !(e->topic = ks_topic_new(name, params, now_ms))) {
+                free(e->name);
+                free(e);
+                e = NULL;
+        }
+        if (!e) { /* out of memory: this message goes unanalysed */
+                pthread_mutex_unlock(&reg->lock);
+                return NULL;
+        }
+        e->hash = h;
+        reg->used++;
+        reg->tracked += e->topic != NULL;
+        *created = e->topic != NULL;
+        atomic_store_explicit(&reg->slots[slot], e, memory_order_release);
+        pthread_mutex_unlock(&reg->lock);
+        return e->topic;
+
+found:
+        if (e->over_max)
+                atomic_fetch_add_explicit(&reg->untracked_messages, 1,
+                                          memory_order_relaxed);
+        return e->topic;
+}
+
+void ks_registry_foreach(ks_registry_t *reg,
+                         void (*fn)(ks_topic_t *t, void *opaque),
+                         void *opaque)
+{
+        size_t i;
+
+        for (i = 0; i <= reg->mask; i++) {
+                ks_reg_entry_t *e = atomic_load_explicit(
+                    &reg->slots[i], memory_order_acquire);
+                if (e && e->topic)
+                        fn(e->topic, opaque);
+        }
+}

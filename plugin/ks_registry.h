@@ -1,0 +1,70 @@
+/**
+ * @file ks_registry.h
+ * @brief A producer's topics, looked up by name on every message.
+ *
+ * Lookups are lock-free (an open-addressing table of atomic pointers that
+ * only ever gains entries while the producer lives); inserting a topic
+ * takes the registry's mutex. Topics that keyshift.topics excludes are
+ * remembered too, so the regular expression runs once per topic, not once
+ * per message. At most keyshift.topics.max topics are analysed; messages
+ * to further topics are counted in `untracked_messages`.
+ *
+ * Memory: 8 B x table slots (the next power of two >= 2 x topics.max + 16)
+ * plus one entry per topic seen (at most 3/4 of the slots are used; past
+ * that, a new excluded topic is checked against the regex per message).
+ */
+#ifndef KS_REGISTRY_H
+#define KS_REGISTRY_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ks_config.h"
+#include "ks_topic.h"
+
+typedef struct ks_reg_entry {
+        char *name;
+        uint32_t hash;
+        ks_topic_t *topic; /**< NULL: not analysed (excluded or over max) */
+        int over_max;      /**< selected, but keyshift.topics.max reached */
+} ks_reg_entry_t;
+
+typedef struct ks_registry {
+        _Atomic(ks_reg_entry_t *) *slots;
+        size_t mask;
+        size_t used;           /**< entries, under lock */
+        size_t tracked;        /**< entries with a topic, under lock */
+        size_t topics_max;
+        pthread_mutex_t lock;
+        atomic_uint_fast64_t untracked_messages;
+        atomic_int topics_max_reached;
+} ks_registry_t;
+
+/** @returns 0, or -1 on ENOMEM. */
+int ks_registry_init(ks_registry_t *reg, size_t topics_max);
+/** @brief Frees the table, its entries and their topics. */
+void ks_registry_destroy(ks_registry_t *reg);
+
+/**
+ * @brief Finds topic @p name, creating it (when selected by @p conf and
+ *        under the maximum) with @p params.
+ * @param created set to 1 if this call created an analysed topic.
+ * @returns the topic, or NULL when it is not analysed.
+ * @locality any thread; lock-free when the topic is known.
+ */
+ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
+                            const ks_config_t *conf,
+                            const ks_topic_params_t *params, int64_t now_ms,
+                            int *created);
+
+/**
+ * @brief Calls @p fn for each analysed topic, in no particular order.
+ *        Topics added meanwhile may or may not be visited.
+ */
+void ks_registry_foreach(ks_registry_t *reg,
+                         void (*fn)(ks_topic_t *t, void *opaque),
+                         void *opaque);
+
+#endif /* KS_REGISTRY_H */

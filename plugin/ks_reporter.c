@@ -1,0 +1,217 @@
+/**
+ * @file ks_reporter.c
+ * @brief keyshift's own thread: refreshes each topic's partition count from
+ *        broker metadata and writes the periodic report, off the produce
+ *        path. The final report is written by ks_client_destroy() after
+ *        this thread has stopped.
+ */
+#include "ks_client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ks_report.h"
+
+/** How long one metadata request may take; bounds how long on_destroy
+ *  waits for this thread to stop. */
+#define KS_METADATA_TIMEOUT_MS 2000
+
+typedef struct ks_refresh_ctx {
+        ks_client_t *c;
+        int64_t now_ms;
+} ks_refresh_ctx_t;
+
+/**
+ * @brief Asks the cluster for one topic's partition count.
+ * @locality reporter thread. @locks none held.
+ */
+static void refresh_topic(ks_topic_t *t, void *opaque)
+{
+        ks_refresh_ctx_t *ctx = opaque;
+        ks_client_t *c        = ctx->c;
+        const struct rd_kafka_metadata *md = NULL;
+        rd_kafka_topic_t *rkt;
+        rd_kafka_resp_err_t err;
+        int i;
+
+        if (c->conf.current_override)
+                return;
+        pthread_mutex_lock(&c->lock);
+        i = c->stop;
+        pthread_mutex_unlock(&c->lock);
+        if (i || !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL)))
+                return;
+        if (!c->name_known) { /* rd_kafka_new() has returned by now */
+                snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
+                c->name_known = 1;
+        }
+        err = rd_kafka_metadata(c->rk, 0, rkt, &md, KS_METADATA_TIMEOUT_MS);
+        if (!err && md) {
+                for (i = 0; i < md->topic_cnt; i++) {
+                        const struct rd_kafka_metadata_topic *mt =
+                            &md->topics[i];
+                        if (strcmp(mt->topic, ks_topic_name(t)) ||
+                            mt->err || mt->partition_cnt < 1)
+                                continue;
+                        if (ks_topic_set_partition_count(
+                                t, mt->partition_cnt, KS_COUNT_METADATA,
+                                ctx->now_ms))
+                                ks_warn_log_line(
+                                    stderr, 5, c->name,
+                                    "%s: partition count is now %d",
+                                    ks_topic_name(t), mt->partition_cnt);
+                }
+        }
+        if (md)
+                rd_kafka_metadata_destroy(md);
+        rd_kafka_topic_destroy(rkt);
+}
+
+typedef struct ks_collect_ctx {
+        json_t *topics;
+        ks_warn_list_t *wl;
+        const ks_report_opts_t *opts;
+} ks_collect_ctx_t;
+
+static void collect_topic(ks_topic_t *t, void *opaque)
+{
+        ks_collect_ctx_t *ctx = opaque;
+        ks_topic_snapshot_t snap;
+        json_t *o;
+
+        if (ks_topic_snapshot(t, &snap))
+                return;
+        if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl)))
+                json_object_set_new(ctx->topics, snap.name, o);
+        ks_topic_snapshot_free(&snap);
+}
+
+void ks_reporter_write(ks_client_t *c, int final)
+{
+        ks_report_opts_t opts = {c->conf.hot_keys, ks_client_now_ms(), final};
+        ks_report_producer_t p = {
+            c->client_id,
+            c->name,
+            (long)getpid(),
+            rd_kafka_version_str(),
+            ks_partitioner_name(c->params.partitioner),
+            c->params.sticky_linger_ms,
+            c->started_at_ms,
+            c->conf.report_interval_ms,
+            c->report_path,
+        };
+        ks_warn_list_t wl;
+        ks_collect_ctx_t ctx;
+        json_t *report;
+        char errstr[512];
+        size_t i;
+        uint64_t untracked;
+
+        ks_warn_list_init(&wl);
+        for (i = 0; i < c->carry.cnt; i++)
+                ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
+                            c->carry.items[i].message);
+        ks_warn_list_clear(&c->carry);
+        if (*c->partitioner_detail)
+                ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
+                            "%s: keyshift models %s", c->partitioner_detail,
+                            ks_partitioner_name(c->params.partitioner));
+        if ((untracked = atomic_load(&c->reg.untracked_messages)))
+                ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,
+                            "%llu messages went to topics beyond "
+                            "keyshift.topics.max=%d and were not analysed",
+                            (unsigned long long)untracked,
+                            c->conf.topics_max);
+
+        ctx.topics = json_object();
+        ctx.wl     = &wl;
+        ctx.opts   = &opts;
+        if (ctx.topics)
+                ks_registry_foreach(&c->reg, collect_topic, &ctx);
+        report = ctx.topics ? ks_report_build(&p, &opts, ctx.topics, &wl)
+                            : NULL;
+        if (!report) {
+                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "could not build the report (out of memory)");
+        } else if (ks_report_write_atomic(report, c->report_path, errstr,
+                                          sizeof(errstr))) {
+                /* Said now on stderr, and in the next report. */
+                ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL, "%s",
+                            errstr);
+                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "previous report not written: %s", errstr);
+        } else {
+                c->reports_written++;
+        }
+        ks_warn_list_log(&wl, stderr, c->name);
+        json_decref(report);
+        ks_warn_list_clear(&wl);
+}
+
+static void *reporter_main(void *arg)
+{
+        ks_client_t *c = arg;
+        int64_t now    = ks_client_now_ms();
+        int64_t next_refresh = now + c->conf.metadata_refresh_ms;
+        int64_t next_report  = c->conf.report_interval_ms
+                                   ? now + c->conf.report_interval_ms
+                                   : INT64_MAX;
+
+        pthread_mutex_lock(&c->lock);
+        while (!c->stop) {
+                int64_t wake_at = next_refresh < next_report ? next_refresh
+                                                             : next_report;
+                int refresh, report;
+                struct timespec ts = {(time_t)(wake_at / 1000),
+                                      (long)(wake_at % 1000) * 1000000};
+
+                if (!c->wake && !atomic_load(&c->refresh_requested))
+                        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+                if (c->stop)
+                        break;
+                now     = ks_client_now_ms();
+                refresh = c->wake || atomic_exchange(&c->refresh_requested, 0) ||
+                          now >= next_refresh;
+                report  = now >= next_report;
+                c->wake = 0;
+                pthread_mutex_unlock(&c->lock);
+
+                if (refresh) {
+                        ks_refresh_ctx_t ctx = {c, now};
+                        ks_registry_foreach(&c->reg, refresh_topic, &ctx);
+                        next_refresh = now + c->conf.metadata_refresh_ms;
+                }
+                if (report) {
+                        ks_reporter_write(c, 0);
+                        while (next_report <= now)
+                                next_report += c->conf.report_interval_ms;
+                }
+                pthread_mutex_lock(&c->lock);
+        }
+        pthread_mutex_unlock(&c->lock);
+        return NULL;
+}
+
+int ks_reporter_start(ks_client_t *c)
+{
+        if (pthread_create(&c->thread, NULL, reporter_main, c))
+                return -1;
+        c->thread_running = 1;
+        return 0;
+}
+
+void ks_reporter_stop(ks_client_t *c)
+{
+        if (!c->thread_running)
+                return;
+        pthread_mutex_lock(&c->lock);
+        c->stop = 1;
+        pthread_cond_signal(&c->cond);
+        pthread_mutex_unlock(&c->lock);
+        pthread_join(c->thread, NULL);
+        c->thread_running = 0;
+}

@@ -1,0 +1,28 @@
+/**
+ * @file ks_test.h
+ * @brief Shared test scaffolding: each test program defines
+ *        ks_test_register() to add its CUnit suites; main() runs them with
+ *        the basic interface and exits non-zero on any failure.
+ */
+#ifndef KS_TEST_H
+#define KS_TEST_H
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+
+/** Implemented by each test program: adds its suites to the registry. */
+void ks_test_register(void);
+
+/** @returns the path of a shared data file ($KS_SHARED_DATA/rel, or
+ *           ../shared/data/rel from the source tree) in a static buffer. */
+const char *ks_test_shared_path(const char *rel);
+
+#define KS_ADD_SUITE(name, tests...)                                          \
+        do {                                                                   \
+                CU_pSuite s_ = CU_add_suite(name, NULL, NULL);                 \
+                CU_TestInfo *t_ = (CU_TestInfo[]){tests, CU_TEST_INFO_NULL};   \
+                for (; t_->pName; t_++)                                        \
+                        CU_add_test(s_, t_->pName, t_->pTestFunc);             \
+        } while (0)
+
+#endif
