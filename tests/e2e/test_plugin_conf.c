@@ -1,0 +1,456 @@
+/**
+ * @file test_plugin_conf.c
+ * @brief keyshift's configuration through librdkafka (rd_kafka_conf_set,
+ *        rd_kafka_conf_dup) and its behaviour in a live producer: two
+ *        producers in one process, the kill switch, topic selection, the
+ *        count override, explicit partitions, a custom partitioner, an
+ *        unwritable report path and periodic reports.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ks_e2e_support.h"
+#include "ks_test.h"
+
+static rd_kafka_conf_t *plugin_conf(void)
+{
+        return ks_e2e_conf(NULL);
+}
+
+static void expect_set(const char *name, const char *value,
+                       rd_kafka_conf_res_t want)
+{
+        rd_kafka_conf_t *conf = plugin_conf();
+        char errstr[512]      = "";
+        rd_kafka_conf_res_t r =
+            rd_kafka_conf_set(conf, name, value, errstr, sizeof(errstr));
+
+        if (r != want)
+                fprintf(stderr, "%s=%s: got %d want %d (%s)\n", name, value,
+                        r, want, errstr);
+        CU_ASSERT_EQUAL(r, want);
+        if (want == RD_KAFKA_CONF_INVALID) {
+                /* The errstr names the property and what is accepted. */
+                CU_ASSERT_PTR_NOT_NULL(strstr(errstr, name));
+                CU_ASSERT(strstr(errstr, "expected") ||
+                          strstr(errstr, "keyshift knows"));
+        }
+        rd_kafka_conf_destroy(conf);
+}
+
+static void test_values(void)
+{
+        static const struct {
+                const char *name, *value;
+                int ok;
+        } cases[] = {
+            {"keyshift.enable", "true", 1},
+            {"keyshift.enable", "false", 1},
+            {"keyshift.enable", "yes", 0},
+            {"keyshift.enable", "", 0},
+            {"keyshift.partitions.proposed", "12", 1},
+            {"keyshift.partitions.proposed", "12,16,24", 1},
+            {"keyshift.partitions.proposed", "1", 1},
+            {"keyshift.partitions.proposed", "100000", 1},
+            {"keyshift.partitions.proposed", "1,2,3,4,5,6,7,8", 1},
+            {"keyshift.partitions.proposed", "1,2,3,4,5,6,7,8,9", 0},
+            {"keyshift.partitions.proposed", "0", 0},
+            {"keyshift.partitions.proposed", "100001", 0},
+            {"keyshift.partitions.proposed", "-4", 0},
+            {"keyshift.partitions.proposed", "12,", 1},
+            {"keyshift.partitions.proposed", ",", 0},
+            {"keyshift.partitions.proposed", "12,x", 0},
+            {"keyshift.partitions.proposed", "1.5", 0},
+            {"keyshift.partitions.proposed", "", 0},
+            {"keyshift.partitions.current", "6", 1},
+            {"keyshift.partitions.current", "0", 0},
+            {"keyshift.partitions.current", "6,7", 0},
+            {"keyshift.report.path", "/tmp/ks-%c-%p.json", 1},
+            {"keyshift.report.path", "report.json", 1},
+            {"keyshift.report.path", "100%%.json", 1},
+            {"keyshift.report.path", "bad-%x.json", 0},
+            {"keyshift.report.path", "", 0},
+            {"keyshift.report.interval.ms", "0", 1},
+            {"keyshift.report.interval.ms", "60000", 1},
+            {"keyshift.report.interval.ms", "-1", 0},
+            {"keyshift.report.interval.ms", "86400001", 0},
+            {"keyshift.report.interval.ms", "soon", 0},
+            {"keyshift.topics", "^ais(-.*)?$", 1},
+            {"keyshift.topics", "(unclosed", 0},
+            {"keyshift.hot.keys", "0", 1},
+            {"keyshift.hot.keys", "1000", 1},
+            {"keyshift.hot.keys", "1001", 0},
+            {"keyshift.key.sample.size", "64", 1},
+            {"keyshift.key.sample.size", "63", 0},
+            {"keyshift.topics.max", "1", 1},
+            {"keyshift.topics.max", "0", 0},
+            {"keyshift.metadata.refresh.ms", "100", 1},
+            {"keyshift.metadata.refresh.ms", "99", 0},
+            {"keyshift.flow.max.cells", "0", 1},
+            {"keyshift.flow.max.cells", "16777217", 0},
+            {"keyshift.no.such.property", "1", 0},
+            {"keyshift.", "1", 0},
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                expect_set(cases[i].name, cases[i].value,
+                           cases[i].ok ? RD_KAFKA_CONF_OK
+                                       : RD_KAFKA_CONF_INVALID);
+        /* librdkafka's own properties are untouched. */
+        expect_set("linger.ms", "5", RD_KAFKA_CONF_OK);
+        expect_set("no.such.librdkafka.property", "1", RD_KAFKA_CONF_UNKNOWN);
+}
+
+/** Produces @p n keyed messages to @p topic and closes the producer. */
+static void produce_n(rd_kafka_conf_t *conf, const char *topic, int parts,
+                      int n, int32_t partition, ks_e2e_producer_t *out)
+{
+        ks_e2e_producer_t p;
+        char key[32];
+        int i;
+
+        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, topic, parts) == 0);
+        for (i = 0; i < n; i++) {
+                int kl = snprintf(key, sizeof(key), "key-%d", i % 97);
+                ks_e2e_produce(&p, topic, key, (size_t)kl, partition, "v", 1);
+        }
+        ks_e2e_producer_close(&p);
+        if (out)
+                *out = p;
+        else
+                ks_e2e_producer_free(&p);
+}
+
+static json_t *report_at(const char *dir, const char *name)
+{
+        char path[700];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return ks_e2e_load_json(path);
+}
+
+static void test_conf_dup(void)
+{
+        const char *dir = ks_e2e_tmpdir("dup");
+        char path[600], errstr[256];
+        rd_kafka_conf_t *orig, *dup, *filtered;
+        const char *filter[] = {"keyshift."};
+        json_t *r;
+
+        snprintf(path, sizeof(path), "%s/dup.json", dir);
+        orig = ks_e2e_conf("keyshift.report.path", path,
+                           "keyshift.partitions.proposed", "9",
+                           "keyshift.report.interval.ms", "0", NULL);
+        dup = rd_kafka_conf_dup(orig);
+        /* The copy is independent: changing the original does not touch
+         * it, and it still validates keyshift.* properties. */
+        CU_ASSERT_EQUAL(rd_kafka_conf_set(orig, "keyshift.partitions.proposed",
+                                          "24", errstr, sizeof(errstr)),
+                        RD_KAFKA_CONF_OK);
+        CU_ASSERT_EQUAL(rd_kafka_conf_set(dup, "keyshift.hot.keys", "x",
+                                          errstr, sizeof(errstr)),
+                        RD_KAFKA_CONF_INVALID);
+        filtered = rd_kafka_conf_dup_filter(orig, 1, filter);
+        rd_kafka_conf_destroy(orig); /* never used: writes no report */
+        rd_kafka_conf_destroy(filtered);
+
+        produce_n(dup, "t", 3, 50, -1, NULL);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/messages"), 50);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/proposals/0/partition_count"),
+                        9);
+        json_decref(r);
+        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 1", dir),
+                        0);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_two_producers(void)
+{
+        const char *dir = ks_e2e_tmpdir("two");
+        char tmpl[600];
+        ks_e2e_producer_t a, b;
+        json_t *ra, *rb;
+        int i;
+
+        snprintf(tmpl, sizeof(tmpl), "%s/%%c.json", dir);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&a,
+                                ks_e2e_conf("client.id", "alpha",
+                                            "keyshift.report.path", tmpl,
+                                            NULL),
+                                "ta", 4) == 0);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&b,
+                                ks_e2e_conf("client.id", "beta",
+                                            "keyshift.report.path", tmpl,
+                                            "keyshift.partitions.proposed",
+                                            "5", NULL),
+                                "tb", 3) == 0);
+        for (i = 0; i < 300; i++) {
+                ks_e2e_produce(&a, "ta", "k", 1, -1, "v", 1);
+                if (i % 3 == 0)
+                        ks_e2e_produce(&b, "tb", "kk", 2, -1, "v", 1);
+        }
+        ks_e2e_producer_free(&a);
+        ks_e2e_producer_free(&b);
+        ra = report_at(dir, "alpha.json");
+        rb = report_at(dir, "beta.json");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ra);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+        CU_ASSERT_EQUAL(ks_e2e_int(ra, "topics/ta/messages"), 300);
+        CU_ASSERT_PTR_NULL(ks_e2e_get(ra, "topics/tb"));
+        CU_ASSERT_EQUAL(ks_e2e_int(ra, "topics/ta/proposals/0/partition_count"),
+                        8); /* default: twice the current 4 */
+        CU_ASSERT_EQUAL(ks_e2e_int(rb, "topics/tb/messages"), 100);
+        CU_ASSERT_PTR_NULL(ks_e2e_get(rb, "topics/ta"));
+        CU_ASSERT_EQUAL(ks_e2e_int(rb, "topics/tb/proposals/0/partition_count"),
+                        5);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(rb, "producer/client_id")), "beta");
+        json_decref(ra);
+        json_decref(rb);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_disabled(void)
+{
+        const char *dir = ks_e2e_tmpdir("off");
+        char path[600];
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        produce_n(ks_e2e_conf("keyshift.enable", "false",
+                              "keyshift.report.path", path, NULL),
+                  "t", 2, 20, -1, NULL);
+        CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_topic_selection(void)
+{
+        const char *dir = ks_e2e_tmpdir("sel");
+        char path[600];
+        ks_e2e_producer_t p;
+        json_t *r;
+        int i;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(
+                            &p,
+                            ks_e2e_conf("keyshift.topics", "^ais(-.*)?$",
+                                        "keyshift.report.path", path, NULL),
+                            "ais-1", 2) == 0);
+        rd_kafka_mock_topic_create(rd_kafka_handle_mock_cluster(p.rk),
+                                   "other", 2, 1);
+        for (i = 0; i < 40; i++) {
+                ks_e2e_produce(&p, "ais-1", "a", 1, -1, "v", 1);
+                ks_e2e_produce(&p, "other", "a", 1, -1, "v", 1);
+        }
+        ks_e2e_producer_free(&p);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/ais-1/messages"), 40);
+        CU_ASSERT_PTR_NULL(ks_e2e_get(r, "topics/other"));
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_count_override_and_explicit(void)
+{
+        const char *dir = ks_e2e_tmpdir("ovr");
+        char path[600];
+        ks_e2e_producer_t p;
+        json_t *r;
+        int i;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(
+                            &p,
+                            ks_e2e_conf("keyshift.partitions.current", "6",
+                                        "keyshift.report.path", path,
+                                        "partitioner", "murmur2_random",
+                                        NULL),
+                            "t", 6) == 0);
+        for (i = 0; i < 60; i++) {
+                char key[16];
+                int kl = snprintf(key, sizeof(key), "k%d", i);
+                /* one message in three goes to explicit partition 4 */
+                ks_e2e_produce(&p, "t", key, (size_t)kl, i % 3 ? -1 : 4, "v",
+                               1);
+        }
+        ks_e2e_producer_free(&p);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(r, "topics/t/partition_count/source")),
+            "config");
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/keys/explicit_partition"), 20);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/keys/hashed"), 40);
+        /* Explicit messages stay on partition 4 at 12 partitions too, and
+         * never count as moved. */
+        {
+                long long on4 = ks_e2e_int(
+                    r, "topics/t/proposals/0/partitions/4/messages");
+                long long flow44 =
+                    ks_e2e_int(r, "topics/t/proposals/0/flow/4/4");
+                CU_ASSERT(on4 >= 20);
+                CU_ASSERT(flow44 >= 20);
+                CU_ASSERT(ks_e2e_int(r, "topics/t/proposals/0/moved/messages") <=
+                          40);
+        }
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/mismatched"), 0);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+/** A partitioner keyshift cannot see: everything to the last partition. */
+static int32_t last_partition(const rd_kafka_topic_t *rkt, const void *key,
+                              size_t keylen, int32_t cnt, void *a, void *b)
+{
+        (void)rkt, (void)key, (void)keylen, (void)a, (void)b;
+        return cnt - 1;
+}
+
+/** Runs @p fn with stderr captured into @p out (size @p size). */
+static void capture_stderr(void (*fn)(void *), void *arg, char *out,
+                           size_t size)
+{
+        char path[] = "/tmp/keyshift-stderr-XXXXXX";
+        int fd      = mkstemp(path), saved = dup(2);
+        ssize_t n;
+
+        fflush(stderr);
+        dup2(fd, 2);
+        fn(arg);
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        lseek(fd, 0, SEEK_SET);
+        n = read(fd, out, size - 1);
+        out[n > 0 ? n : 0] = '\0';
+        close(fd);
+        unlink(path);
+        fputs(out, stderr);
+}
+
+static void custom_partitioner_run(void *arg)
+{
+        const char *path = arg;
+        rd_kafka_conf_t *conf =
+            ks_e2e_conf("keyshift.report.path", path, NULL);
+        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
+
+        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
+        rd_kafka_conf_set_default_topic_conf(conf, tconf);
+        produce_n(conf, "t", 5, 200, -1, NULL);
+}
+
+static void test_custom_partitioner(void)
+{
+        const char *dir = ks_e2e_tmpdir("custom");
+        char path[600], err[16384];
+        json_t *r, *w;
+        size_t i;
+        int found = 0;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        capture_stderr(custom_partitioner_run, path, err, sizeof(err));
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        /* 97 keys: about 1 in 5 really hash to partition 4. */
+        CU_ASSERT(ks_e2e_int(r, "topics/t/acknowledged/mismatched") > 100);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/mismatched") +
+                            ks_e2e_int(r, "topics/t/acknowledged/matched"),
+                        200);
+        w = ks_e2e_get(r, "topics/t/warnings");
+        for (i = 0; i < json_array_size(w); i++)
+                found |= !strcmp(json_string_value(json_object_get(
+                                     json_array_get(w, i), "code")),
+                                 "PARTITIONER_MISMATCH");
+        CU_ASSERT(found);
+        /* and on stderr, in librdkafka's log format */
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "|KEYSHIFT|"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "PARTITIONER_MISMATCH"));
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void unwritable_run(void *arg)
+{
+        ks_e2e_producer_t p;
+        produce_n(ks_e2e_conf("keyshift.report.path", arg,
+                              "keyshift.report.interval.ms", "100", NULL),
+                  "t", 3, 500, -1, &p);
+        /* The producer is unharmed: everything delivered. */
+        CU_ASSERT_EQUAL(p.dr_cnt, 500);
+        for (size_t i = 0; i < p.dr_cnt; i++)
+                CU_ASSERT_EQUAL(p.drs[i].err, 0);
+        ks_e2e_producer_free(&p);
+}
+
+static void test_unwritable_report(void)
+{
+        char err[16384];
+        capture_stderr(unwritable_run, "/nonexistent-dir/keyshift/r.json",
+                       err, sizeof(err));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "REPORT_WRITE_FAILED"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/keyshift/r.json"));
+}
+
+static void test_periodic_reports(void)
+{
+        const char *dir = ks_e2e_tmpdir("periodic");
+        char path[600];
+        ks_e2e_producer_t p;
+        json_t *r;
+        int i, seen_running = 0;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(
+                            &p,
+                            ks_e2e_conf("keyshift.report.path", path,
+                                        "keyshift.report.interval.ms", "100",
+                                        NULL),
+                            "t", 3) == 0);
+        for (i = 0; i < 30; i++) {
+                ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
+                rd_kafka_poll(p.rk, 50);
+                if (access(path, F_OK) == 0 && (r = ks_e2e_load_json(path))) {
+                        /* a complete report, written while running */
+                        CU_ASSERT(json_is_false(json_object_get(r, "final")));
+                        seen_running++;
+                        json_decref(r);
+                }
+        }
+        CU_ASSERT(seen_running > 0);
+        ks_e2e_producer_free(&p);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT(json_is_true(json_object_get(r, "final")));
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/messages"), 30);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/matched"), 30);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE("configuration through librdkafka",
+                     {"accepted and refused values", test_values},
+                     {"rd_kafka_conf_dup and dup_filter", test_conf_dup});
+        KS_ADD_SUITE(
+            "live producers", {"two producers in one process",
+                               test_two_producers},
+            {"keyshift.enable=false", test_disabled},
+            {"keyshift.topics", test_topic_selection},
+            {"count override and explicit partitions",
+             test_count_override_and_explicit},
+            {"custom partitioner is caught", test_custom_partitioner},
+            {"unwritable report path", test_unwritable_report},
+            {"periodic reports", test_periodic_reports});
+}
