@@ -6,6 +6,8 @@
  */
 #include "ks_config.h"
 
+#include "ks_partitioner.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -79,6 +81,9 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_TOPICS_MAX "1..100000 topics"
 #define KS_ACCEPT_REFRESH "100..3600000 ms"
 #define KS_ACCEPT_FLOW "0..16777216 cells (0 = no flow matrix)"
+#define KS_ACCEPT_PARTITIONER                                                  \
+        "one of random, consistent, consistent_random, murmur2, "              \
+        "murmur2_random, fnv1a, fnv1a_random"
 
 static ks_config_res_t set_enable(ks_config_t *conf, const char *v,
                                   char *errstr, size_t size)
@@ -220,6 +225,17 @@ KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
 KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 16777216,
               KS_ACCEPT_FLOW)
 
+static ks_config_res_t set_partitioner(ks_config_t *conf, const char *v,
+                                       char *errstr, size_t size)
+{
+        ks_partitioner_t p;
+        if (ks_partitioner_from_name(v, &p))
+                return invalid(errstr, size, "keyshift.partitioner", v,
+                               KS_ACCEPT_PARTITIONER);
+        conf->partitioner = (int)p;
+        return KS_CONFIG_OK;
+}
+
 static const ks_prop_t ks_props[] = {
     {"keyshift.enable", KS_ACCEPT_ENABLE, set_enable},
     {"keyshift.partitions.proposed", KS_ACCEPT_PROPOSED, set_proposed},
@@ -232,6 +248,7 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.topics.max", KS_ACCEPT_TOPICS_MAX, set_topics_max},
     {"keyshift.metadata.refresh.ms", KS_ACCEPT_REFRESH, set_refresh},
     {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
+    {"keyshift.partitioner", KS_ACCEPT_PARTITIONER, set_partitioner},
 };
 
 int ks_config_init(ks_config_t *conf)
@@ -244,6 +261,7 @@ int ks_config_init(ks_config_t *conf)
         conf->topics_max          = 1000;
         conf->metadata_refresh_ms = 10000;
         conf->flow_max_cells      = 65536;
+        conf->partitioner         = -1;
         conf->report_path         = strdup("keyshift-%c-%p.json");
         return conf->report_path ? 0 : -1;
 }

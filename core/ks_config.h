@@ -37,6 +37,7 @@ typedef struct ks_config {
         int topics_max;
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
+        int partitioner; /**< ks_partitioner_t, or -1: the producer's own */
 } ks_config_t;
 
 /** @brief Sets every property to its default. @returns 0, -1 on ENOMEM. */

@@ -155,3 +155,20 @@ uint32_t ks_partitioner_hash(ks_partitioner_t p, const void *key, size_t keylen)
                 return 0;
         }
 }
+
+ks_partitioner_t ks_partitioner_hash_family(ks_partitioner_t p)
+{
+        switch (p) {
+        case KS_PARTITIONER_CONSISTENT:
+        case KS_PARTITIONER_CONSISTENT_RANDOM:
+                return KS_PARTITIONER_CONSISTENT;
+        case KS_PARTITIONER_MURMUR2:
+        case KS_PARTITIONER_MURMUR2_RANDOM:
+                return KS_PARTITIONER_MURMUR2;
+        case KS_PARTITIONER_FNV1A:
+        case KS_PARTITIONER_FNV1A_RANDOM:
+                return KS_PARTITIONER_FNV1A;
+        default:
+                return KS_PARTITIONER_RANDOM;
+        }
+}

@@ -77,6 +77,10 @@ ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
 uint32_t ks_partitioner_hash(ks_partitioner_t p, const void *key,
                              size_t keylen);
 
+/** @returns the non-random partitioner with the same hash as @p p
+ *           (consistent, murmur2 or fnv1a; random for random). */
+ks_partitioner_t ks_partitioner_hash_family(ks_partitioner_t p);
+
 /** @returns the partition of a hashed key: @p hash % @p partition_cnt. */
 static inline int32_t ks_partition_of(uint32_t hash, int32_t partition_cnt)
 {

@@ -258,7 +258,24 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             ts);
         }
         if (c->ack_mismatched) {
-                char keybuf[40] = "";
+                char keybuf[40] = "", follows[256] = "";
+                size_t f, best = 0;
+                for (f = 1; f < 3; f++)
+                        if (c->diag_follow[f] > c->diag_follow[best])
+                                best = f;
+                if (c->diag_checked &&
+                    c->diag_follow[best] == c->diag_checked &&
+                    ks_topic_diag_families[best] !=
+                        ks_partitioner_hash_family(s->partitioner))
+                        snprintf(follows, sizeof(follows),
+                                 "; all %llu checked deliveries follow the "
+                                 "%s hash: this topic's own partitioner "
+                                 "setting (a topic configuration, as kcat -X "
+                                 "partitioner=... makes) is invisible to a "
+                                 "plugin: set keyshift.partitioner",
+                                 (unsigned long long)c->diag_checked,
+                                 ks_partitioner_name(
+                                     ks_topic_diag_families[best]));
                 size_t k, kl = s->mismatch.keylen < 16 ? s->mismatch.keylen
                                                        : 16;
                 for (k = 0; k < kl; k++)
@@ -269,13 +286,13 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                     "%llu of %llu delivered keyed messages landed in another "
                     "partition than %s predicts (e.g. key 0x%s%s: expected "
                     "%d, delivered to %d of %d): a custom or per-topic "
-                    "partitioner, or a model bug",
+                    "partitioner, or a model bug%s",
                     (unsigned long long)c->ack_mismatched,
                     (unsigned long long)(c->ack_matched + c->ack_mismatched),
                     ks_partitioner_name(s->partitioner), keybuf,
                     s->mismatch.keylen > 16 ? "..." : "",
                     (int)s->mismatch.expected, (int)s->mismatch.actual,
-                    (int)s->mismatch.partition_count);
+                    (int)s->mismatch.partition_count, follows);
         }
         for (i = 0; i < s->proposal_cnt; i++) {
                 const ks_proposal_t *p = &s->proposals[i];
@@ -364,6 +381,16 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 ? json_pack("{s:o}", "partitions",
                             partitions_json(s->current, s->partition_count))
                 : json_null());
+        if (c->diag_checked) {
+                json_t *d = json_pack("{s:I}", "checked",
+                                      (json_int_t)c->diag_checked);
+                for (i = 0; d && i < 3; i++)
+                        json_object_set_new(
+                            d, ks_partitioner_name(ks_topic_diag_families[i]),
+                            json_integer((json_int_t)c->diag_follow[i]));
+                json_object_set_new(json_object_get(o, "acknowledged"),
+                                    "delivered_partitions_follow", d);
+        }
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(o, "merge", merge_json(s));
@@ -382,7 +409,7 @@ json_t *ks_report_build(const ks_report_producer_t *p,
         ks_report_rfc3339(p->started_at_ms, started, sizeof(started));
         return json_pack(
             "{s:s, s:s, s:s, s:f, s:b,"
-            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:i, s:I},"
+            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I},"
             " s:o, s:o}",
             "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now,
             "started_at", started, "uptime_s",
@@ -392,6 +419,7 @@ json_t *ks_report_build(const ks_report_producer_t *p,
             p->client_name ? p->client_name : "", "pid", (json_int_t)p->pid,
             "librdkafka_version", p->librdkafka_version, "keyshift_version",
             KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
+            "partitioner_source", p->partitioner_source,
             "sticky_partitioning_linger_ms", p->sticky_linger_ms,
             "report_interval_ms", (json_int_t)p->report_interval_ms,
             "topics", topics, "warnings", ks_warn_list_json(wl, NULL));

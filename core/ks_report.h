@@ -25,6 +25,7 @@ typedef struct ks_report_producer {
         long pid;
         const char *librdkafka_version;
         const char *partitioner;
+        const char *partitioner_source; /**< the property it came from */
         int sticky_linger_ms;
         int64_t started_at_ms; /**< wall clock */
         int64_t report_interval_ms;

@@ -34,6 +34,13 @@ typedef struct ks_suspect {
  *  first arrives, freed when checked); the first KS_SUSPECT_KEYS keep their
  *  key for the mismatch example. */
 #define KS_SUSPECTS_MAX 4096
+
+/** Acknowledgements checked against every hash family once the model was
+ *  seen to disagree (3 hashes each, on librdkafka's broker threads). */
+#define KS_DIAGNOSE_MAX 100000
+
+const ks_partitioner_t ks_topic_diag_families[3] = {
+    KS_PARTITIONER_CONSISTENT, KS_PARTITIONER_MURMUR2, KS_PARTITIONER_FNV1A};
 #define KS_SUSPECT_KEYS 16
 
 struct ks_topic {
@@ -61,6 +68,7 @@ struct ks_topic {
         ks_mismatch_example_t suspect_keys[KS_SUSPECT_KEYS];
         ks_mismatch_example_t mismatch;
         int has_mismatch;
+        int diagnosing; /**< a delivered partition disagreed */
 
         ks_hll_t hll;
         ks_keysample_t *sample;
@@ -334,6 +342,17 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         pthread_mutex_lock(&t->lock);
         t->c.ack_messages++;
         cur = t->partition_count;
+        if (t->diagnosing && !failed && keylen && cur &&
+            t->c.diag_checked < KS_DIAGNOSE_MAX) {
+                size_t f;
+                t->c.diag_checked++;
+                for (f = 0; f < 3; f++)
+                        t->c.diag_follow[f] +=
+                            ks_partition_of(
+                                ks_partitioner_hash(ks_topic_diag_families[f],
+                                                    key, keylen),
+                                cur) == partition;
+        }
         if (failed) {
                 t->c.ack_failed++;
         } else if (pk != KS_PLACE_HASHED) {
@@ -353,7 +372,8 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
         } else if (add_suspect(t, phash, partition, key, keylen)) {
-                suspect = 1;
+                suspect        = 1;
+                t->diagnosing = 1;
         } else {
                 t->c.ack_mismatched++;
                 if (!t->has_mismatch)

@@ -96,11 +96,18 @@ typedef struct ks_topic_counters {
         uint64_t ack_not_predictable; /**< sticky or random placement */
         uint64_t ack_unverified;   /**< count unknown, or explicit partitions
                                     *   on this topic make it ambiguous */
+        /* once a delivered partition disagrees: which hash the delivered
+         * partitions of non-empty keys follow (up to KS_DIAGNOSE_MAX) */
+        uint64_t diag_checked;
+        uint64_t diag_follow[3]; /**< CRC-32, murmur2, FNV-1a */
         uint64_t ack_pending;      /**< differ from the model under the count
                                     *   keyshift knows; checked again against
                                     *   the next metadata (a count change
                                     *   librdkafka saw first explains them) */
 } ks_topic_counters_t;
+
+/** The hash families of librdkafka's partitioners, in diag_follow order. */
+extern const ks_partitioner_t ks_topic_diag_families[3];
 
 /** One mismatch, kept as an example for the report. */
 typedef struct ks_mismatch_example {

@@ -39,11 +39,19 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
         char buf[256];
 
         c->params.partitioner = KS_PARTITIONER_CONSISTENT_RANDOM;
+        snprintf(c->partitioner_source, sizeof(c->partitioner_source),
+                 "partitioner");
         conf_str(conf, "partitioner", buf, sizeof(buf));
         if (*buf && ks_partitioner_from_name(buf, &c->params.partitioner))
                 snprintf(c->partitioner_detail,
                          sizeof(c->partitioner_detail),
                          "unknown partitioner \"%.30s\"", buf);
+        if (c->conf.partitioner >= 0) {
+                c->params.partitioner = (ks_partitioner_t)c->conf.partitioner;
+                snprintf(c->partitioner_source, sizeof(c->partitioner_source),
+                         "keyshift.partitioner");
+                c->partitioner_detail[0] = '\0';
+        }
         conf_str(conf, "sticky.partitioning.linger.ms", buf, sizeof(buf));
         c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
 }

@@ -35,7 +35,9 @@ typedef struct ks_client {
         char client_id[256];
         char name[256]; /**< rd_kafka_name(), known after rd_kafka_new() */
         int name_known; /**< reporter thread only */
-        char partitioner_detail[64]; /**< e.g. "custom partitioner_cb" */
+        char partitioner_detail[64]; /**< a problem reading it, or "" */
+        char partitioner_source[32]; /**< "partitioner" or
+                                      *   "keyshift.partitioner" */
         int64_t started_at_ms;
         int started; /**< 0: creation failed, no final report */
         ks_registry_t reg;

@@ -99,6 +99,7 @@ void ks_reporter_write(ks_client_t *c, int final)
             (long)getpid(),
             rd_kafka_version_str(),
             ks_partitioner_name(c->params.partitioner),
+            c->partitioner_source,
             c->params.sticky_linger_ms,
             c->started_at_ms,
             c->conf.report_interval_ms,

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 
 /** @returns the plugin's full path ($KS_PLUGIN). */
 const char *ks_e2e_plugin(void);

@@ -1,0 +1,141 @@
+/**
+ * @file test_e2e_kcat.c
+ * @brief keyshift loaded into a producer we did not write: Debian's kcat
+ *        (`kcat -P -X plugin.library.paths=...`) on the mock cluster. The
+ *        report must count every line kcat produced, and its moved figures
+ *        must equal a recomputation with librdkafka's own partitioner
+ *        functions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_e2e_support.h"
+#include "ks_test.h"
+
+#define LINES 3000
+
+typedef int32_t(rk_partitioner_f)(const rd_kafka_topic_t *, const void *,
+                                  size_t, int32_t, void *, void *);
+
+/** Runs kcat -P on a generated MMSI-keyed file. kcat puts -X partitioner=
+ *  into its own topic configuration, which a plugin cannot read, so the
+ *  model is told with keyshift.partitioner (@p tell_keyshift), or must
+ *  catch the difference from the delivery reports. */
+static void run_kcat(const char *partitioner, rk_partitioner_f *fn,
+                     int tell_keyshift)
+{
+        int expect_caught = !tell_keyshift &&
+                            strcmp(partitioner, "consistent_random") != 0;
+        const char *dir = ks_e2e_tmpdir("kcat");
+        const char *pre = getenv("KS_PRELOAD");
+        char input[600], report[600], key[64];
+        FILE *fp;
+        json_t *r, *t;
+        int i, j, rc;
+        long long cur;
+        static const int32_t proposed[] = {12, 16};
+        uint64_t moved[2] = {0}, moved_bytes[2] = {0};
+
+        snprintf(input, sizeof(input), "%s/in.txt", dir);
+        snprintf(report, sizeof(report), "%s/report.json", dir);
+        fp = fopen(input, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        for (i = 0; i < LINES; i++)
+                fprintf(fp, "%d:position-%d\n",
+                        i % 10 < 3 ? 211234567 : 200000000 + i % 613, i);
+        fclose(fp);
+
+        rc = ks_e2e_system(
+            "%s%s%s kcat -b localhost:9 -X test.mock.num.brokers=1 "
+            "-X plugin.library.paths='%s' -X partitioner=%s "
+            "%s%s -X keyshift.partitions.proposed=12,16 "
+            "-X keyshift.report.path='%s' -P -t ais -K: -l '%s'",
+            pre && *pre ? "LD_PRELOAD='" : "", pre && *pre ? pre : "",
+            pre && *pre ? "'" : "", ks_e2e_plugin(), partitioner,
+            tell_keyshift ? "-X keyshift.partitioner=" : "",
+            tell_keyshift ? partitioner : "", report, input);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+
+        r = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        t = ks_e2e_get(r, "topics/ais");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "messages"), LINES);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "keys/hashed"), LINES);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/messages"), LINES);
+        if (expect_caught) {
+                /* Caught: the deliveries follow another hash, named. */
+                long long checked = ks_e2e_int(
+                    t, "acknowledged/delivered_partitions_follow/checked");
+                CU_ASSERT(ks_e2e_int(t, "acknowledged/mismatched") > 0);
+                CU_ASSERT(checked > LINES / 2);
+                CU_ASSERT_EQUAL(
+                    ks_e2e_int(
+                        t,
+                        "acknowledged/delivered_partitions_follow/murmur2"),
+                    checked);
+                CU_ASSERT_STRING_EQUAL(
+                    json_string_value(ks_e2e_get(t, "warnings/0/code")),
+                    "PARTITIONER_MISMATCH");
+                json_decref(r);
+                ks_e2e_system("rm -rf '%s'", dir);
+                return;
+        }
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/matched"), LINES);
+        cur = ks_e2e_int(t, "partition_count/current");
+        CU_ASSERT_FATAL(cur > 0);
+
+        for (i = 0; i < LINES; i++) {
+                int kl = snprintf(key, sizeof(key), "%d",
+                                  i % 10 < 3 ? 211234567 : 200000000 + i % 613);
+                int vl = snprintf(NULL, 0, "position-%d", i);
+                int32_t pc = fn(NULL, key, (size_t)kl, (int32_t)cur, NULL,
+                                NULL);
+                for (j = 0; j < 2; j++)
+                        if (fn(NULL, key, (size_t)kl, proposed[j], NULL,
+                               NULL) != pc) {
+                                moved[j]++;
+                                moved_bytes[j] += (uint64_t)(kl + vl);
+                        }
+        }
+        for (j = 0; j < 2; j++) {
+                char p[64];
+                snprintf(p, sizeof(p), "proposals/%d/moved/messages", j);
+                CU_ASSERT_EQUAL(ks_e2e_int(t, p), (long long)moved[j]);
+                snprintf(p, sizeof(p), "proposals/%d/moved/bytes", j);
+                CU_ASSERT_EQUAL(ks_e2e_int(t, p), (long long)moved_bytes[j]);
+        }
+        /* The hottest key is the MMSI sent 3 times in 10. */
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(t, "hot_keys/0/key")), "211234567");
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/0/messages"), LINES * 3 / 10);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_kcat_default(void)
+{
+        run_kcat("consistent_random", rd_kafka_msg_partitioner_consistent, 0);
+}
+
+static void test_kcat_murmur2(void)
+{
+        run_kcat("murmur2_random", rd_kafka_msg_partitioner_murmur2, 1);
+}
+
+static void test_kcat_murmur2_unseen(void)
+{
+        run_kcat("murmur2_random", rd_kafka_msg_partitioner_murmur2, 0);
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE("kcat -P with the plugin",
+                     {"partitioner consistent_random", test_kcat_default},
+                     {"partitioner murmur2_random, keyshift told",
+                      test_kcat_murmur2},
+                     {"partitioner murmur2_random, keyshift not told: "
+                      "caught from delivery reports",
+                      test_kcat_murmur2_unseen});
+}
