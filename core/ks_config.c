@@ -357,8 +357,10 @@ int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                         snprintf(num, sizeof(num), "%ld", pid);
                         for (c = num; *c; c++)
                                 KS_PUT(*c);
-                } else {
+                } else if (*p == '%') {
                         KS_PUT('%');
+                } else { /* refused by set_path(); never in a template */
+                        break;
                 }
         }
 #undef KS_PUT

@@ -55,6 +55,7 @@ typedef struct ks_client {
         ks_warn_list_t carry; /**< producer-level warnings for next report */
         char report_path[4096];
         int64_t reports_written;
+        char metadata_error[256]; /**< last metadata failure, for the report */
 } ks_client_t;
 
 /** @returns wall-clock milliseconds since the epoch. */

@@ -20,9 +20,14 @@
  *  waits for this thread to stop. */
 #define KS_METADATA_TIMEOUT_MS 2000
 
+/** Retry delay while some topic's count is still unknown. */
+#define KS_METADATA_RETRY_MS 200
+
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
         int64_t now_ms;
+        int unknown; /**< topics whose count is still unknown */
+        char last_error[256];
 } ks_refresh_ctx_t;
 
 /**
@@ -43,13 +48,19 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
         pthread_mutex_lock(&c->lock);
         i = c->stop;
         pthread_mutex_unlock(&c->lock);
-        if (i || !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL)))
+        if (i || !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL))) {
+                ctx->unknown += !ks_topic_partition_count(t);
                 return;
+        }
         if (!c->name_known) { /* rd_kafka_new() has returned by now */
                 snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
                 c->name_known = 1;
         }
         err = rd_kafka_metadata(c->rk, 0, rkt, &md, KS_METADATA_TIMEOUT_MS);
+        if (err)
+                snprintf(ctx->last_error, sizeof(ctx->last_error),
+                         "%s: metadata request failed: %s", ks_topic_name(t),
+                         rd_kafka_err2str(err));
         if (!err && md) {
                 for (i = 0; i < md->topic_cnt; i++) {
                         const struct rd_kafka_metadata_topic *mt =
@@ -69,6 +80,7 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
         if (md)
                 rd_kafka_metadata_destroy(md);
         rd_kafka_topic_destroy(rkt);
+        ctx->unknown += !ks_topic_partition_count(t);
 }
 
 typedef struct ks_collect_ctx {
@@ -121,6 +133,12 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
                             "%s: keyshift models %s", c->partitioner_detail,
                             ks_partitioner_name(c->params.partitioner));
+        if (*c->metadata_error) {
+                ks_warn_add(&wl, KS_WARN_METADATA_FAILED, NULL,
+                            "last failure since the previous report: %s",
+                            c->metadata_error);
+                c->metadata_error[0] = '\0';
+        }
         if ((untracked = atomic_load(&c->reg.untracked_messages)))
                 ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,
                             "%llu messages went to topics beyond "
@@ -182,9 +200,19 @@ static void *reporter_main(void *arg)
                 pthread_mutex_unlock(&c->lock);
 
                 if (refresh) {
-                        ks_refresh_ctx_t ctx = {c, now};
+                        ks_refresh_ctx_t ctx = {c, now, 0, ""};
                         ks_registry_foreach(&c->reg, refresh_topic, &ctx);
-                        next_refresh = now + c->conf.metadata_refresh_ms;
+                        /* A topic without a count yet is asked again soon:
+                         * its messages wait for it. */
+                        next_refresh =
+                            now + (ctx.unknown && KS_METADATA_RETRY_MS <
+                                                      c->conf.metadata_refresh_ms
+                                       ? KS_METADATA_RETRY_MS
+                                       : c->conf.metadata_refresh_ms);
+                        if (*ctx.last_error)
+                                snprintf(c->metadata_error,
+                                         sizeof(c->metadata_error), "%s",
+                                         ctx.last_error);
                 }
                 if (report) {
                         ks_reporter_write(c, 0);

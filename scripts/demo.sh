@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The main job: install, build, and replay an AIS feed through a producer
+# with keyshift loaded, on librdkafka's embedded mock cluster: a topic of 6
+# partitions, a proposed increase to 12. Extra arguments go to
+# keyshift-replay (e.g. a log file: ../shared/data/ais/risky_ais.txt.gz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+exec build/replay/keyshift-replay --plugin "$PWD/build/plugin/libkeyshift.so" \
+  -p 6 --proposed 12 "$@"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what keyshift needs from Debian 12 (bookworm), once.
+#   scripts/deps.sh build   compiler, CMake, librdkafka-dev, jansson, zlib
+#   scripts/deps.sh test    + CUnit, kcat, Java 17 + Maven (broker tests)
+set -euo pipefail
+
+want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev)
+if [ "${1:-build}" = test ]; then
+  want+=(libcunit1-dev kcat python3 default-jdk-headless maven)
+fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# A JDK and Maven installed outside Debian count too.
+if [ "${1:-build}" = test ]; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    case "$p" in
+      default-jdk-headless) command -v javac >/dev/null || filtered+=("$p") ;;
+      maven) command -v mvn >/dev/null || filtered+=("$p") ;;
+      *) filtered+=("$p") ;;
+    esac
+  done
+  missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "keyshift: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
