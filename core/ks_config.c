@@ -21,8 +21,8 @@ typedef ks_config_res_t(ks_prop_set_f)(ks_config_t *conf, const char *value,
                                        char *errstr, size_t errstr_size);
 
 typedef struct ks_prop {
-        const char *name;
-        const char *accepted; /**< for errstr and the list of properties */
+        const char    *name;
+        const char    *accepted; /**< for errstr and the list of properties */
         ks_prop_set_f *set;
 } ks_prop_t;
 
@@ -37,7 +37,7 @@ static ks_config_res_t invalid(char *errstr, size_t size, const char *name,
 /** @brief Parses a whole decimal integer in [lo, hi]. @returns 0 or -1. */
 static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-        char *end;
+        char     *end;
         long long v;
 
         while (isspace((unsigned char)*s))
@@ -69,7 +69,7 @@ static int parse_bool(const char *s, int *out)
 
 #define KS_ACCEPT_ENABLE "true or false"
 #define KS_ACCEPT_PROPOSED                                                     \
-        "one to 8 comma-separated partition counts, each 1..100000 "          \
+        "one to 8 comma-separated partition counts, each 1..100000 "           \
         "(e.g. 12 or 12,16,24)"
 #define KS_ACCEPT_CURRENT "a partition count 1..100000"
 #define KS_ACCEPT_PATH                                                         \
@@ -98,19 +98,19 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                                     char *errstr, size_t size)
 {
         int32_t counts[KEYSHIFT_PROPOSED_MAX];
-        size_t cnt = 0;
-        char buf[512];
-        char *save = NULL, *tok;
+        size_t  cnt = 0;
+        char    buf[512];
+        char   *save = NULL, *tok;
 
         if (strlen(v) >= sizeof(buf))
-                return invalid(errstr, size, "keyshift.partitions.proposed",
-                               v, KS_ACCEPT_PROPOSED);
+                return invalid(errstr, size, "keyshift.partitions.proposed", v,
+                               KS_ACCEPT_PROPOSED);
         strcpy(buf, v);
         for (tok = strtok_r(buf, ",", &save); tok;
              tok = strtok_r(NULL, ",", &save)) {
                 int64_t n;
-                size_t i;
-                int dup = 0;
+                size_t  i;
+                int     dup = 0;
                 if (parse_int(tok, 1, KEYSHIFT_PARTITIONS_MAX, &n))
                         return invalid(errstr, size,
                                        "keyshift.partitions.proposed", v,
@@ -126,8 +126,8 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                 counts[cnt++] = (int32_t)n;
         }
         if (cnt == 0)
-                return invalid(errstr, size, "keyshift.partitions.proposed",
-                               v, KS_ACCEPT_PROPOSED);
+                return invalid(errstr, size, "keyshift.partitions.proposed", v,
+                               KS_ACCEPT_PROPOSED);
         memcpy(conf->proposed, counts, sizeof(counts[0]) * cnt);
         conf->proposed_cnt = cnt;
         return KS_CONFIG_OK;
@@ -144,18 +144,18 @@ static ks_config_res_t set_current(ks_config_t *conf, const char *v,
         return KS_CONFIG_OK;
 }
 
-static ks_config_res_t set_path(ks_config_t *conf, const char *v,
-                                char *errstr, size_t size)
+static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
+                                size_t size)
 {
-        char *copy;
+        char       *copy;
         const char *p;
 
         for (p = v; *p; p++) {
                 if (*p != '%')
                         continue;
                 if (p[1] != 'c' && p[1] != 'p' && p[1] != '%')
-                        return invalid(errstr, size, "keyshift.report.path",
-                                       v, KS_ACCEPT_PATH);
+                        return invalid(errstr, size, "keyshift.report.path", v,
+                                       KS_ACCEPT_PATH);
                 p++;
         }
         if (!*v || !(copy = strdup(v)))
@@ -179,9 +179,9 @@ static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
                                   char *errstr, size_t size)
 {
         regex_t re;
-        char reerr[256];
-        int r;
-        char *copy;
+        char    reerr[256];
+        int     r;
+        char   *copy;
 
         if ((r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB))) {
                 char accepted[512];
@@ -304,17 +304,17 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                 return KS_CONFIG_UNKNOWN;
         for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]); i++)
                 if (!strcmp(name, ks_props[i].name))
-                        return ks_props[i].set(conf, value ? value : "",
-                                               errstr, errstr_size);
+                        return ks_props[i].set(conf, value ? value : "", errstr,
+                                               errstr_size);
 
         off = (size_t)snprintf(errstr, errstr_size,
                                "Unknown property %s: keyshift knows", name);
-        for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]) &&
-                    off < errstr_size;
+        for (i = 0;
+             i < sizeof(ks_props) / sizeof(ks_props[0]) && off < errstr_size;
              i++)
-                off += (size_t)snprintf(errstr + off, errstr_size - off,
-                                        "%s %s", i ? "," : "",
-                                        ks_props[i].name);
+                off +=
+                    (size_t)snprintf(errstr + off, errstr_size - off, "%s %s",
+                                     i ? "," : "", ks_props[i].name);
         return KS_CONFIG_INVALID;
 }
 
@@ -327,7 +327,7 @@ int ks_config_topic_selected(const ks_config_t *conf, const char *name)
 int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                           long pid, char *out, size_t size)
 {
-        size_t o = 0;
+        size_t      o = 0;
         const char *p;
 
 #define KS_PUT(ch)                                                             \
@@ -352,7 +352,7 @@ int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                                            ? *c
                                            : '_');
                 } else if (*p == 'p') {
-                        char num[32];
+                        char        num[32];
                         const char *c;
                         snprintf(num, sizeof(num), "%ld", pid);
                         for (c = num; *c; c++)

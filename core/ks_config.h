@@ -24,20 +24,20 @@ typedef enum ks_config_res {
 } ks_config_res_t;
 
 typedef struct ks_config {
-        int enable;
+        int     enable;
         int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */
-        size_t proposed_cnt; /**< 0: twice each topic's current count */
+        size_t  proposed_cnt;     /**< 0: twice each topic's current count */
         int32_t current_override; /**< 0: from metadata */
-        char *report_path;        /**< template, never NULL */
+        char   *report_path;      /**< template, never NULL */
         int64_t report_interval_ms;
-        char *topics_regex; /**< NULL: every topic */
-        regex_t topics_re;  /**< compiled topics_regex */
-        int hot_keys;
-        int key_sample_size;
-        int topics_max;
+        char   *topics_regex; /**< NULL: every topic */
+        regex_t topics_re;    /**< compiled topics_regex */
+        int     hot_keys;
+        int     key_sample_size;
+        int     topics_max;
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
-        int partitioner; /**< ks_partitioner_t, or -1: the producer's own */
+        int     partitioner; /**< ks_partitioner_t, or -1: the producer's own */
 } ks_config_t;
 
 /** @brief Sets every property to its default. @returns 0, -1 on ENOMEM. */

@@ -48,15 +48,15 @@ void ks_registry_destroy(ks_registry_t *reg)
 
 /** @returns the entry for @p name, or NULL; *slot_out is where the probe
  *           stopped (an empty slot) when not found. */
-static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name,
-                              uint32_t h, size_t *slot_out)
+static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name, uint32_t h,
+                              size_t *slot_out)
 {
         size_t i, probes;
 
         for (i = h & reg->mask, probes = 0; probes <= reg->mask;
              i = (i + 1) & reg->mask, probes++) {
-                ks_reg_entry_t *e = atomic_load_explicit(
-                    &reg->slots[i], memory_order_acquire);
+                ks_reg_entry_t *e =
+                    atomic_load_explicit(&reg->slots[i], memory_order_acquire);
                 if (!e) {
                         *slot_out = i;
                         return NULL;
@@ -69,14 +69,14 @@ static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name,
 }
 
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
-                            const ks_config_t *conf,
+                            const ks_config_t       *conf,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created)
 {
-        uint32_t h = ks_hash_fnv1a(name, strlen(name));
+        uint32_t        h = ks_hash_fnv1a(name, strlen(name));
         ks_reg_entry_t *e;
-        size_t slot;
-        int selected;
+        size_t          slot;
+        int             selected;
 
         *created = 0;
         if ((e = lookup(reg, name, h, &slot)))
@@ -129,14 +129,13 @@ found:
 }
 
 void ks_registry_foreach(ks_registry_t *reg,
-                         void (*fn)(ks_topic_t *t, void *opaque),
-                         void *opaque)
+                         void (*fn)(ks_topic_t *t, void *opaque), void *opaque)
 {
         size_t i;
 
         for (i = 0; i <= reg->mask; i++) {
-                ks_reg_entry_t *e = atomic_load_explicit(
-                    &reg->slots[i], memory_order_acquire);
+                ks_reg_entry_t *e =
+                    atomic_load_explicit(&reg->slots[i], memory_order_acquire);
                 if (e && e->topic)
                         fn(e->topic, opaque);
         }

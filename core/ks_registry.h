@@ -25,21 +25,21 @@
 #include "ks_topic.h"
 
 typedef struct ks_reg_entry {
-        char *name;
-        uint32_t hash;
-        ks_topic_t *topic; /**< NULL: not analysed (excluded or over max) */
-        int over_max;      /**< selected, but keyshift.topics.max reached */
+        char       *name;
+        uint32_t    hash;
+        ks_topic_t *topic;    /**< NULL: not analysed (excluded or over max) */
+        int         over_max; /**< selected, but keyshift.topics.max reached */
 } ks_reg_entry_t;
 
 typedef struct ks_registry {
         _Atomic(ks_reg_entry_t *) *slots;
-        size_t mask;
-        size_t used;           /**< entries, under lock */
-        size_t tracked;        /**< entries with a topic, under lock */
-        size_t topics_max;
-        pthread_mutex_t lock;
+        size_t                     mask;
+        size_t                     used; /**< entries, under lock */
+        size_t               tracked; /**< entries with a topic, under lock */
+        size_t               topics_max;
+        pthread_mutex_t      lock;
         atomic_uint_fast64_t untracked_messages;
-        atomic_int topics_max_reached;
+        atomic_int           topics_max_reached;
 } ks_registry_t;
 
 /** @returns 0, or -1 on ENOMEM. */
@@ -55,7 +55,7 @@ void ks_registry_destroy(ks_registry_t *reg);
  * @locality any thread; lock-free when the topic is known.
  */
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
-                            const ks_config_t *conf,
+                            const ks_config_t       *conf,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created);
 
@@ -64,7 +64,6 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
  *        Topics added meanwhile may or may not be visited.
  */
 void ks_registry_foreach(ks_registry_t *reg,
-                         void (*fn)(ks_topic_t *t, void *opaque),
-                         void *opaque);
+                         void (*fn)(ks_topic_t *t, void *opaque), void *opaque);
 
 #endif /* KS_REGISTRY_H */

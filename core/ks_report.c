@@ -21,9 +21,9 @@
 
 void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 {
-        time_t sec = (time_t)(ms / 1000);
+        time_t    sec = (time_t)(ms / 1000);
         struct tm tm;
-        char buf[32];
+        char      buf[32];
 
         gmtime_r(&sec, &tm);
         strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -33,9 +33,9 @@ void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 static json_t *hex_json(const uint8_t *b, size_t n)
 {
         static const char digits[] = "0123456789abcdef";
-        char *s = malloc(n * 2 + 1);
-        json_t *j;
-        size_t i;
+        char             *s        = malloc(n * 2 + 1);
+        json_t           *j;
+        size_t            i;
 
         if (!s)
                 return NULL;
@@ -53,7 +53,7 @@ static json_t *hex_json(const uint8_t *b, size_t n)
  *           control characters), else JSON null. */
 static json_t *key_json(const uint8_t *key, size_t n)
 {
-        size_t i;
+        size_t  i;
         json_t *j;
 
         for (i = 0; i < n; i++)
@@ -90,8 +90,8 @@ static json_t *flow_json(const uint64_t *flow, int32_t cur, int32_t prop)
                 json_t *row = json_array();
                 for (j = 0; row && j < prop; j++)
                         json_array_append_new(
-                            row, json_integer((json_int_t)
-                                                  flow[(size_t)i * prop + j]));
+                            row, json_integer(
+                                     (json_int_t)flow[(size_t)i * prop + j]));
                 json_array_append_new(rows, row);
         }
         return rows;
@@ -113,8 +113,8 @@ static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
 static json_t *proposal_json(const ks_topic_snapshot_t *s,
                              const ks_proposal_t *p, double distinct)
 {
-        size_t i, moved_keys = 0;
-        double f, f_err;
+        size_t  i, moved_keys = 0;
+        double  f, f_err;
         json_t *o;
 
         for (i = 0; i < s->sample_cnt; i++)
@@ -126,45 +126,44 @@ static json_t *proposal_json(const ks_topic_snapshot_t *s,
                     ? 0.0
                     : sqrt(f * (1 - f) / (double)s->sample_cnt);
 
-        o = json_pack(
-            "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
-            "partition_count", (int)p->partition_count, "partitions",
-            partitions_json(p->partitions, p->partition_count), "moved",
-            "messages", (json_int_t)p->moved.messages, "bytes",
-            (json_int_t)p->moved.bytes, "messages_fraction",
-            frac(p->moved.messages, s->window_hashed.messages),
-            "traffic_fraction", frac(p->moved.messages, s->window_total.messages),
-            "distinct_keys", (json_int_t)llround(f * distinct),
-            "distinct_keys_fraction", f, "distinct_keys_fraction_error",
-            f_err);
+        o = json_pack("{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
+                      "partition_count", (int)p->partition_count, "partitions",
+                      partitions_json(p->partitions, p->partition_count),
+                      "moved", "messages", (json_int_t)p->moved.messages,
+                      "bytes", (json_int_t)p->moved.bytes, "messages_fraction",
+                      frac(p->moved.messages, s->window_hashed.messages),
+                      "traffic_fraction",
+                      frac(p->moved.messages, s->window_total.messages),
+                      "distinct_keys", (json_int_t)llround(f * distinct),
+                      "distinct_keys_fraction", f,
+                      "distinct_keys_fraction_error", f_err);
         if (o)
                 json_object_set_new(o, "flow",
-                                    p->flow ? flow_json(p->flow,
-                                                        s->partition_count,
-                                                        p->partition_count)
-                                            : json_null());
+                                    p->flow
+                                        ? flow_json(p->flow, s->partition_count,
+                                                    p->partition_count)
+                                        : json_null());
         return o;
 }
 
 static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
 {
         json_t *arr = json_array();
-        size_t i, j;
+        size_t  i, j;
 
         for (i = 0; arr && i < s->hot_cnt && i < (size_t)n; i++) {
                 const ks_topk_entry_t *e = &s->hot[i];
-                size_t kl = e->keylen < KS_TOPK_KEY_MAX ? e->keylen
-                                                        : KS_TOPK_KEY_MAX;
+                size_t                 kl =
+                    e->keylen < KS_TOPK_KEY_MAX ? e->keylen : KS_TOPK_KEY_MAX;
                 json_t *prop  = json_object();
                 json_t *moves = json_object();
                 json_t *o;
                 int32_t pc = s->partition_count
-                                 ? ks_partition_of(e->phash,
-                                                   s->partition_count)
+                                 ? ks_partition_of(e->phash, s->partition_count)
                                  : -1;
 
                 for (j = 0; pc >= 0 && j < s->proposal_cnt; j++) {
-                        char name[16];
+                        char    name[16];
                         int32_t pp = ks_partition_of(
                             e->phash, s->proposals[j].partition_count);
                         snprintf(name, sizeof(name), "%d",
@@ -194,22 +193,22 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
 {
         json_t *sample = json_array();
         json_t *hot    = json_array();
-        size_t i;
-        char h[24];
+        size_t  i;
+        char    h[24];
 
         for (i = 0; sample && i < s->sample_cnt; i++) {
                 const ks_keysample_entry_t *e = &s->sample[i];
                 snprintf(h, sizeof(h), "%016llx",
                          (unsigned long long)e->hash64);
-                json_array_append_new(
-                    sample, json_pack("[s, I, I, I]", h, (json_int_t)e->phash,
-                                      (json_int_t)e->messages,
-                                      (json_int_t)e->bytes));
+                json_array_append_new(sample, json_pack("[s, I, I, I]", h,
+                                                        (json_int_t)e->phash,
+                                                        (json_int_t)e->messages,
+                                                        (json_int_t)e->bytes));
         }
         for (i = 0; hot && i < s->hot_cnt; i++) {
                 const ks_topk_entry_t *e = &s->hot[i];
-                size_t kl = e->keylen < KS_TOPK_KEY_MAX ? e->keylen
-                                                        : KS_TOPK_KEY_MAX;
+                size_t                 kl =
+                    e->keylen < KS_TOPK_KEY_MAX ? e->keylen : KS_TOPK_KEY_MAX;
                 snprintf(h, sizeof(h), "%016llx",
                          (unsigned long long)e->hash64);
                 json_array_append_new(
@@ -223,18 +222,17 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
         }
         return json_pack("{s:{s:i, s:o}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
                          "distinct_hll", "p", KS_HLL_P, "registers_hex",
-                         hex_json(s->hll.reg, sizeof(s->hll.reg)),
-                         "key_sample", "capacity", (int)s->sample_capacity,
-                         "entries", sample, "hot_keys", "capacity",
-                         (int)s->topk_capacity, "total",
+                         hex_json(s->hll.reg, sizeof(s->hll.reg)), "key_sample",
+                         "capacity", (int)s->sample_capacity, "entries", sample,
+                         "hot_keys", "capacity", (int)s->topk_capacity, "total",
                          (json_int_t)s->topk_total, "entries", hot);
 }
 
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
-        size_t i;
-        char ts[40];
+        size_t                     i;
+        char                       ts[40];
 
         if (!s->partition_count)
                 ks_warn_add(wl, KS_WARN_CURRENT_COUNT_UNKNOWN, s->name,
@@ -258,8 +256,8 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             ts);
         }
         if (c->ack_mismatched) {
-                char keybuf[40] = "", follows[256] = "";
-                size_t f, best = 0;
+                char   keybuf[40] = "", follows[256] = "";
+                size_t f, best                       = 0;
                 for (f = 1; f < 3; f++)
                         if (c->diag_follow[f] > c->diag_follow[best])
                                 best = f;
@@ -267,20 +265,19 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                     c->diag_follow[best] == c->diag_checked &&
                     ks_topic_diag_families[best] !=
                         ks_partitioner_hash_family(s->partitioner))
-                        snprintf(follows, sizeof(follows),
-                                 "; all %llu checked deliveries follow the "
-                                 "%s hash: this topic's own partitioner "
-                                 "setting (a topic configuration, as kcat -X "
-                                 "partitioner=... makes) is invisible to a "
-                                 "plugin: set keyshift.partitioner",
-                                 (unsigned long long)c->diag_checked,
-                                 ks_partitioner_name(
-                                     ks_topic_diag_families[best]));
-                size_t k, kl = s->mismatch.keylen < 16 ? s->mismatch.keylen
-                                                       : 16;
+                        snprintf(
+                            follows, sizeof(follows),
+                            "; all %llu checked deliveries follow the "
+                            "%s hash: this topic's own partitioner "
+                            "setting (a topic configuration, as kcat -X "
+                            "partitioner=... makes) is invisible to a "
+                            "plugin: set keyshift.partitioner",
+                            (unsigned long long)c->diag_checked,
+                            ks_partitioner_name(ks_topic_diag_families[best]));
+                size_t k,
+                    kl = s->mismatch.keylen < 16 ? s->mismatch.keylen : 16;
                 for (k = 0; k < kl; k++)
-                        snprintf(keybuf + 2 * k, 3, "%02x",
-                                 s->mismatch.key[k]);
+                        snprintf(keybuf + 2 * k, 3, "%02x", s->mismatch.key[k]);
                 ks_warn_add(
                     wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
                     "%llu of %llu delivered keyed messages landed in another "
@@ -297,13 +294,12 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
         for (i = 0; i < s->proposal_cnt; i++) {
                 const ks_proposal_t *p = &s->proposals[i];
                 if (p->partition_count <= s->partition_count) {
-                        ks_warn_add(wl, KS_WARN_PROPOSAL_NOT_AN_INCREASE,
-                                    s->name,
-                                    "proposed count %d is not above the "
-                                    "current %d: Kafka cannot lower a "
-                                    "partition count",
-                                    (int)p->partition_count,
-                                    (int)s->partition_count);
+                        ks_warn_add(
+                            wl, KS_WARN_PROPOSAL_NOT_AN_INCREASE, s->name,
+                            "proposed count %d is not above the "
+                            "current %d: Kafka cannot lower a "
+                            "partition count",
+                            (int)p->partition_count, (int)s->partition_count);
                         continue;
                 }
                 if (p->moved.messages)
@@ -323,11 +319,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                         const ks_report_opts_t *opts, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
-        double distinct_err;
-        double distinct = distinct_keys(s, &distinct_err);
-        json_t *o, *pc, *props;
-        char ts[40];
-        size_t i;
+        double                     distinct_err;
+        double                     distinct = distinct_keys(s, &distinct_err);
+        json_t                    *o, *pc, *props;
+        char                       ts[40];
+        size_t                     i;
 
         pc = json_pack("{s:o, s:s}", "current",
                        s->partition_count ? json_integer(s->partition_count)
@@ -360,11 +356,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             "explicit_partition", (json_int_t)c->explicit_partition.messages,
             "hashed", (json_int_t)c->hashed.messages, "sticky",
             (json_int_t)c->sticky.messages, "random",
-            (json_int_t)c->random.messages, "unplaced",
-            (json_int_t)c->unplaced, "distinct_estimate",
-            (json_int_t)llround(distinct), "distinct_error", distinct_err,
-            "window", "messages", (json_int_t)s->window_total.messages,
-            "bytes", (json_int_t)s->window_total.bytes, "hashed_messages",
+            (json_int_t)c->random.messages, "unplaced", (json_int_t)c->unplaced,
+            "distinct_estimate", (json_int_t)llround(distinct),
+            "distinct_error", distinct_err, "window", "messages",
+            (json_int_t)s->window_total.messages, "bytes",
+            (json_int_t)s->window_total.bytes, "hashed_messages",
             (json_int_t)s->window_hashed.messages, "hashed_bytes",
             (json_int_t)s->window_hashed.bytes, "acknowledged", "messages",
             (json_int_t)c->ack_messages, "matched", (json_int_t)c->ack_matched,
@@ -382,8 +378,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                             partitions_json(s->current, s->partition_count))
                 : json_null());
         if (c->diag_checked) {
-                json_t *d = json_pack("{s:I}", "checked",
-                                      (json_int_t)c->diag_checked);
+                json_t *d =
+                    json_pack("{s:I}", "checked", (json_int_t)c->diag_checked);
                 for (i = 0; d && i < 3; i++)
                         json_object_set_new(
                             d, ks_partitioner_name(ks_topic_diag_families[i]),
@@ -411,8 +407,8 @@ json_t *ks_report_build(const ks_report_producer_t *p,
             "{s:s, s:s, s:s, s:f, s:b,"
             " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I},"
             " s:o, s:o}",
-            "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now,
-            "started_at", started, "uptime_s",
+            "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now, "started_at",
+            started, "uptime_s",
             (double)(opts->now_ms - p->started_at_ms) / 1000.0, "final",
             opts->final, "producer", "client_id",
             p->client_id ? p->client_id : "", "name",
@@ -421,21 +417,20 @@ json_t *ks_report_build(const ks_report_producer_t *p,
             KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
             "partitioner_source", p->partitioner_source,
             "sticky_partitioning_linger_ms", p->sticky_linger_ms,
-            "report_interval_ms", (json_int_t)p->report_interval_ms,
-            "topics", topics, "warnings", ks_warn_list_json(wl, NULL));
+            "report_interval_ms", (json_int_t)p->report_interval_ms, "topics",
+            topics, "warnings", ks_warn_list_json(wl, NULL));
 }
 
-int ks_report_write_atomic(const json_t *report, const char *path,
-                           char *errstr, size_t errstr_size)
+int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
+                           size_t errstr_size)
 {
-        char tmp[4096];
-        int fd;
+        char  tmp[4096];
+        int   fd;
         FILE *fp;
 
         if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
             (int)sizeof(tmp)) {
-                snprintf(errstr, errstr_size, "report path too long: %s",
-                         path);
+                snprintf(errstr, errstr_size, "report path too long: %s", path);
                 return -1;
         }
         if ((fd = mkstemp(tmp)) == -1) {
@@ -466,8 +461,8 @@ int ks_report_write_atomic(const json_t *report, const char *path,
                 return -1;
         }
         if (rename(tmp, path)) {
-                snprintf(errstr, errstr_size, "cannot rename %s to %s: %s",
-                         tmp, path, strerror(errno));
+                snprintf(errstr, errstr_size, "cannot rename %s to %s: %s", tmp,
+                         path, strerror(errno));
                 unlink(tmp);
                 return -1;
         }

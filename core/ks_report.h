@@ -22,20 +22,20 @@
 typedef struct ks_report_producer {
         const char *client_id;
         const char *client_name; /**< rd_kafka_name() */
-        long pid;
+        long        pid;
         const char *librdkafka_version;
         const char *partitioner;
         const char *partitioner_source; /**< the property it came from */
-        int sticky_linger_ms;
-        int64_t started_at_ms; /**< wall clock */
-        int64_t report_interval_ms;
+        int         sticky_linger_ms;
+        int64_t     started_at_ms; /**< wall clock */
+        int64_t     report_interval_ms;
         const char *report_path;
 } ks_report_producer_t;
 
 typedef struct ks_report_opts {
-        int hot_keys;   /**< hot keys listed per topic */
-        int64_t now_ms; /**< wall clock */
-        int final;      /**< 1: written at shutdown */
+        int     hot_keys; /**< hot keys listed per topic */
+        int64_t now_ms;   /**< wall clock */
+        int     final;    /**< 1: written at shutdown */
 } ks_report_opts_t;
 
 /**
@@ -60,8 +60,8 @@ json_t *ks_report_build(const ks_report_producer_t *producer,
  *        sees the previous report or this one, never part of one.
  * @returns 0, or -1 with @p errstr set (the temporary file is removed).
  */
-int ks_report_write_atomic(const json_t *report, const char *path,
-                           char *errstr, size_t errstr_size);
+int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
+                           size_t errstr_size);
 
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);

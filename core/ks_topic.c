@@ -19,7 +19,7 @@
 typedef struct ks_pending {
         uint32_t phash;
         uint32_t bytes;
-        int32_t partition; /**< explicit partition, or -1: hashed */
+        int32_t  partition; /**< explicit partition, or -1: hashed */
 } ks_pending_t;
 
 /** An acknowledgement keyshift could not check yet (no count known) or
@@ -27,7 +27,7 @@ typedef struct ks_pending {
  *  again when metadata next gives the count. */
 typedef struct ks_suspect {
         uint32_t phash;
-        int32_t actual;
+        int32_t  actual;
 } ks_suspect_t;
 
 /** Unchecked acknowledgements kept per topic (8 B each, allocated when the
@@ -44,35 +44,35 @@ const ks_partitioner_t ks_topic_diag_families[3] = {
 #define KS_SUSPECT_KEYS 16
 
 struct ks_topic {
-        pthread_mutex_t lock;
-        char *name;
-        ks_topic_params_t params;
+        pthread_mutex_t     lock;
+        char               *name;
+        ks_topic_params_t   params;
         ks_topic_counters_t c;
 
-        int32_t partition_count;
+        int32_t           partition_count;
         ks_count_source_t count_source;
-        int32_t previous_count;
-        int64_t count_changed_at_ms;
-        int64_t analysis_since_ms;
-        ks_load_t window_total;
-        ks_load_t window_hashed;
-        ks_load_t *current;
-        size_t proposal_cnt;
-        ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
+        int32_t           previous_count;
+        int64_t           count_changed_at_ms;
+        int64_t           analysis_since_ms;
+        ks_load_t         window_total;
+        ks_load_t         window_hashed;
+        ks_load_t        *current;
+        size_t            proposal_cnt;
+        ks_proposal_t     proposals[KEYSHIFT_PROPOSED_MAX];
 
         ks_pending_t *pending;
-        size_t pending_cnt;
+        size_t        pending_cnt;
 
-        ks_suspect_t *suspects;
-        size_t suspect_cnt;
+        ks_suspect_t         *suspects;
+        size_t                suspect_cnt;
         ks_mismatch_example_t suspect_keys[KS_SUSPECT_KEYS];
         ks_mismatch_example_t mismatch;
-        int has_mismatch;
+        int                   has_mismatch;
         int diagnosing; /**< a delivered partition disagreed */
 
-        ks_hll_t hll;
+        ks_hll_t        hll;
         ks_keysample_t *sample;
-        ks_topk_t *topk;
+        ks_topk_t      *topk;
 };
 
 const char *ks_count_source_name(ks_count_source_t s)
@@ -157,7 +157,7 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
 {
         int32_t cur = t->partition_count;
         int32_t pc;
-        size_t i;
+        size_t  i;
 
         if (partition >= 0) {
                 if (partition >= cur) {
@@ -174,9 +174,9 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
         for (i = 0; i < t->proposal_cnt; i++) {
                 ks_proposal_t *p = &t->proposals[i];
                 /* An explicit partition is not re-mapped by an increase. */
-                int32_t pp = partition >= 0 ? partition
-                                            : ks_partition_of(
-                                                  phash, p->partition_count);
+                int32_t pp = partition >= 0
+                                 ? partition
+                                 : ks_partition_of(phash, p->partition_count);
                 if (pp >= p->partition_count)
                         continue; /* a proposal below the current count */
                 load_add(&p->partitions[pp], bytes);
@@ -196,7 +196,7 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
 static int open_window(ks_topic_t *t, int32_t cur)
 {
         int32_t counts[KEYSHIFT_PROPOSED_MAX];
-        size_t n = 0, i;
+        size_t  n = 0, i;
 
         if (t->params.proposed_cnt) {
                 for (i = 0; i < t->params.proposed_cnt; i++)
@@ -211,9 +211,9 @@ static int open_window(ks_topic_t *t, int32_t cur)
         if (!t->current)
                 return -1;
         for (i = 0; i < n; i++) {
-                ks_proposal_t *p = &t->proposals[i];
-                int64_t cells    = (int64_t)cur * counts[i];
-                p->partition_count = counts[i];
+                ks_proposal_t *p     = &t->proposals[i];
+                int64_t        cells = (int64_t)cur * counts[i];
+                p->partition_count   = counts[i];
                 p->partitions =
                     calloc((size_t)counts[i], sizeof(*p->partitions));
                 if (!p->partitions) {
@@ -233,10 +233,10 @@ static int open_window(ks_topic_t *t, int32_t cur)
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
-        uint64_t bytes = (uint64_t)keylen + (uint64_t)value_len;
+        uint64_t       bytes      = (uint64_t)keylen + (uint64_t)value_len;
         ks_placement_t place_kind = KS_PLACE_HASHED;
-        uint32_t phash = 0;
-        uint64_t h64   = 0;
+        uint32_t       phash      = 0;
+        uint64_t       h64        = 0;
 
         if (partition < 0) {
                 place_kind = ks_partitioner_placement(
@@ -332,12 +332,12 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
 {
         ks_placement_t pk = ks_partitioner_placement(
             t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
-        uint32_t phash = pk == KS_PLACE_HASHED
-                             ? ks_partitioner_hash(t->params.partitioner, key,
-                                                   keylen)
-                             : 0;
+        uint32_t phash =
+            pk == KS_PLACE_HASHED
+                ? ks_partitioner_hash(t->params.partitioner, key, keylen)
+                : 0;
         int32_t cur, expected;
-        int suspect = 0;
+        int     suspect = 0;
 
         pthread_mutex_lock(&t->lock);
         t->c.ack_messages++;
@@ -372,7 +372,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
         } else if (add_suspect(t, phash, partition, key, keylen)) {
-                suspect        = 1;
+                suspect       = 1;
                 t->diagnosing = 1;
         } else {
                 t->c.ack_mismatched++;
@@ -393,7 +393,7 @@ static void verify_suspects(ks_topic_t *t)
 
         for (i = 0; i < t->suspect_cnt; i++) {
                 ks_suspect_t *s = &t->suspects[i];
-                int32_t expected =
+                int32_t       expected =
                     ks_partition_of(s->phash, t->partition_count);
                 if (expected == s->actual) {
                         t->c.ack_matched++;
@@ -418,7 +418,7 @@ static void verify_suspects(ks_topic_t *t)
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                                  ks_count_source_t source, int64_t now_ms)
 {
-        int changed = 0;
+        int    changed = 0;
         size_t i;
 
         if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
@@ -484,15 +484,15 @@ static void *dup_mem(const void *src, size_t size)
 int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
         size_t i, hot_cap = ks_topk_capacity(t->topk);
-        int oom = 0;
+        int    oom = 0;
 
         memset(s, 0, sizeof(*s));
         s->name = strdup(t->name);
         s->hot  = malloc(hot_cap * sizeof(*s->hot));
         pthread_mutex_lock(&t->lock);
         s->sample_capacity = ks_keysample_capacity(t->sample);
-        s->sample = malloc((ks_keysample_size(t->sample) + 1) *
-                           sizeof(*s->sample));
+        s->sample =
+            malloc((ks_keysample_size(t->sample) + 1) * sizeof(*s->sample));
         if (s->name && s->hot && s->sample) {
                 s->partitioner         = t->params.partitioner;
                 s->sticky_linger_ms    = t->params.sticky_linger_ms;
@@ -512,25 +512,25 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->sample_cnt = ks_keysample_entries(t->sample, s->sample);
                 s->sample_distinct_estimate =
                     ks_keysample_distinct_estimate(t->sample);
-                s->hot_cnt    = ks_topk_sorted(t->topk, s->hot, hot_cap);
-                s->topk_total = ks_topk_total(t->topk);
+                s->hot_cnt       = ks_topk_sorted(t->topk, s->hot, hot_cap);
+                s->topk_total    = ks_topk_total(t->topk);
                 s->topk_capacity = hot_cap;
                 if (t->current) {
                         size_t cur = (size_t)t->partition_count;
-                        s->current = dup_mem(t->current,
-                                             cur * sizeof(*t->current));
+                        s->current =
+                            dup_mem(t->current, cur * sizeof(*t->current));
                         oom |= !s->current;
                         s->proposal_cnt = t->proposal_cnt;
                         for (i = 0; i < t->proposal_cnt; i++) {
                                 const ks_proposal_t *p = &t->proposals[i];
-                                ks_proposal_t *d       = &s->proposals[i];
-                                size_t n = (size_t)p->partition_count;
+                                ks_proposal_t       *d = &s->proposals[i];
+                                size_t n           = (size_t)p->partition_count;
                                 d->partition_count = p->partition_count;
                                 d->moved           = p->moved;
-                                d->partitions      = dup_mem(
-                                    p->partitions, n * sizeof(ks_load_t));
-                                d->flow = dup_mem(
-                                    p->flow, cur * n * sizeof(uint64_t));
+                                d->partitions      = dup_mem(p->partitions,
+                                                             n * sizeof(ks_load_t));
+                                d->flow            = dup_mem(p->flow,
+                                                             cur * n * sizeof(uint64_t));
                                 oom |= !d->partitions || (p->flow && !d->flow);
                         }
                 }

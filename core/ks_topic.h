@@ -64,11 +64,11 @@ typedef struct ks_topic_params {
         ks_partitioner_t partitioner;
         int sticky_linger_ms; /**< effective sticky.partitioning.linger.ms */
         int32_t proposed[KEYSHIFT_PROPOSED_MAX];
-        size_t proposed_cnt;    /**< 0: twice the current count */
-        size_t key_sample_size; /**< keys in the distinct-key sample */
-        size_t topk_capacity;   /**< Space-Saving counters */
-        int64_t flow_max_cells; /**< largest current x proposed matrix kept */
-        size_t pending_max;     /**< messages kept while the count is unknown */
+        size_t  proposed_cnt;    /**< 0: twice the current count */
+        size_t  key_sample_size; /**< keys in the distinct-key sample */
+        size_t  topk_capacity;   /**< Space-Saving counters */
+        int64_t flow_max_cells;  /**< largest current x proposed matrix kept */
+        size_t  pending_max; /**< messages kept while the count is unknown */
 } ks_topic_params_t;
 
 /** Messages and bytes (key + value) that one partition receives. */
@@ -80,27 +80,27 @@ typedef struct ks_load {
 /** Cumulative counters (see the file comment). */
 typedef struct ks_topic_counters {
         ks_load_t total;
-        uint64_t null_keys;          /**< key == NULL */
-        uint64_t empty_keys;         /**< key != NULL, length 0 */
-        ks_load_t explicit_partition; /**< sent to an explicit partition */
-        ks_load_t hashed;            /**< placed by the key's hash */
-        ks_load_t sticky;            /**< placed on the sticky partition */
-        ks_load_t random;            /**< placed at random */
-        uint64_t unplaced;           /**< pending overflow: not analysed */
-        uint64_t explicit_out_of_range; /**< explicit partition >= count */
+        uint64_t  null_keys;             /**< key == NULL */
+        uint64_t  empty_keys;            /**< key != NULL, length 0 */
+        ks_load_t explicit_partition;    /**< sent to an explicit partition */
+        ks_load_t hashed;                /**< placed by the key's hash */
+        ks_load_t sticky;                /**< placed on the sticky partition */
+        ks_load_t random;                /**< placed at random */
+        uint64_t  unplaced;              /**< pending overflow: not analysed */
+        uint64_t  explicit_out_of_range; /**< explicit partition >= count */
         /* delivery reports (on_acknowledgement) */
         uint64_t ack_messages;
-        uint64_t ack_matched;      /**< partition == the model's */
-        uint64_t ack_mismatched;   /**< partition != the model's */
-        uint64_t ack_failed;       /**< delivery failed (err != 0) */
+        uint64_t ack_matched;         /**< partition == the model's */
+        uint64_t ack_mismatched;      /**< partition != the model's */
+        uint64_t ack_failed;          /**< delivery failed (err != 0) */
         uint64_t ack_not_predictable; /**< sticky or random placement */
-        uint64_t ack_unverified;   /**< count unknown, or explicit partitions
+        uint64_t ack_unverified;      /**< count unknown, or explicit partitions
                                     *   on this topic make it ambiguous */
         /* once a delivered partition disagrees: which hash the delivered
          * partitions of non-empty keys follow (up to KS_DIAGNOSE_MAX) */
         uint64_t diag_checked;
         uint64_t diag_follow[3]; /**< CRC-32, murmur2, FNV-1a */
-        uint64_t ack_pending;      /**< differ from the model under the count
+        uint64_t ack_pending;    /**< differ from the model under the count
                                     *   keyshift knows; checked again against
                                     *   the next metadata (a count change
                                     *   librdkafka saw first explains them) */
@@ -111,50 +111,50 @@ extern const ks_partitioner_t ks_topic_diag_families[3];
 
 /** One mismatch, kept as an example for the report. */
 typedef struct ks_mismatch_example {
-        uint8_t key[64];
+        uint8_t  key[64];
         uint32_t keylen; /**< full key length */
-        int32_t expected;
-        int32_t actual;
-        int32_t partition_count;
+        int32_t  expected;
+        int32_t  actual;
+        int32_t  partition_count;
 } ks_mismatch_example_t;
 
 /** Analysis under one proposed count, since `analysis_since`. */
 typedef struct ks_proposal {
-        int32_t partition_count;
+        int32_t    partition_count;
         ks_load_t *partitions; /**< [partition_count] */
-        uint64_t *flow;        /**< [current][proposed] messages, or NULL */
-        ks_load_t moved;       /**< hashed traffic whose partition changes */
+        uint64_t  *flow;       /**< [current][proposed] messages, or NULL */
+        ks_load_t  moved;      /**< hashed traffic whose partition changes */
 } ks_proposal_t;
 
 /** A consistent copy of a topic's state, taken under its lock. */
 typedef struct ks_topic_snapshot {
-        char *name;
-        ks_partitioner_t partitioner;
-        int sticky_linger_ms;
+        char               *name;
+        ks_partitioner_t    partitioner;
+        int                 sticky_linger_ms;
         ks_topic_counters_t c;
-        int32_t partition_count; /**< 0 = unknown */
-        ks_count_source_t count_source;
-        int32_t previous_count;     /**< 0 = never changed */
-        int64_t count_changed_at_ms; /**< wall clock, 0 = never changed */
-        int64_t analysis_since_ms;   /**< wall clock */
-        ks_load_t window_total;      /**< all messages since analysis_since */
-        ks_load_t window_hashed;     /**< hashed messages since then */
-        ks_load_t *current;          /**< [partition_count] or NULL */
-        size_t proposal_cnt;
+        int32_t             partition_count; /**< 0 = unknown */
+        ks_count_source_t   count_source;
+        int32_t             previous_count; /**< 0 = never changed */
+        int64_t       count_changed_at_ms; /**< wall clock, 0 = never changed */
+        int64_t       analysis_since_ms;   /**< wall clock */
+        ks_load_t     window_total;  /**< all messages since analysis_since */
+        ks_load_t     window_hashed; /**< hashed messages since then */
+        ks_load_t    *current;       /**< [partition_count] or NULL */
+        size_t        proposal_cnt;
         ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
-        int proposals_default;       /**< 1: proposals are 2x current */
-        size_t pending;              /**< messages waiting for the count */
-        ks_hll_t hll;
+        int           proposals_default; /**< 1: proposals are 2x current */
+        size_t        pending;           /**< messages waiting for the count */
+        ks_hll_t      hll;
         ks_keysample_entry_t *sample; /**< [sample_cnt] */
-        size_t sample_cnt;
-        size_t sample_capacity;
-        double sample_distinct_estimate;
-        ks_topk_entry_t *hot; /**< [hot_cnt], busiest first */
-        size_t hot_cnt;
-        uint64_t topk_total;
-        size_t topk_capacity;
+        size_t                sample_cnt;
+        size_t                sample_capacity;
+        double                sample_distinct_estimate;
+        ks_topk_entry_t      *hot; /**< [hot_cnt], busiest first */
+        size_t                hot_cnt;
+        uint64_t              topk_total;
+        size_t                topk_capacity;
         ks_mismatch_example_t mismatch;
-        int has_mismatch;
+        int                   has_mismatch;
 } ks_topic_snapshot_t;
 
 typedef struct ks_topic ks_topic_t;
@@ -162,7 +162,7 @@ typedef struct ks_topic ks_topic_t;
 /** @returns a new topic, or NULL on ENOMEM. @p params is copied. */
 ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                          int64_t now_ms);
-void ks_topic_destroy(ks_topic_t *t);
+void        ks_topic_destroy(ks_topic_t *t);
 const char *ks_topic_name(const ks_topic_t *t);
 
 /**
@@ -187,7 +187,7 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
  * @locality librdkafka's broker threads or the application's poll thread.
  */
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
-                  int32_t partition, int failed);
+                 int32_t partition, int failed);
 
 /**
  * @brief Sets the current partition count (from metadata or
@@ -212,7 +212,7 @@ int32_t ks_topic_partition_count(ks_topic_t *t);
  * @brief Copies the topic's state. @returns 0, or -1 on ENOMEM (then
  *        nothing needs freeing).
  */
-int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *snap);
+int  ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *snap);
 void ks_topic_snapshot_free(ks_topic_snapshot_t *snap);
 
 #endif /* KS_TOPIC_H */

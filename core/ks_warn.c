@@ -24,11 +24,11 @@ void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
                  const char *fmt, ...)
 {
         ks_warn_t *w;
-        va_list ap;
+        va_list    ap;
 
         if (wl->cnt == wl->cap) {
-                size_t cap    = wl->cap ? wl->cap * 2 : 16;
-                ks_warn_t *nw = realloc(wl->items, cap * sizeof(*nw));
+                size_t     cap = wl->cap ? wl->cap * 2 : 16;
+                ks_warn_t *nw  = realloc(wl->items, cap * sizeof(*nw));
                 if (!nw)
                         return;
                 wl->items = nw;
@@ -45,7 +45,7 @@ void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
 json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic)
 {
         json_t *arr = json_array();
-        size_t i;
+        size_t  i;
 
         for (i = 0; arr && i < wl->cnt; i++) {
                 const ks_warn_t *w = &wl->items[i];
@@ -62,8 +62,8 @@ void ks_warn_log_line(FILE *fp, int level, const char *client_name,
                       const char *fmt, ...)
 {
         struct timeval tv;
-        char buf[1024];
-        va_list ap;
+        char           buf[1024];
+        va_list        ap;
 
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -81,9 +81,9 @@ void ks_warn_list_log(const ks_warn_list_t *wl, FILE *fp,
         size_t i, j;
 
         for (i = 0; i < wl->cnt; i++) {
-                const ks_warn_t *w = &wl->items[i];
-                size_t same        = 0;
-                int first          = 1;
+                const ks_warn_t *w     = &wl->items[i];
+                size_t           same  = 0;
+                int              first = 1;
 
                 for (j = 0; j < wl->cnt; j++) {
                         if (strcmp(wl->items[j].code, w->code))

@@ -37,8 +37,8 @@ typedef struct ks_warn {
 
 typedef struct ks_warn_list {
         ks_warn_t *items;
-        size_t cnt;
-        size_t cap;
+        size_t     cnt;
+        size_t     cap;
 } ks_warn_list_t;
 
 void ks_warn_list_init(ks_warn_list_t *wl);

@@ -43,8 +43,7 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
                  "partitioner");
         conf_str(conf, "partitioner", buf, sizeof(buf));
         if (*buf && ks_partitioner_from_name(buf, &c->params.partitioner))
-                snprintf(c->partitioner_detail,
-                         sizeof(c->partitioner_detail),
+                snprintf(c->partitioner_detail, sizeof(c->partitioner_detail),
                          "unknown partitioner \"%.30s\"", buf);
         if (c->conf.partitioner >= 0) {
                 c->params.partitioner = (ks_partitioner_t)c->conf.partitioner;
@@ -115,7 +114,7 @@ static void wake_reporter(ks_client_t *c)
 void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
 {
         ks_topic_t *t;
-        int created;
+        int         created;
 
         if (!m->rkt)
                 return;
@@ -137,7 +136,7 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
 {
         ks_topic_t *t;
-        int created;
+        int         created;
 
         if (!m->rkt)
                 return;

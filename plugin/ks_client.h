@@ -29,32 +29,32 @@
 #include "ks_warn.h"
 
 typedef struct ks_client {
-        rd_kafka_t *rk; /**< NULL once on_destroy has run */
-        ks_config_t conf;
+        rd_kafka_t       *rk; /**< NULL once on_destroy has run */
+        ks_config_t       conf;
         ks_topic_params_t params;
-        char client_id[256];
-        char name[256]; /**< rd_kafka_name(), known after rd_kafka_new() */
-        int name_known; /**< reporter thread only */
-        char partitioner_detail[64]; /**< a problem reading it, or "" */
-        char partitioner_source[32]; /**< "partitioner" or
+        char              client_id[256];
+        char    name[256];  /**< rd_kafka_name(), known after rd_kafka_new() */
+        int     name_known; /**< reporter thread only */
+        char    partitioner_detail[64]; /**< a problem reading it, or "" */
+        char    partitioner_source[32]; /**< "partitioner" or
                                       *   "keyshift.partitioner" */
         int64_t started_at_ms;
-        int started; /**< 0: creation failed, no final report */
+        int     started; /**< 0: creation failed, no final report */
         ks_registry_t reg;
 
         /* reporter thread */
-        pthread_t thread;
-        int thread_running;
+        pthread_t       thread;
+        int             thread_running;
         pthread_mutex_t lock; /**< protects stop, wake */
-        pthread_cond_t cond;
-        int stop;
-        int wake; /**< a new topic, or a refresh was asked for */
-        atomic_int refresh_requested;
+        pthread_cond_t  cond;
+        int             stop;
+        int             wake; /**< a new topic, or a refresh was asked for */
+        atomic_int      refresh_requested;
 
         /* touched only by the reporter thread, then by the final report */
         ks_warn_list_t carry; /**< producer-level warnings for next report */
-        char report_path[4096];
-        int64_t reports_written;
+        char           report_path[4096];
+        int64_t        reports_written;
         char metadata_error[256]; /**< last metadata failure, for the report */
 } ks_client_t;
 
@@ -86,7 +86,7 @@ void ks_client_stop(ks_client_t *c);
 void ks_client_destroy(ks_client_t *c);
 
 /* Reporter thread (ks_reporter.c). */
-int ks_reporter_start(ks_client_t *c);
+int  ks_reporter_start(ks_client_t *c);
 void ks_reporter_stop(ks_client_t *c);
 /** @brief Builds and writes a report. @param final 1 at shutdown. */
 void ks_reporter_write(ks_client_t *c, int final);

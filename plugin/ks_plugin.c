@@ -28,7 +28,7 @@
 
 /** State per configuration object. */
 typedef struct ks_conf_state {
-        ks_config_t conf;
+        ks_config_t  conf;
         ks_client_t *client; /**< the producer created from this conf */
 } ks_conf_state_t;
 
@@ -60,14 +60,14 @@ static rd_kafka_conf_res_t on_conf_set(rd_kafka_conf_t *conf, const char *name,
  * @brief on_conf_dup: the copy gets its own state with the same settings.
  * @locality application thread calling rd_kafka_conf_dup().
  */
-static rd_kafka_resp_err_t on_conf_dup(rd_kafka_conf_t *new_conf,
+static rd_kafka_resp_err_t on_conf_dup(rd_kafka_conf_t       *new_conf,
                                        const rd_kafka_conf_t *old_conf,
                                        size_t filter_cnt, const char **filter,
                                        void *ic_opaque)
 {
         const ks_conf_state_t *old = ic_opaque;
-        ks_conf_state_t *st        = calloc(1, sizeof(*st));
-        size_t i;
+        ks_conf_state_t       *st  = calloc(1, sizeof(*st));
+        size_t                 i;
         (void)old_conf;
 
         /* rd_kafka_conf_dup_filter() drops properties whose names start
@@ -114,9 +114,8 @@ static rd_kafka_resp_err_t on_send(rd_kafka_t *rk, rd_kafka_message_t *m,
         return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-static rd_kafka_resp_err_t on_acknowledgement(rd_kafka_t *rk,
-                                              rd_kafka_message_t *m,
-                                              void *ic_opaque)
+static rd_kafka_resp_err_t
+on_acknowledgement(rd_kafka_t *rk, rd_kafka_message_t *m, void *ic_opaque)
 {
         (void)rk;
         ks_client_on_ack(ic_opaque, m);
@@ -141,7 +140,7 @@ static rd_kafka_resp_err_t on_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                                   size_t errstr_size)
 {
         ks_conf_state_t *st = ic_opaque;
-        ks_client_t *c;
+        ks_client_t     *c;
 
         if (!st->conf.enable || rd_kafka_type(rk) != RD_KAFKA_PRODUCER)
                 return RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -171,8 +170,8 @@ static int conf_state_register(rd_kafka_conf_t *conf, ks_conf_state_t *st)
         if (rd_kafka_conf_interceptor_add_on_conf_set(conf, KS_IC_NAME,
                                                       on_conf_set, st))
                 return -1;
-        rd_kafka_conf_interceptor_add_on_conf_dup(conf, KS_IC_NAME,
-                                                  on_conf_dup, st);
+        rd_kafka_conf_interceptor_add_on_conf_dup(conf, KS_IC_NAME, on_conf_dup,
+                                                  st);
         rd_kafka_conf_interceptor_add_on_conf_destroy(conf, KS_IC_NAME,
                                                       on_conf_destroy, st);
         rd_kafka_conf_interceptor_add_on_new(conf, KS_IC_NAME, on_new, st);

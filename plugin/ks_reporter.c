@@ -25,9 +25,9 @@
 
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
-        int64_t now_ms;
-        int unknown; /**< topics whose count is still unknown */
-        char last_error[256];
+        int64_t      now_ms;
+        int          unknown; /**< topics whose count is still unknown */
+        char         last_error[256];
 } ks_refresh_ctx_t;
 
 /**
@@ -36,12 +36,12 @@ typedef struct ks_refresh_ctx {
  */
 static void refresh_topic(ks_topic_t *t, void *opaque)
 {
-        ks_refresh_ctx_t *ctx = opaque;
-        ks_client_t *c        = ctx->c;
-        const struct rd_kafka_metadata *md = NULL;
-        rd_kafka_topic_t *rkt;
-        rd_kafka_resp_err_t err;
-        int i;
+        ks_refresh_ctx_t               *ctx = opaque;
+        ks_client_t                    *c   = ctx->c;
+        const struct rd_kafka_metadata *md  = NULL;
+        rd_kafka_topic_t               *rkt;
+        rd_kafka_resp_err_t             err;
+        int                             i;
 
         if (c->conf.current_override)
                 return;
@@ -65,12 +65,12 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
                 for (i = 0; i < md->topic_cnt; i++) {
                         const struct rd_kafka_metadata_topic *mt =
                             &md->topics[i];
-                        if (strcmp(mt->topic, ks_topic_name(t)) ||
-                            mt->err || mt->partition_cnt < 1)
+                        if (strcmp(mt->topic, ks_topic_name(t)) || mt->err ||
+                            mt->partition_cnt < 1)
                                 continue;
-                        if (ks_topic_set_partition_count(
-                                t, mt->partition_cnt, KS_COUNT_METADATA,
-                                ctx->now_ms))
+                        if (ks_topic_set_partition_count(t, mt->partition_cnt,
+                                                         KS_COUNT_METADATA,
+                                                         ctx->now_ms))
                                 ks_warn_log_line(
                                     stderr, 5, c->name,
                                     "%s: partition count is now %d",
@@ -84,16 +84,16 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
 }
 
 typedef struct ks_collect_ctx {
-        json_t *topics;
-        ks_warn_list_t *wl;
+        json_t                 *topics;
+        ks_warn_list_t         *wl;
         const ks_report_opts_t *opts;
 } ks_collect_ctx_t;
 
 static void collect_topic(ks_topic_t *t, void *opaque)
 {
-        ks_collect_ctx_t *ctx = opaque;
+        ks_collect_ctx_t   *ctx = opaque;
         ks_topic_snapshot_t snap;
-        json_t *o;
+        json_t             *o;
 
         if (ks_topic_snapshot(t, &snap))
                 return;
@@ -104,7 +104,7 @@ static void collect_topic(ks_topic_t *t, void *opaque)
 
 void ks_reporter_write(ks_client_t *c, int final)
 {
-        ks_report_opts_t opts = {c->conf.hot_keys, ks_client_now_ms(), final};
+        ks_report_opts_t opts  = {c->conf.hot_keys, ks_client_now_ms(), final};
         ks_report_producer_t p = {
             c->client_id,
             c->name,
@@ -117,12 +117,12 @@ void ks_reporter_write(ks_client_t *c, int final)
             c->conf.report_interval_ms,
             c->report_path,
         };
-        ks_warn_list_t wl;
+        ks_warn_list_t   wl;
         ks_collect_ctx_t ctx;
-        json_t *report;
-        char errstr[512];
-        size_t i;
-        uint64_t untracked;
+        json_t          *report;
+        char             errstr[512];
+        size_t           i;
+        uint64_t         untracked;
 
         ks_warn_list_init(&wl);
         for (i = 0; i < c->carry.cnt; i++)
@@ -143,16 +143,15 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,
                             "%llu messages went to topics beyond "
                             "keyshift.topics.max=%d and were not analysed",
-                            (unsigned long long)untracked,
-                            c->conf.topics_max);
+                            (unsigned long long)untracked, c->conf.topics_max);
 
         ctx.topics = json_object();
         ctx.wl     = &wl;
         ctx.opts   = &opts;
         if (ctx.topics)
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);
-        report = ctx.topics ? ks_report_build(&p, &opts, ctx.topics, &wl)
-                            : NULL;
+        report =
+            ctx.topics ? ks_report_build(&p, &opts, ctx.topics, &wl) : NULL;
         if (!report) {
                 ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "could not build the report (out of memory)");
@@ -173,18 +172,18 @@ void ks_reporter_write(ks_client_t *c, int final)
 
 static void *reporter_main(void *arg)
 {
-        ks_client_t *c = arg;
-        int64_t now    = ks_client_now_ms();
-        int64_t next_refresh = now + c->conf.metadata_refresh_ms;
-        int64_t next_report  = c->conf.report_interval_ms
-                                   ? now + c->conf.report_interval_ms
-                                   : INT64_MAX;
+        ks_client_t *c            = arg;
+        int64_t      now          = ks_client_now_ms();
+        int64_t      next_refresh = now + c->conf.metadata_refresh_ms;
+        int64_t      next_report  = c->conf.report_interval_ms
+                                        ? now + c->conf.report_interval_ms
+                                        : INT64_MAX;
 
         pthread_mutex_lock(&c->lock);
         while (!c->stop) {
-                int64_t wake_at = next_refresh < next_report ? next_refresh
-                                                             : next_report;
-                int refresh, report;
+                int64_t wake_at =
+                    next_refresh < next_report ? next_refresh : next_report;
+                int             refresh, report;
                 struct timespec ts = {(time_t)(wake_at / 1000),
                                       (long)(wake_at % 1000) * 1000000};
 
@@ -193,7 +192,8 @@ static void *reporter_main(void *arg)
                 if (c->stop)
                         break;
                 now     = ks_client_now_ms();
-                refresh = c->wake || atomic_exchange(&c->refresh_requested, 0) ||
+                refresh = c->wake ||
+                          atomic_exchange(&c->refresh_requested, 0) ||
                           now >= next_refresh;
                 report  = now >= next_report;
                 c->wake = 0;
@@ -205,10 +205,11 @@ static void *reporter_main(void *arg)
                         /* A topic without a count yet is asked again soon:
                          * its messages wait for it. */
                         next_refresh =
-                            now + (ctx.unknown && KS_METADATA_RETRY_MS <
-                                                      c->conf.metadata_refresh_ms
-                                       ? KS_METADATA_RETRY_MS
-                                       : c->conf.metadata_refresh_ms);
+                            now +
+                            (ctx.unknown && KS_METADATA_RETRY_MS <
+                                                c->conf.metadata_refresh_ms
+                                 ? KS_METADATA_RETRY_MS
+                                 : c->conf.metadata_refresh_ms);
                         if (*ctx.last_error)
                                 snprintf(c->metadata_error,
                                          sizeof(c->metadata_error), "%s",

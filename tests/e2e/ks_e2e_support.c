@@ -33,9 +33,9 @@ const char *ks_e2e_tmpdir(const char *tag)
 rd_kafka_conf_t *ks_e2e_conf(const char *first_name, ...)
 {
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
-        char errstr[512];
-        const char *name;
-        va_list ap;
+        char             errstr[512];
+        const char      *name;
+        va_list          ap;
 
         if (rd_kafka_conf_set(conf, "plugin.library.paths", ks_e2e_plugin(),
                               errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK) {
@@ -58,7 +58,7 @@ rd_kafka_conf_t *ks_e2e_conf(const char *first_name, ...)
 static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
         ks_e2e_producer_t *p = opaque;
-        ks_e2e_dr_t *d;
+        ks_e2e_dr_t       *d;
         (void)rk;
 
         if (p->dr_cnt == p->dr_cap) {
@@ -77,7 +77,7 @@ static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 int ks_e2e_producer_new(ks_e2e_producer_t *p, rd_kafka_conf_t *conf,
                         const char *topic, int partitions)
 {
-        char errstr[512];
+        char                     errstr[512];
         rd_kafka_mock_cluster_t *mc;
 
         memset(p, 0, sizeof(*p));
@@ -96,10 +96,9 @@ int ks_e2e_producer_new(ks_e2e_producer_t *p, rd_kafka_conf_t *conf,
         }
         if (topic) {
                 mc = rd_kafka_handle_mock_cluster(p->rk);
-                if (!mc || rd_kafka_mock_topic_create(mc, topic, partitions,
-                                                      1)) {
-                        fprintf(stderr, "cannot create mock topic %s\n",
-                                topic);
+                if (!mc ||
+                    rd_kafka_mock_topic_create(mc, topic, partitions, 1)) {
+                        fprintf(stderr, "cannot create mock topic %s\n", topic);
                         return -1;
                 }
         }
@@ -147,7 +146,7 @@ void ks_e2e_producer_free(ks_e2e_producer_t *p)
 json_t *ks_e2e_load_json(const char *path)
 {
         json_error_t jerr;
-        json_t *j = json_load_file(path, 0, &jerr);
+        json_t      *j = json_load_file(path, 0, &jerr);
         if (!j)
                 fprintf(stderr, "%s: %s (line %d)\n", path, jerr.text,
                         jerr.line);
@@ -156,7 +155,7 @@ json_t *ks_e2e_load_json(const char *path)
 
 json_t *ks_e2e_get(json_t *root, const char *path)
 {
-        char buf[512], *save = NULL, *tok;
+        char    buf[512], *save = NULL, *tok;
         json_t *j = root;
 
         snprintf(buf, sizeof(buf), "%s", path);
@@ -183,9 +182,9 @@ long long ks_e2e_int(json_t *root, const char *path)
 
 int ks_e2e_system(const char *fmt, ...)
 {
-        char cmd[8192];
+        char    cmd[8192];
         va_list ap;
-        int st;
+        int     st;
 
         va_start(ap, fmt);
         vsnprintf(cmd, sizeof(cmd), fmt, ap);

@@ -30,16 +30,16 @@ rd_kafka_conf_t *ks_e2e_conf(const char *first_name, ...);
 /** Delivery reports collected by the producer's dr_msg_cb. */
 typedef struct ks_e2e_dr {
         int32_t partition;
-        int err;
-        size_t keylen;
-        int key_null;
+        int     err;
+        size_t  keylen;
+        int     key_null;
         uint8_t key[128];
 } ks_e2e_dr_t;
 
 typedef struct ks_e2e_producer {
-        rd_kafka_t *rk;
+        rd_kafka_t  *rk;
         ks_e2e_dr_t *drs;
-        size_t dr_cnt, dr_cap;
+        size_t       dr_cnt, dr_cap;
 } ks_e2e_producer_t;
 
 /**
@@ -67,7 +67,7 @@ json_t *ks_e2e_load_json(const char *path);
 /** @returns integer at a '/'-separated path inside @p root (object keys,
  *           or array indexes), -1 if absent (fails the test). */
 long long ks_e2e_int(json_t *root, const char *path);
-json_t *ks_e2e_get(json_t *root, const char *path);
+json_t   *ks_e2e_get(json_t *root, const char *path);
 
 /** @brief Runs a shell command, @returns its exit status (-1 on error). */
 int ks_e2e_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,17 +25,17 @@ typedef int32_t(rk_partitioner_f)(const rd_kafka_topic_t *, const void *,
 static void run_kcat(const char *partitioner, rk_partitioner_f *fn,
                      int tell_keyshift)
 {
-        int expect_caught = !tell_keyshift &&
-                            strcmp(partitioner, "consistent_random") != 0;
-        const char *dir = ks_e2e_tmpdir("kcat");
-        const char *pre = getenv("KS_PRELOAD");
-        char input[600], report[600], key[64];
-        FILE *fp;
-        json_t *r, *t;
-        int i, j, rc;
-        long long cur;
+        int expect_caught =
+            !tell_keyshift && strcmp(partitioner, "consistent_random") != 0;
+        const char          *dir = ks_e2e_tmpdir("kcat");
+        const char          *pre = getenv("KS_PRELOAD");
+        char                 input[600], report[600], key[64];
+        FILE                *fp;
+        json_t              *r, *t;
+        int                  i, j, rc;
+        long long            cur;
         static const int32_t proposed[] = {12, 16};
-        uint64_t moved[2] = {0}, moved_bytes[2] = {0};
+        uint64_t             moved[2] = {0}, moved_bytes[2] = {0};
 
         snprintf(input, sizeof(input), "%s/in.txt", dir);
         snprintf(report, sizeof(report), "%s/report.json", dir);
@@ -72,8 +72,7 @@ static void run_kcat(const char *partitioner, rk_partitioner_f *fn,
                 CU_ASSERT(checked > LINES / 2);
                 CU_ASSERT_EQUAL(
                     ks_e2e_int(
-                        t,
-                        "acknowledged/delivered_partitions_follow/murmur2"),
+                        t, "acknowledged/delivered_partitions_follow/murmur2"),
                     checked);
                 CU_ASSERT_STRING_EQUAL(
                     json_string_value(ks_e2e_get(t, "warnings/0/code")),
@@ -87,11 +86,11 @@ static void run_kcat(const char *partitioner, rk_partitioner_f *fn,
         CU_ASSERT_FATAL(cur > 0);
 
         for (i = 0; i < LINES; i++) {
-                int kl = snprintf(key, sizeof(key), "%d",
+                int     kl = snprintf(key, sizeof(key), "%d",
                                   i % 10 < 3 ? 211234567 : 200000000 + i % 613);
-                int vl = snprintf(NULL, 0, "position-%d", i);
-                int32_t pc = fn(NULL, key, (size_t)kl, (int32_t)cur, NULL,
-                                NULL);
+                int     vl = snprintf(NULL, 0, "position-%d", i);
+                int32_t pc =
+                    fn(NULL, key, (size_t)kl, (int32_t)cur, NULL, NULL);
                 for (j = 0; j < 2; j++)
                         if (fn(NULL, key, (size_t)kl, proposed[j], NULL,
                                NULL) != pc) {
@@ -131,11 +130,11 @@ static void test_kcat_murmur2_unseen(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("kcat -P with the plugin",
-                     {"partitioner consistent_random", test_kcat_default},
-                     {"partitioner murmur2_random, keyshift told",
-                      test_kcat_murmur2},
-                     {"partitioner murmur2_random, keyshift not told: "
-                      "caught from delivery reports",
-                      test_kcat_murmur2_unseen});
+        KS_ADD_SUITE(
+            "kcat -P with the plugin",
+            {"partitioner consistent_random", test_kcat_default},
+            {"partitioner murmur2_random, keyshift told", test_kcat_murmur2},
+            {"partitioner murmur2_random, keyshift not told: "
+             "caught from delivery reports",
+             test_kcat_murmur2_unseen});
 }

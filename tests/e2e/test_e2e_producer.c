@@ -20,9 +20,9 @@ typedef int32_t(rk_partitioner_f)(const rd_kafka_topic_t *, const void *,
  *  keys each hashes: 0 = only non-empty keys, 1 = every non-NULL key,
  *  2 = every key including NULL. The random partitioner hashes none. */
 static const struct {
-        const char *name;
+        const char       *name;
         rk_partitioner_f *fn;
-        int hashes;
+        int               hashes;
 } partitioners[] = {
     {"random", NULL, -1},
     {"consistent", rd_kafka_msg_partitioner_consistent, 2},
@@ -47,14 +47,14 @@ static int oracle_hashes(int pi, const ks_e2e_dr_t *d)
 
 static int32_t oracle_partition(int pi, const ks_e2e_dr_t *d, int32_t cnt)
 {
-        return partitioners[pi].fn(NULL, d->key_null ? NULL : d->key,
-                                   d->keylen, cnt, NULL, NULL);
+        return partitioners[pi].fn(NULL, d->key_null ? NULL : d->key, d->keylen,
+                                   cnt, NULL, NULL);
 }
 
 /** A key stream with hot keys, repeats, NULL, empty and binary keys. */
 static size_t make_key(unsigned *seed, uint8_t *key, int *is_null)
 {
-        int r = rand_r(seed) % 100;
+        int    r = rand_r(seed) % 100;
         size_t i, n;
 
         *is_null = 0;
@@ -94,9 +94,8 @@ static void check_partitions(json_t *arr, const uint64_t *msgs,
         CU_ASSERT_EQUAL_FATAL(json_array_size(arr), (size_t)n);
         for (i = 0; i < n; i++) {
                 json_t *p = json_array_get(arr, (size_t)i);
-                CU_ASSERT_EQUAL(json_integer_value(json_object_get(
-                                    p, "partition")),
-                                i);
+                CU_ASSERT_EQUAL(
+                    json_integer_value(json_object_get(p, "partition")), i);
                 CU_ASSERT_EQUAL(
                     json_integer_value(json_object_get(p, "messages")),
                     (long long)msgs[i]);
@@ -119,21 +118,21 @@ static int key_seen(ks_e2e_dr_t **seen, size_t *cnt, const ks_e2e_dr_t *d)
 
 static void run_partitioner(int pi, const char *linger)
 {
-        const char *dir = ks_e2e_tmpdir("producer");
-        char path[600], value[64];
+        const char       *dir = ks_e2e_tmpdir("producer");
+        char              path[600], value[64];
         ks_e2e_producer_t p;
-        unsigned seed = 42u + (unsigned)pi;
-        uint8_t key[128];
-        int is_null, i, j;
-        size_t k;
-        json_t *report, *t;
-        uint64_t cur_m[CUR] = {0}, cur_b[CUR] = {0};
-        uint64_t prop_m[2][12] = {{0}}, prop_b[2][12] = {{0}};
-        uint64_t moved_m[2] = {0}, moved_b[2] = {0}, flow[12][12] = {{0}};
-        uint64_t hashed = 0, nulls = 0, empties = 0;
-        uint64_t hot1 = 0;
-        ks_e2e_dr_t **distinct = calloc(N_MSGS, sizeof(*distinct));
-        size_t distinct_cnt = 0, distinct_moved[2] = {0};
+        unsigned          seed = 42u + (unsigned)pi;
+        uint8_t           key[128];
+        int               is_null, i, j;
+        size_t            k;
+        json_t           *report, *t;
+        uint64_t          cur_m[CUR] = {0}, cur_b[CUR] = {0};
+        uint64_t          prop_m[2][12] = {{0}}, prop_b[2][12] = {{0}};
+        uint64_t      moved_m[2] = {0}, moved_b[2] = {0}, flow[12][12] = {{0}};
+        uint64_t      hashed = 0, nulls = 0, empties = 0;
+        uint64_t      hot1         = 0;
+        ks_e2e_dr_t **distinct     = calloc(N_MSGS, sizeof(*distinct));
+        size_t        distinct_cnt = 0, distinct_moved[2] = {0};
 
         snprintf(path, sizeof(path), "%s/report.json", dir);
         rd_kafka_conf_t *conf = ks_e2e_conf(
@@ -145,7 +144,7 @@ static void run_partitioner(int pi, const char *linger)
 
         for (i = 0; i < N_MSGS; i++) {
                 size_t kl = make_key(&seed, key, &is_null);
-                int vl    = snprintf(value, sizeof(value), "v%d", i);
+                int    vl = snprintf(value, sizeof(value), "v%d", i);
                 ks_e2e_produce(&p, "t", is_null ? NULL : key, kl, -1, value,
                                (size_t)vl);
         }
@@ -209,21 +208,20 @@ static void run_partitioner(int pi, const char *linger)
                 unsigned s2 = 42u + (unsigned)pi;
                 for (i = 0; i < N_MSGS; i++) {
                         ks_e2e_dr_t d = {0};
-                        uint64_t bytes;
-                        int32_t pc;
+                        uint64_t    bytes;
+                        int32_t     pc;
                         d.keylen   = make_key(&s2, d.key, &is_null);
                         d.key_null = is_null;
                         bytes      = d.keylen + (uint64_t)snprintf(
-                                                   value, sizeof(value),
-                                                   "v%d", i);
+                                                    value, sizeof(value), "v%d", i);
                         if (!oracle_hashes(pi, &d))
                                 continue;
                         pc = oracle_partition(pi, &d, CUR);
                         cur_m[pc]++;
                         cur_b[pc] += bytes;
                         for (j = 0; j < 2; j++) {
-                                int32_t pp = oracle_partition(pi, &d,
-                                                              proposed[j]);
+                                int32_t pp =
+                                    oracle_partition(pi, &d, proposed[j]);
                                 prop_m[j][pp]++;
                                 prop_b[j][pp] += bytes;
                                 if (j == 0)
@@ -247,15 +245,15 @@ static void run_partitioner(int pi, const char *linger)
         check_partitions(ks_e2e_get(t, "current/partitions"), cur_m, cur_b,
                          CUR);
         for (j = 0; j < 2; j++) {
-                char pfx[64];
+                char    pfx[64];
                 json_t *prop;
                 snprintf(pfx, sizeof(pfx), "proposals/%d", j);
                 prop = ks_e2e_get(t, pfx);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(prop);
                 CU_ASSERT_EQUAL(ks_e2e_int(prop, "partition_count"),
                                 proposed[j]);
-                check_partitions(json_object_get(prop, "partitions"),
-                                 prop_m[j], prop_b[j], proposed[j]);
+                check_partitions(json_object_get(prop, "partitions"), prop_m[j],
+                                 prop_b[j], proposed[j]);
                 CU_ASSERT_EQUAL(ks_e2e_int(prop, "moved/messages"),
                                 (long long)moved_m[j]);
                 CU_ASSERT_EQUAL(ks_e2e_int(prop, "moved/bytes"),
@@ -292,8 +290,7 @@ static void run_partitioner(int pi, const char *linger)
                                 break;
                         }
         } else {
-                CU_ASSERT_EQUAL(json_array_size(ks_e2e_get(t, "hot_keys")),
-                                0);
+                CU_ASSERT_EQUAL(json_array_size(ks_e2e_get(t, "hot_keys")), 0);
         }
         json_decref(report);
         free(distinct);

@@ -25,13 +25,13 @@ typedef int32_t(rk_partitioner_f)(const rd_kafka_topic_t *, const void *,
 /** What the log should produce: per-partition load under each count, moved
  *  traffic and keys, computed from the log with librdkafka's functions. */
 typedef struct expect {
-        uint64_t messages;
-        uint64_t load_m[3][MAXP], load_b[3][MAXP];
-        uint64_t moved_m[2], moved_b[2];
+        uint64_t  messages;
+        uint64_t  load_m[3][MAXP], load_b[3][MAXP];
+        uint64_t  moved_m[2], moved_b[2];
         uint32_t *mmsis; /* distinct */
-        size_t distinct, distinct_cap, distinct_moved[2];
-        uint32_t top_mmsi;
-        uint64_t top_count;
+        size_t    distinct, distinct_cap, distinct_moved[2];
+        uint32_t  top_mmsi;
+        uint64_t  top_count;
 } expect_t;
 
 static int cmp_u32(const void *a, const void *b)
@@ -43,11 +43,11 @@ static int cmp_u32(const void *a, const void *b)
 static void expect_add(expect_t *e, rk_partitioner_f *fn, const int32_t *cnt,
                        uint32_t mmsi, size_t value_len)
 {
-        char key[16];
-        int kl = snprintf(key, sizeof(key), "%u", mmsi);
+        char     key[16];
+        int      kl    = snprintf(key, sizeof(key), "%u", mmsi);
         uint64_t bytes = (uint64_t)kl + value_len;
-        int32_t p[3];
-        int j;
+        int32_t  p[3];
+        int      j;
 
         e->messages++;
         for (j = 0; j < 3; j++) {
@@ -62,13 +62,13 @@ static void expect_add(expect_t *e, rk_partitioner_f *fn, const int32_t *cnt,
                 }
         if (e->distinct == e->distinct_cap) {
                 e->distinct_cap = e->distinct_cap ? 2 * e->distinct_cap : 1024;
-                e->mmsis = realloc(e->mmsis, e->distinct_cap * sizeof(uint32_t));
+                e->mmsis =
+                    realloc(e->mmsis, e->distinct_cap * sizeof(uint32_t));
         }
         e->mmsis[e->distinct++] = mmsi; /* deduplicated in expect_finish */
 }
 
-static void expect_finish(expect_t *e, rk_partitioner_f *fn,
-                          const int32_t *cnt)
+static void expect_finish(expect_t *e, rk_partitioner_f *fn, const int32_t *cnt)
 {
         size_t i, n = 0, run = 0;
 
@@ -85,14 +85,14 @@ static void expect_finish(expect_t *e, rk_partitioner_f *fn,
         }
         e->distinct = n;
         for (i = 0; i < n; i++) {
-                char key[16];
-                int kl = snprintf(key, sizeof(key), "%u", e->mmsis[i]);
+                char    key[16];
+                int     kl = snprintf(key, sizeof(key), "%u", e->mmsis[i]);
                 int32_t p0 = fn(NULL, key, (size_t)kl, cnt[0], NULL, NULL);
-                int j;
+                int     j;
                 for (j = 0; j < 2; j++)
                         e->distinct_moved[j] +=
-                            fn(NULL, key, (size_t)kl, cnt[j + 1], NULL,
-                               NULL) != p0;
+                            fn(NULL, key, (size_t)kl, cnt[j + 1], NULL, NULL) !=
+                            p0;
         }
 }
 
@@ -119,12 +119,12 @@ static void check_load(json_t *parts, const uint64_t *m, const uint64_t *b,
 static void run_replay(const char *file, int synth_n, const char *partitioner,
                        rk_partitioner_f *fn, const int32_t *cnt)
 {
-        const char *dir = ks_e2e_tmpdir("replay");
+        const char *dir    = ks_e2e_tmpdir("replay");
         const char *replay = getenv("KS_REPLAY");
-        char report[600], out[700], errstr[256];
-        expect_t e;
-        json_t *r, *t;
-        int j, rc;
+        char        report[600], out[700], errstr[256];
+        expect_t    e;
+        json_t     *r, *t;
+        int         j, rc;
 
         memset(&e, 0, sizeof(e));
         CU_ASSERT_PTR_NOT_NULL_FATAL(replay);
@@ -134,8 +134,8 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
             "'%s' --plugin '%s' -p %d --proposed %d,%d --partitioner %s "
             "--report '%s' %s%s%s -n %d > '%s' 2>&1",
             replay, ks_e2e_plugin(), cnt[0], cnt[1], cnt[2], partitioner,
-            report, file ? "'" : "", file ? file : "", file ? "'" : "",
-            synth_n, out);
+            report, file ? "'" : "", file ? file : "", file ? "'" : "", synth_n,
+            out);
         if (rc != 0)
                 ks_e2e_system("cat '%s'", out);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -143,12 +143,12 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
         /* The expectation, from the input itself. */
         {
                 ks_ais_decoder_t *dec = ks_ais_decoder_new();
-                ks_ais_msg_t m;
+                ks_ais_msg_t      m;
                 if (file) {
                         ks_ais_reader_t *rd =
                             ks_ais_reader_open(file, errstr, sizeof(errstr));
                         const char *line;
-                        size_t len;
+                        size_t      len;
                         CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
                         while (ks_ais_reader_next(rd, &line, &len) == 1)
                                 if (ks_ais_decode_line(dec, line, len, &m) ==
@@ -157,8 +157,8 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
                         ks_ais_reader_close(rd);
                 } else {
                         ks_ais_synth_t *s = ks_ais_synth_new(NULL);
-                        char line[512];
-                        int i;
+                        char            line[512];
+                        int             i;
                         for (i = 0; i < synth_n; i++) {
                                 size_t len = ks_ais_synth_next(
                                     s, line, sizeof(line), NULL);
@@ -193,7 +193,7 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
         check_load(ks_e2e_get(t, "current/partitions"), e.load_m[0],
                    e.load_b[0], cnt[0]);
         for (j = 0; j < 2; j++) {
-                char path[64];
+                char    path[64];
                 json_t *p;
                 snprintf(path, sizeof(path), "proposals/%d", j);
                 p = ks_e2e_get(t, path);
@@ -245,8 +245,7 @@ static void test_aislib_murmur2(void)
 static void test_satellite_fnv1a(void)
 {
         static const int32_t cnt[3] = {3, 4, 6};
-        run_replay(ks_test_shared_path(
-                       "ais/risky_exact-earth-augmented-3.txt"),
+        run_replay(ks_test_shared_path("ais/risky_exact-earth-augmented-3.txt"),
                    0, "fnv1a_random", rd_kafka_msg_partitioner_fnv1a, cnt);
 }
 
@@ -259,12 +258,12 @@ static void test_synthetic(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("keyshift-replay on the shared AIS logs",
-                     {"risky_ais.txt.gz, consistent_random, 6 -> 12, 24",
-                      test_risky_6_12},
-                     {"aislib stream, murmur2_random, 8 -> 24, 9",
-                      test_aislib_murmur2},
-                     {"exactEarth satellite log, fnv1a_random, 3 -> 4, 6",
-                      test_satellite_fnv1a},
-                     {"synthetic feed, 6 -> 12, 16", test_synthetic});
+        KS_ADD_SUITE(
+            "keyshift-replay on the shared AIS logs",
+            {"risky_ais.txt.gz, consistent_random, 6 -> 12, 24",
+             test_risky_6_12},
+            {"aislib stream, murmur2_random, 8 -> 24, 9", test_aislib_murmur2},
+            {"exactEarth satellite log, fnv1a_random, 3 -> 4, 6",
+             test_satellite_fnv1a},
+            {"synthetic feed, 6 -> 12, 16", test_synthetic});
 }

@@ -24,14 +24,14 @@ static rd_kafka_conf_t *plugin_conf(void)
 static void expect_set(const char *name, const char *value,
                        rd_kafka_conf_res_t want)
 {
-        rd_kafka_conf_t *conf = plugin_conf();
-        char errstr[512]      = "";
+        rd_kafka_conf_t    *conf        = plugin_conf();
+        char                errstr[512] = "";
         rd_kafka_conf_res_t r =
             rd_kafka_conf_set(conf, name, value, errstr, sizeof(errstr));
 
         if (r != want)
-                fprintf(stderr, "%s=%s: got %d want %d (%s)\n", name, value,
-                        r, want, errstr);
+                fprintf(stderr, "%s=%s: got %d want %d (%s)\n", name, value, r,
+                        want, errstr);
         CU_ASSERT_EQUAL(r, want);
         if (want == RD_KAFKA_CONF_INVALID) {
                 /* The errstr names the property and what is accepted. */
@@ -46,7 +46,7 @@ static void test_values(void)
 {
         static const struct {
                 const char *name, *value;
-                int ok;
+                int         ok;
         } cases[] = {
             {"keyshift.enable", "true", 1},
             {"keyshift.enable", "false", 1},
@@ -111,8 +111,8 @@ static void produce_n(rd_kafka_conf_t *conf, const char *topic, int parts,
                       int n, int32_t partition, ks_e2e_producer_t *out)
 {
         ks_e2e_producer_t p;
-        char key[32];
-        int i;
+        char              key[32];
+        int               i;
 
         CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, topic, parts) == 0);
         for (i = 0; i < n; i++) {
@@ -135,24 +135,24 @@ static json_t *report_at(const char *dir, const char *name)
 
 static void test_conf_dup(void)
 {
-        const char *dir = ks_e2e_tmpdir("dup");
-        char path[600], errstr[256];
+        const char      *dir = ks_e2e_tmpdir("dup");
+        char             path[600], errstr[256];
         rd_kafka_conf_t *orig, *dup, *filtered;
-        const char *filter[] = {"keyshift."};
-        json_t *r;
+        const char      *filter[] = {"keyshift."};
+        json_t          *r;
 
         snprintf(path, sizeof(path), "%s/dup.json", dir);
         orig = ks_e2e_conf("keyshift.report.path", path,
                            "keyshift.partitions.proposed", "9",
                            "keyshift.report.interval.ms", "0", NULL);
-        dup = rd_kafka_conf_dup(orig);
+        dup  = rd_kafka_conf_dup(orig);
         /* The copy is independent: changing the original does not touch
          * it, and it still validates keyshift.* properties. */
         CU_ASSERT_EQUAL(rd_kafka_conf_set(orig, "keyshift.partitions.proposed",
                                           "24", errstr, sizeof(errstr)),
                         RD_KAFKA_CONF_OK);
-        CU_ASSERT_EQUAL(rd_kafka_conf_set(dup, "keyshift.hot.keys", "x",
-                                          errstr, sizeof(errstr)),
+        CU_ASSERT_EQUAL(rd_kafka_conf_set(dup, "keyshift.hot.keys", "x", errstr,
+                                          sizeof(errstr)),
                         RD_KAFKA_CONF_INVALID);
         filtered = rd_kafka_conf_dup_filter(orig, 1, filter);
         rd_kafka_conf_destroy(orig); /* never used: writes no report */
@@ -165,33 +165,30 @@ static void test_conf_dup(void)
         CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/proposals/0/partition_count"),
                         9);
         json_decref(r);
-        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 1", dir),
-                        0);
+        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 1", dir), 0);
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
 static void test_two_producers(void)
 {
-        const char *dir = ks_e2e_tmpdir("two");
-        char tmpl[600];
+        const char       *dir = ks_e2e_tmpdir("two");
+        char              tmpl[600];
         ks_e2e_producer_t a, b;
-        json_t *ra, *rb;
-        int i;
+        json_t           *ra, *rb;
+        int               i;
 
         snprintf(tmpl, sizeof(tmpl), "%s/%%c.json", dir);
         CU_ASSERT_FATAL(
             ks_e2e_producer_new(&a,
                                 ks_e2e_conf("client.id", "alpha",
-                                            "keyshift.report.path", tmpl,
-                                            NULL),
+                                            "keyshift.report.path", tmpl, NULL),
                                 "ta", 4) == 0);
         CU_ASSERT_FATAL(
-            ks_e2e_producer_new(&b,
-                                ks_e2e_conf("client.id", "beta",
-                                            "keyshift.report.path", tmpl,
-                                            "keyshift.partitions.proposed",
-                                            "5", NULL),
-                                "tb", 3) == 0);
+            ks_e2e_producer_new(
+                &b,
+                ks_e2e_conf("client.id", "beta", "keyshift.report.path", tmpl,
+                            "keyshift.partitions.proposed", "5", NULL),
+                "tb", 3) == 0);
         for (i = 0; i < 300; i++) {
                 ks_e2e_produce(&a, "ta", "k", 1, -1, "v", 1);
                 if (i % 3 == 0)
@@ -221,7 +218,7 @@ static void test_two_producers(void)
 static void test_disabled(void)
 {
         const char *dir = ks_e2e_tmpdir("off");
-        char path[600];
+        char        path[600];
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
         produce_n(ks_e2e_conf("keyshift.enable", "false",
@@ -233,20 +230,20 @@ static void test_disabled(void)
 
 static void test_topic_selection(void)
 {
-        const char *dir = ks_e2e_tmpdir("sel");
-        char path[600];
+        const char       *dir = ks_e2e_tmpdir("sel");
+        char              path[600];
         ks_e2e_producer_t p;
-        json_t *r;
-        int i;
+        json_t           *r;
+        int               i;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
-        CU_ASSERT_FATAL(ks_e2e_producer_new(
-                            &p,
-                            ks_e2e_conf("keyshift.topics", "^ais(-.*)?$",
-                                        "keyshift.report.path", path, NULL),
-                            "ais-1", 2) == 0);
-        rd_kafka_mock_topic_create(rd_kafka_handle_mock_cluster(p.rk),
-                                   "other", 2, 1);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&p,
+                                ks_e2e_conf("keyshift.topics", "^ais(-.*)?$",
+                                            "keyshift.report.path", path, NULL),
+                                "ais-1", 2) == 0);
+        rd_kafka_mock_topic_create(rd_kafka_handle_mock_cluster(p.rk), "other",
+                                   2, 1);
         for (i = 0; i < 40; i++) {
                 ks_e2e_produce(&p, "ais-1", "a", 1, -1, "v", 1);
                 ks_e2e_produce(&p, "other", "a", 1, -1, "v", 1);
@@ -262,23 +259,22 @@ static void test_topic_selection(void)
 
 static void test_count_override_and_explicit(void)
 {
-        const char *dir = ks_e2e_tmpdir("ovr");
-        char path[600];
+        const char       *dir = ks_e2e_tmpdir("ovr");
+        char              path[600];
         ks_e2e_producer_t p;
-        json_t *r;
-        int i;
+        json_t           *r;
+        int               i;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
         CU_ASSERT_FATAL(ks_e2e_producer_new(
                             &p,
                             ks_e2e_conf("keyshift.partitions.current", "6",
                                         "keyshift.report.path", path,
-                                        "partitioner", "murmur2_random",
-                                        NULL),
+                                        "partitioner", "murmur2_random", NULL),
                             "t", 6) == 0);
         for (i = 0; i < 60; i++) {
                 char key[16];
-                int kl = snprintf(key, sizeof(key), "k%d", i);
+                int  kl = snprintf(key, sizeof(key), "k%d", i);
                 /* one message in three goes to explicit partition 4 */
                 ks_e2e_produce(&p, "t", key, (size_t)kl, i % 3 ? -1 : 4, "v",
                                1);
@@ -294,14 +290,14 @@ static void test_count_override_and_explicit(void)
         /* Explicit messages stay on partition 4 at 12 partitions too, and
          * never count as moved. */
         {
-                long long on4 = ks_e2e_int(
-                    r, "topics/t/proposals/0/partitions/4/messages");
+                long long on4 =
+                    ks_e2e_int(r, "topics/t/proposals/0/partitions/4/messages");
                 long long flow44 =
                     ks_e2e_int(r, "topics/t/proposals/0/flow/4/4");
                 CU_ASSERT(on4 >= 20);
                 CU_ASSERT(flow44 >= 20);
-                CU_ASSERT(ks_e2e_int(r, "topics/t/proposals/0/moved/messages") <=
-                          40);
+                CU_ASSERT(
+                    ks_e2e_int(r, "topics/t/proposals/0/moved/messages") <= 40);
         }
         CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/mismatched"), 0);
         json_decref(r);
@@ -320,8 +316,8 @@ static int32_t last_partition(const rd_kafka_topic_t *rkt, const void *key,
 static void capture_stderr(void (*fn)(void *), void *arg, char *out,
                            size_t size)
 {
-        char path[] = "/tmp/keyshift-stderr-XXXXXX";
-        int fd      = mkstemp(path), saved = dup(2);
+        char    path[] = "/tmp/keyshift-stderr-XXXXXX";
+        int     fd = mkstemp(path), saved = dup(2);
         ssize_t n;
 
         fflush(stderr);
@@ -331,7 +327,7 @@ static void capture_stderr(void (*fn)(void *), void *arg, char *out,
         dup2(saved, 2);
         close(saved);
         lseek(fd, 0, SEEK_SET);
-        n = read(fd, out, size - 1);
+        n                  = read(fd, out, size - 1);
         out[n > 0 ? n : 0] = '\0';
         close(fd);
         unlink(path);
@@ -340,9 +336,8 @@ static void capture_stderr(void (*fn)(void *), void *arg, char *out,
 
 static void custom_partitioner_run(void *arg)
 {
-        const char *path = arg;
-        rd_kafka_conf_t *conf =
-            ks_e2e_conf("keyshift.report.path", path, NULL);
+        const char      *path = arg;
+        rd_kafka_conf_t *conf = ks_e2e_conf("keyshift.report.path", path, NULL);
         rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
 
         rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
@@ -353,10 +348,10 @@ static void custom_partitioner_run(void *arg)
 static void test_custom_partitioner(void)
 {
         const char *dir = ks_e2e_tmpdir("custom");
-        char path[600], err[16384];
-        json_t *r, *w;
-        size_t i;
-        int found = 0;
+        char        path[600], err[16384];
+        json_t     *r, *w;
+        size_t      i;
+        int         found = 0;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
         capture_stderr(custom_partitioner_run, path, err, sizeof(err));
@@ -396,27 +391,27 @@ static void unwritable_run(void *arg)
 static void test_unwritable_report(void)
 {
         char err[16384];
-        capture_stderr(unwritable_run, "/nonexistent-dir/keyshift/r.json",
-                       err, sizeof(err));
+        capture_stderr(unwritable_run, "/nonexistent-dir/keyshift/r.json", err,
+                       sizeof(err));
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "REPORT_WRITE_FAILED"));
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/keyshift/r.json"));
 }
 
 static void test_periodic_reports(void)
 {
-        const char *dir = ks_e2e_tmpdir("periodic");
-        char path[600];
+        const char       *dir = ks_e2e_tmpdir("periodic");
+        char              path[600];
         ks_e2e_producer_t p;
-        json_t *r;
-        int i, seen_running = 0;
+        json_t           *r;
+        int               i, seen_running = 0;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
-        CU_ASSERT_FATAL(ks_e2e_producer_new(
-                            &p,
-                            ks_e2e_conf("keyshift.report.path", path,
-                                        "keyshift.report.interval.ms", "100",
-                                        NULL),
-                            "t", 3) == 0);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&p,
+                                ks_e2e_conf("keyshift.report.path", path,
+                                            "keyshift.report.interval.ms",
+                                            "100", NULL),
+                                "t", 3) == 0);
         for (i = 0; i < 30; i++) {
                 ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
                 rd_kafka_poll(p.rk, 50);
@@ -443,14 +438,13 @@ void ks_test_register(void)
         KS_ADD_SUITE("configuration through librdkafka",
                      {"accepted and refused values", test_values},
                      {"rd_kafka_conf_dup and dup_filter", test_conf_dup});
-        KS_ADD_SUITE(
-            "live producers", {"two producers in one process",
-                               test_two_producers},
-            {"keyshift.enable=false", test_disabled},
-            {"keyshift.topics", test_topic_selection},
-            {"count override and explicit partitions",
-             test_count_override_and_explicit},
-            {"custom partitioner is caught", test_custom_partitioner},
-            {"unwritable report path", test_unwritable_report},
-            {"periodic reports", test_periodic_reports});
+        KS_ADD_SUITE("live producers",
+                     {"two producers in one process", test_two_producers},
+                     {"keyshift.enable=false", test_disabled},
+                     {"keyshift.topics", test_topic_selection},
+                     {"count override and explicit partitions",
+                      test_count_override_and_explicit},
+                     {"custom partitioner is caught", test_custom_partitioner},
+                     {"unwritable report path", test_unwritable_report},
+                     {"periodic reports", test_periodic_reports});
 }

@@ -17,9 +17,9 @@ void ks_test_register(void);
  *           ../shared/data/rel from the source tree) in a static buffer. */
 const char *ks_test_shared_path(const char *rel);
 
-#define KS_ADD_SUITE(name, tests...)                                          \
+#define KS_ADD_SUITE(name, tests...)                                           \
         do {                                                                   \
-                CU_pSuite s_ = CU_add_suite(name, NULL, NULL);                 \
+                CU_pSuite    s_ = CU_add_suite(name, NULL, NULL);              \
                 CU_TestInfo *t_ = (CU_TestInfo[]){tests, CU_TEST_INFO_NULL};   \
                 for (; t_->pName; t_++)                                        \
                         CU_add_test(s_, t_->pName, t_->pTestFunc);             \

@@ -19,8 +19,8 @@ int main(void)
         ks_test_register();
         CU_basic_set_mode(CU_BRM_VERBOSE);
         CU_basic_run_tests();
-        unsigned failed = CU_get_number_of_failures() +
-                          CU_get_number_of_tests_failed();
+        unsigned failed =
+            CU_get_number_of_failures() + CU_get_number_of_tests_failed();
         unsigned run = CU_get_number_of_tests_run();
         CU_cleanup_registry();
         if (run == 0) {

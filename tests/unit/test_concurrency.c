@@ -20,21 +20,21 @@
 #define PER_THREAD 20000
 #define TOPICS 3
 
-static ks_registry_t reg;
-static ks_config_t conf;
+static ks_registry_t     reg;
+static ks_config_t       conf;
 static ks_topic_params_t params;
-static int stop_reporter; /* atomic */
+static int               stop_reporter; /* atomic */
 
 static const char *topic_names[TOPICS] = {"a", "b", "c"};
 
 static void *app_thread(void *arg)
 {
-        int id = (int)(long)arg, i, created;
+        int  id = (int)(long)arg, i, created;
         char key[32];
 
         for (i = 0; i < PER_THREAD; i++) {
-                ks_topic_t *t = ks_registry_get(
-                    &reg, topic_names[i % TOPICS], &conf, &params, 1, &created);
+                ks_topic_t *t = ks_registry_get(&reg, topic_names[i % TOPICS],
+                                                &conf, &params, 1, &created);
                 int kl = snprintf(key, sizeof(key), "k%d-%d", id, i % 500);
                 CU_ASSERT_PTR_NOT_NULL(t);
                 if (t) {
@@ -48,10 +48,10 @@ static void *app_thread(void *arg)
 static void count_topic(ks_topic_t *t, void *opaque)
 {
         ks_topic_snapshot_t s;
-        uint64_t *sum = opaque;
-        ks_warn_list_t wl;
-        ks_report_opts_t o = {20, 0, 0};
-        json_t *j;
+        uint64_t           *sum = opaque;
+        ks_warn_list_t      wl;
+        ks_report_opts_t    o = {20, 0, 0};
+        json_t             *j;
 
         if (ks_topic_snapshot(t, &s))
                 return;
@@ -85,8 +85,8 @@ static void *reporter_thread(void *arg)
 static void test_threads(void)
 {
         pthread_t app[THREADS], rep;
-        uint64_t sum = 0;
-        long i;
+        uint64_t  sum = 0;
+        long      i;
 
         ks_config_init(&conf);
         memset(&params, 0, sizeof(params));

@@ -17,33 +17,32 @@
 
 #define REWRITES 400
 
-static char dir[256];
-static char path[700];
+static char       dir[256];
+static char       path[700];
 static atomic_int writer_done;
 
 /** A report whose size varies a lot from one write to the next. */
 static json_t *report_of_size(int i)
 {
         json_t *arr = json_array();
-        int n       = (i * 7919) % 5000, k;
+        int     n   = (i * 7919) % 5000, k;
 
         for (k = 0; k < n; k++)
                 json_array_append_new(arr, json_integer(k));
-        return json_pack("{s:s, s:i, s:i, s:o}", "schema",
-                         "keyshift.report.v1", "seq", i, "n", n, "data", arr);
+        return json_pack("{s:s, s:i, s:i, s:o}", "schema", "keyshift.report.v1",
+                         "seq", i, "n", n, "data", arr);
 }
 
 static void *writer(void *arg)
 {
-        int i;
+        int  i;
         char err[256];
         (void)arg;
 
         for (i = 0; i < REWRITES; i++) {
                 json_t *r = report_of_size(i);
-                CU_ASSERT_EQUAL(ks_report_write_atomic(r, path, err,
-                                                       sizeof(err)),
-                                0);
+                CU_ASSERT_EQUAL(
+                    ks_report_write_atomic(r, path, err, sizeof(err)), 0);
                 json_decref(r);
         }
         atomic_store(&writer_done, 1);
@@ -53,7 +52,7 @@ static void *writer(void *arg)
 static void test_never_half_written(void)
 {
         pthread_t th;
-        long reads = 0, bad = 0;
+        long      reads = 0, bad = 0;
 
         snprintf(dir, sizeof(dir), "/tmp/keyshift-atomic-XXXXXX");
         CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
@@ -62,14 +61,13 @@ static void test_never_half_written(void)
         pthread_create(&th, NULL, writer, NULL);
         while (!atomic_load(&writer_done)) {
                 json_error_t jerr;
-                json_t *j;
+                json_t      *j;
                 if (access(path, F_OK))
                         continue;
                 reads++;
                 j = json_load_file(path, 0, &jerr);
-                if (!j ||
-                    (size_t)json_integer_value(json_object_get(j, "n")) !=
-                        json_array_size(json_object_get(j, "data")))
+                if (!j || (size_t)json_integer_value(json_object_get(j, "n")) !=
+                              json_array_size(json_object_get(j, "data")))
                         bad++;
                 json_decref(j);
         }
@@ -89,8 +87,8 @@ static void test_never_half_written(void)
 
 static void test_failed_write_keeps_previous(void)
 {
-        char err[512] = "", sub[600];
-        json_t *r     = report_of_size(3);
+        char    err[512] = "", sub[600];
+        json_t *r        = report_of_size(3);
         json_t *back;
 
         /* A directory that refuses new files: the write fails cleanly. */
@@ -103,8 +101,7 @@ static void test_failed_write_keeps_previous(void)
                 /* root ignores the mode bits: use a missing directory. */
                 snprintf(path, sizeof(path), "%s/missing/r.json", dir);
         }
-        CU_ASSERT_EQUAL(ks_report_write_atomic(r, path, err, sizeof(err)),
-                        -1);
+        CU_ASSERT_EQUAL(ks_report_write_atomic(r, path, err, sizeof(err)), -1);
         CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
         chmod(sub, 0755);
         snprintf(path, sizeof(path), "%s/r.json", sub);
@@ -119,19 +116,17 @@ static void test_failed_write_keeps_previous(void)
 static void test_path_template(void)
 {
         ks_config_t c;
-        char out[256], err[256];
+        char        out[256], err[256];
 
         CU_ASSERT_EQUAL(ks_config_init(&c), 0);
-        CU_ASSERT_EQUAL(ks_config_report_path(&c, "my app/1", 42, out,
-                                              sizeof(out)),
-                        0);
+        CU_ASSERT_EQUAL(
+            ks_config_report_path(&c, "my app/1", 42, out, sizeof(out)), 0);
         CU_ASSERT_STRING_EQUAL(out, "keyshift-my_app_1-42.json");
         CU_ASSERT_EQUAL(ks_config_set(&c, "keyshift.report.path",
                                       "/var/tmp/%c/%p-100%%.json", err,
                                       sizeof(err)),
                         KS_CONFIG_OK);
-        CU_ASSERT_EQUAL(ks_config_report_path(&c, "a", 7, out, sizeof(out)),
-                        0);
+        CU_ASSERT_EQUAL(ks_config_report_path(&c, "a", 7, out, sizeof(out)), 0);
         CU_ASSERT_STRING_EQUAL(out, "/var/tmp/a/7-100%.json");
         CU_ASSERT_EQUAL(ks_config_report_path(&c, "a", 7, out, 8), -1);
         ks_config_destroy(&c);
@@ -140,12 +135,12 @@ static void test_path_template(void)
 static void test_config_copy_and_topics(void)
 {
         ks_config_t a, b;
-        char err[256];
+        char        err[256];
 
         ks_config_init(&a);
-        CU_ASSERT_EQUAL(ks_config_set(&a, "keyshift.topics", "^ais", err,
-                                      sizeof(err)),
-                        KS_CONFIG_OK);
+        CU_ASSERT_EQUAL(
+            ks_config_set(&a, "keyshift.topics", "^ais", err, sizeof(err)),
+            KS_CONFIG_OK);
         CU_ASSERT_EQUAL(ks_config_set(&a, "keyshift.partitions.proposed",
                                       "12, 16,12", err, sizeof(err)),
                         KS_CONFIG_OK);
@@ -168,6 +163,5 @@ void ks_test_register(void)
                       test_failed_write_keeps_previous});
         KS_ADD_SUITE("configuration values",
                      {"report path template", test_path_template},
-                     {"copy and topic selection",
-                      test_config_copy_and_topics});
+                     {"copy and topic selection", test_config_copy_and_topics});
 }

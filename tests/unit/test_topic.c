@@ -35,12 +35,12 @@ static int32_t rk_murmur2(const char *key, int32_t cnt)
 
 static void test_pending_until_count_known(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
-        ks_topic_t *t        = ks_topic_new("t", &tp, 1000);
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 1000);
         ks_topic_snapshot_t s;
-        uint64_t expect[8] = {0};
-        char key[32];
-        int i;
+        uint64_t            expect[8] = {0};
+        char                key[32];
+        int                 i;
 
         for (i = 0; i < 150; i++) { /* 100 kept, 50 beyond pending_max */
                 snprintf(key, sizeof(key), "k%d", i % 40);
@@ -55,9 +55,9 @@ static void test_pending_until_count_known(void)
         CU_ASSERT_EQUAL(s.c.unplaced, 50);
         ks_topic_snapshot_free(&s);
 
-        CU_ASSERT_EQUAL(ks_topic_set_partition_count(t, 8, KS_COUNT_METADATA,
-                                                     2000),
-                        0); /* the first count is not a change */
+        CU_ASSERT_EQUAL(
+            ks_topic_set_partition_count(t, 8, KS_COUNT_METADATA, 2000),
+            0); /* the first count is not a change */
         CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
         CU_ASSERT_EQUAL(s.partition_count, 8);
         CU_ASSERT_EQUAL(s.pending, 0);
@@ -73,10 +73,10 @@ static void test_pending_until_count_known(void)
 
 static void test_count_change_restarts_window(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_MURMUR2);
-        ks_topic_t *t;
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2);
+        ks_topic_t         *t;
         ks_topic_snapshot_t s;
-        int i;
+        int                 i;
 
         tp.proposed[0]  = 12;
         tp.proposed_cnt = 1;
@@ -94,18 +94,18 @@ static void test_count_change_restarts_window(void)
         CU_ASSERT_EQUAL(s.previous_count, 6);
         CU_ASSERT_EQUAL(s.count_changed_at_ms, 5000);
         CU_ASSERT_EQUAL(s.analysis_since_ms, 5000);
-        CU_ASSERT_EQUAL(s.c.total.messages, 70);       /* cumulative */
-        CU_ASSERT_EQUAL(s.window_total.messages, 20);  /* since the change */
+        CU_ASSERT_EQUAL(s.c.total.messages, 70);      /* cumulative */
+        CU_ASSERT_EQUAL(s.window_total.messages, 20); /* since the change */
         CU_ASSERT_EQUAL(s.current[rk_murmur2("abc", 12)].messages, 20);
         /* 12 -> 12 moves nothing; and a proposal not above current is
          * flagged in the report. */
         CU_ASSERT_EQUAL(s.proposals[0].moved.messages, 0);
         {
-                ks_warn_list_t wl;
+                ks_warn_list_t   wl;
                 ks_report_opts_t o = {5, 6000, 0};
-                json_t *j;
-                size_t k;
-                int found = 0;
+                json_t          *j;
+                size_t           k;
+                int              found = 0;
                 ks_warn_list_init(&wl);
                 j = ks_report_topic(&s, &o, &wl);
                 for (k = 0; k < wl.cnt; k++)
@@ -113,10 +113,10 @@ static void test_count_change_restarts_window(void)
                                          "PROPOSAL_NOT_AN_INCREASE") ||
                                  0;
                 CU_ASSERT(found);
-                CU_ASSERT_EQUAL(json_integer_value(json_object_get(
-                                    json_object_get(j, "partition_count"),
-                                    "previous")),
-                                6);
+                CU_ASSERT_EQUAL(
+                    json_integer_value(json_object_get(
+                        json_object_get(j, "partition_count"), "previous")),
+                    6);
                 json_decref(j);
                 ks_warn_list_clear(&wl);
         }
@@ -126,8 +126,8 @@ static void test_count_change_restarts_window(void)
 
 static void test_explicit_partitions(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_CONSISTENT_RANDOM);
-        ks_topic_t *t        = ks_topic_new("t", &tp, 0);
+        ks_topic_params_t   tp = params(KS_PARTITIONER_CONSISTENT_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
         ks_topic_snapshot_t s;
 
         ks_topic_set_partition_count(t, 4, KS_COUNT_CONFIG, 1);
@@ -148,14 +148,14 @@ static void test_explicit_partitions(void)
 
 static void test_acks(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
-        ks_topic_t *t        = ks_topic_new("t", &tp, 0);
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
         ks_topic_snapshot_t s;
         int32_t p6 = rk_murmur2("key", 6), p9 = rk_murmur2("key", 9);
 
         /* Before the count is known: kept, then checked. */
         CU_ASSERT_EQUAL(ks_topic_ack(t, "key", 3, p6, 0), 0);
-        ks_topic_ack(t, NULL, 0, 1, 0); /* NULL key: not predictable */
+        ks_topic_ack(t, NULL, 0, 1, 0);   /* NULL key: not predictable */
         ks_topic_ack(t, "key", 3, -1, 1); /* failed */
         ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
         CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
@@ -190,8 +190,8 @@ static void test_acks(void)
 
 static void test_flow_limit(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_MURMUR2);
-        ks_topic_t *t;
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2);
+        ks_topic_t         *t;
         ks_topic_snapshot_t s;
 
         tp.flow_max_cells = 6 * 12;
@@ -212,11 +212,12 @@ static void test_flow_limit(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("topic analysis",
-                     {"messages wait for the count", test_pending_until_count_known},
-                     {"count change restarts the window",
-                      test_count_change_restarts_window},
-                     {"explicit partitions", test_explicit_partitions},
-                     {"acknowledgements", test_acks},
-                     {"flow matrix limit", test_flow_limit});
+        KS_ADD_SUITE(
+            "topic analysis",
+            {"messages wait for the count", test_pending_until_count_known},
+            {"count change restarts the window",
+             test_count_change_restarts_window},
+            {"explicit partitions", test_explicit_partitions},
+            {"acknowledgements", test_acks},
+            {"flow matrix limit", test_flow_limit});
 }
