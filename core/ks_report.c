@@ -228,12 +228,54 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                          (json_int_t)s->topk_total, "entries", hot);
 }
 
+/** @returns {"<encoding>": messages} for the encodings seen, and the
+ *           Schema Registry ids that framed keys. */
+static json_t *key_encodings_json(const ks_topic_snapshot_t *s)
+{
+        json_t *o = json_object(), *ids;
+        size_t  i;
+
+        for (i = 0; o && i < KS_KEYENC__CNT; i++)
+                if (s->c.key_encodings[i])
+                        json_object_set_new(
+                            o, ks_keyenc_name((ks_keyenc_t)i),
+                            json_integer((json_int_t)s->c.key_encodings[i]));
+        if (o && s->schema_ids.cnt) {
+                ids = json_object();
+                for (i = 0; i < s->schema_ids.cnt; i++) {
+                        char id[16];
+                        snprintf(id, sizeof(id), "%d",
+                                 (int)s->schema_ids.id[i]);
+                        json_object_set_new(
+                            ids, id,
+                            json_integer(
+                                (json_int_t)s->schema_ids.messages[i]));
+                }
+                if (s->schema_ids.other_messages)
+                        json_object_set_new(
+                            ids, "other",
+                            json_integer(
+                                (json_int_t)s->schema_ids.other_messages));
+                json_object_set_new(o, "schema_ids", ids);
+        }
+        return o;
+}
+
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
         size_t                     i;
         char                       ts[40];
 
+        if (s->schema_ids.cnt > 1)
+                ks_warn_add(wl, KS_WARN_MULTIPLE_SCHEMA_IDS, s->name,
+                            "keys are framed with %zu%s Schema Registry ids "
+                            "(first %d and %d): the same logical key under "
+                            "two schemas has two byte forms and two "
+                            "partitions",
+                            s->schema_ids.cnt,
+                            s->schema_ids.other_messages ? "+" : "",
+                            (int)s->schema_ids.id[0], (int)s->schema_ids.id[1]);
         if (!s->partition_count)
                 ks_warn_add(wl, KS_WARN_CURRENT_COUNT_UNKNOWN, s->name,
                             "the current partition count is unknown "
@@ -387,6 +429,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 json_object_set_new(json_object_get(o, "acknowledged"),
                                     "delivered_partitions_follow", d);
         }
+        json_object_set_new(o, "key_encodings", key_encodings_json(s));
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(o, "merge", merge_json(s));

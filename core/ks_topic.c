@@ -68,7 +68,8 @@ struct ks_topic {
         ks_mismatch_example_t suspect_keys[KS_SUSPECT_KEYS];
         ks_mismatch_example_t mismatch;
         int                   has_mismatch;
-        int diagnosing; /**< a delivered partition disagreed */
+        int             diagnosing; /**< a delivered partition disagreed */
+        ks_schema_ids_t schema_ids;
 
         ks_hll_t        hll;
         ks_keysample_t *sample;
@@ -230,6 +231,24 @@ static int open_window(ks_topic_t *t, int32_t cur)
         return 0;
 }
 
+/** @brief Counts one key framed with Schema Registry id @p id. */
+static void count_schema_id(ks_schema_ids_t *s, int32_t id)
+{
+        size_t i;
+
+        for (i = 0; i < s->cnt; i++)
+                if (s->id[i] == id) {
+                        s->messages[i]++;
+                        return;
+                }
+        if (s->cnt == KS_TOPIC_SCHEMA_IDS) {
+                s->other_messages++;
+                return;
+        }
+        s->id[s->cnt]         = id;
+        s->messages[s->cnt++] = 1;
+}
+
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
@@ -237,6 +256,10 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
         ks_placement_t place_kind = KS_PLACE_HASHED;
         uint32_t       phash      = 0;
         uint64_t       h64        = 0;
+        ks_keyenc_t    enc        = ks_keyenc_classify(key, keylen);
+        int32_t        schema_id  = enc == KS_KEYENC_SCHEMA_REGISTRY
+                                        ? ks_keyenc_schema_id(key, keylen)
+                                        : -1;
 
         if (partition < 0) {
                 place_kind = ks_partitioner_placement(
@@ -255,6 +278,9 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                 t->c.null_keys++;
         else if (keylen == 0)
                 t->c.empty_keys++;
+        t->c.key_encodings[enc]++;
+        if (schema_id >= 0)
+                count_schema_id(&t->schema_ids, schema_id);
 
         if (partition >= 0) {
                 load_add(&t->c.explicit_partition, bytes);
@@ -509,6 +535,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->hll                 = t->hll;
                 s->mismatch            = t->mismatch;
                 s->has_mismatch        = t->has_mismatch;
+                s->schema_ids          = t->schema_ids;
                 s->sample_cnt = ks_keysample_entries(t->sample, s->sample);
                 s->sample_distinct_estimate =
                     ks_keysample_distinct_estimate(t->sample);

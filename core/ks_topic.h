@@ -47,6 +47,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_hll.h"
+#include "ks_keyenc.h"
 #include "ks_keysample.h"
 #include "ks_partitioner.h"
 #include "ks_topk.h"
@@ -88,6 +89,7 @@ typedef struct ks_topic_counters {
         ks_load_t random;                /**< placed at random */
         uint64_t  unplaced;              /**< pending overflow: not analysed */
         uint64_t  explicit_out_of_range; /**< explicit partition >= count */
+        uint64_t  key_encodings[KS_KEYENC__CNT]; /**< messages per encoding */
         /* delivery reports (on_acknowledgement) */
         uint64_t ack_messages;
         uint64_t ack_matched;         /**< partition == the model's */
@@ -108,6 +110,16 @@ typedef struct ks_topic_counters {
 
 /** The hash families of librdkafka's partitioners, in diag_follow order. */
 extern const ks_partitioner_t ks_topic_diag_families[3];
+
+/** Schema Registry ids framing keys, kept per topic. */
+#define KS_TOPIC_SCHEMA_IDS 16
+
+typedef struct ks_schema_ids {
+        int32_t  id[KS_TOPIC_SCHEMA_IDS];
+        uint64_t messages[KS_TOPIC_SCHEMA_IDS];
+        size_t   cnt;
+        uint64_t other_messages; /**< keys with ids beyond the first 16 */
+} ks_schema_ids_t;
 
 /** One mismatch, kept as an example for the report. */
 typedef struct ks_mismatch_example {
@@ -155,6 +167,7 @@ typedef struct ks_topic_snapshot {
         size_t                topk_capacity;
         ks_mismatch_example_t mismatch;
         int                   has_mismatch;
+        ks_schema_ids_t       schema_ids;
 } ks_topic_snapshot_t;
 
 typedef struct ks_topic ks_topic_t;
