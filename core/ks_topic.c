@@ -30,10 +30,12 @@ typedef struct ks_suspect {
         int32_t  actual;
 } ks_suspect_t;
 
-/** Unchecked acknowledgements kept per topic (8 B each, allocated when the
- *  first arrives, freed when checked); the first KS_SUSPECT_KEYS keep their
- *  key for the mismatch example. */
-#define KS_SUSPECTS_MAX 4096
+/** Unchecked acknowledgements kept per topic (8 B each, grown as they
+ *  arrive, freed when checked): as many as messages may wait for the count
+ *  (a producer's start-up burst is acknowledged before keyshift's metadata
+ *  request, queued behind it, is answered). The first KS_SUSPECT_KEYS keep
+ *  their key for the mismatch example. */
+#define KS_SUSPECTS_MAX 65536
 
 /** Acknowledgements checked against every hash family once the model was
  *  seen to disagree (3 hashes each, on librdkafka's broker threads). */
@@ -56,15 +58,17 @@ struct ks_topic {
         int64_t           analysis_since_ms;
         ks_load_t         window_total;
         ks_load_t         window_hashed;
-        ks_load_t        *current;
-        size_t            proposal_cnt;
-        ks_proposal_t     proposals[KEYSHIFT_PROPOSED_MAX];
+        ks_load_t     waiting_spread; /**< not hashed, before the first count */
+        ks_load_t    *current;
+        size_t        proposal_cnt;
+        ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
 
         ks_pending_t *pending;
         size_t        pending_cnt;
 
         ks_suspect_t         *suspects;
         size_t                suspect_cnt;
+        size_t                suspect_cap;
         ks_mismatch_example_t suspect_keys[KS_SUSPECT_KEYS];
         ks_mismatch_example_t mismatch;
         int                   has_mismatch;
@@ -317,6 +321,8 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                 }
         } else if (t->current) {
                 load_add(&t->window_total, bytes);
+        } else if (t->partition_count == 0) {
+                load_add(&t->waiting_spread, bytes);
         }
         pthread_mutex_unlock(&t->lock);
 }
@@ -340,11 +346,15 @@ static void example_set(ks_mismatch_example_t *ex, const void *key,
 static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
                        const void *key, size_t keylen)
 {
-        if (t->suspect_cnt == KS_SUSPECTS_MAX)
-                return 0;
-        if (!t->suspects &&
-            !(t->suspects = malloc(KS_SUSPECTS_MAX * sizeof(*t->suspects))))
-                return 0;
+        if (t->suspect_cnt == t->suspect_cap) {
+                size_t        cap = t->suspect_cap ? t->suspect_cap * 2 : 1024;
+                ks_suspect_t *grown;
+                if (cap > KS_SUSPECTS_MAX ||
+                    !(grown = realloc(t->suspects, cap * sizeof(*grown))))
+                        return 0;
+                t->suspects    = grown;
+                t->suspect_cap = cap;
+        }
         if (t->suspect_cnt < KS_SUSPECT_KEYS)
                 example_set(&t->suspect_keys[t->suspect_cnt], key, keylen, -1,
                             actual, 0);
@@ -438,7 +448,8 @@ static void verify_suspects(ks_topic_t *t)
         t->c.ack_pending -= t->suspect_cnt;
         t->suspect_cnt = 0;
         free(t->suspects);
-        t->suspects = NULL;
+        t->suspects    = NULL;
+        t->suspect_cap = 0;
 }
 
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
@@ -461,6 +472,8 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 free_window(t);
                 t->partition_count = count;
                 if (open_window(t, count) == 0) {
+                        /* The first count: what waited for it joins. */
+                        t->window_total = t->waiting_spread;
                         for (i = 0; i < t->pending_cnt; i++) {
                                 ks_pending_t *p = &t->pending[i];
                                 load_add(&t->window_total, p->bytes);
@@ -469,6 +482,7 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 } else {
                         t->c.unplaced += t->pending_cnt;
                 }
+                t->waiting_spread = (ks_load_t){0, 0};
                 free(t->pending);
                 t->pending     = NULL;
                 t->pending_cnt = 0;

@@ -54,6 +54,9 @@ static void test_pending_until_count_known(void)
         CU_ASSERT_EQUAL(s.pending, 100);
         CU_ASSERT_EQUAL(s.c.unplaced, 50);
         ks_topic_snapshot_free(&s);
+        /* NULL keys (sticky) while the count is unknown join the window. */
+        for (i = 0; i < 7; i++)
+                ks_topic_record(t, NULL, 0, -1, 10);
 
         CU_ASSERT_EQUAL(
             ks_topic_set_partition_count(t, 8, KS_COUNT_METADATA, 2000),
@@ -62,6 +65,7 @@ static void test_pending_until_count_known(void)
         CU_ASSERT_EQUAL(s.partition_count, 8);
         CU_ASSERT_EQUAL(s.pending, 0);
         CU_ASSERT_EQUAL(s.window_hashed.messages, 100);
+        CU_ASSERT_EQUAL(s.window_total.messages, 107);
         for (i = 0; i < 8; i++)
                 CU_ASSERT_EQUAL(s.current[i].messages, expect[i]);
         CU_ASSERT_EQUAL(s.proposal_cnt, 1);
