@@ -40,9 +40,9 @@
  * unbiased over the whole range without tables. Why not the switch at
  * 2.5m the original paper uses: simulated at p = 14, the raw estimate is
  * still +2.4 % (three standard errors) high at n = 41 000 just above the
- * switch, while this estimator stays within 0.1 % at every n we tried
- * (1 to 10^6; tests/unit/test_sketches.c checks 0, 1, 100, 10^4, 4.1 x 10^4
- * and 10^6).
+ * switch, while this estimator stays within about 0.1 % at every n tried
+ * (1 to 10^6; tests/unit/test_sketches.c checks 0, 1, 2, 100, 10^4,
+ * 4.1 x 10^4 and 10^6).
  *
  * Error bound
  * -----------

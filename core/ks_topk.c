@@ -31,21 +31,25 @@
  * Memory layout (fixed at creation; add() never allocates)
  * ----------------------------------------------------------
  * Counter i is split by how often it is touched:
- *  - heap[m], 16 B: (count, counter id), a binary min-heap on count, so
- *    the counter to take over is heap[0];
+ *  - heap[m], 16 B: (count, counter id), a 4-ary min-heap on count, so
+ *    the counter to take over is heap[0]; siblings share a cache line;
  *  - hot[m], 24 B: hash, bytes, heap position, index slot: what a message
  *    of a monitored key reads and writes;
  *  - cold[m], 144 B: error, partitioner hash, key length and the first
  *    KS_TOPK_KEY_MAX key bytes, written when a key takes the counter;
- *  - index[2^b] with 2^b >= 2m, 4 B each: open addressing with linear
+ *  - index[2^b] with 2^b >= 4m, 4 B each: open addressing with linear
  *    probing from the hash's multiplicative (Fibonacci) home slot, holding
- *    counter ids; load <= 1/2; deletion shifts the rest of the probe run
- *    back (Knuth, TAOCP vol. 3, 6.4, algorithm R) instead of leaving
- *    tombstones.
- * 192 B per counter at power-of-two m (at most 200 B): 192 KiB at m = 1024.
- * A message of a monitored key costs an index probe and one sift-down step
- * (a hot key sits near the leaves, so usually none); a takeover costs
- * O(log m) sift steps. Keys are identified by their 64-bit hash.
+ *    counter ids; deletion shifts the rest of the probe run back (Knuth,
+ *    TAOCP vol. 3, 6.4, algorithm R) instead of leaving tombstones. Load
+ *    <= 1/4, not 1/2: when every message is a new key, each one costs a
+ *    failed lookup, a delete and an insert, and halving the load took
+ *    that from about 95 to 55 ns (10M distinct keys, m = 1024).
+ * 200 B per counter at power-of-two m (up to 216 B otherwise): 200 KiB at
+ * m = 1024. A message of a monitored key costs an index probe and a
+ * sift-down that usually stops at once (hot keys sit near the leaves); a
+ * takeover costs an index delete and insert and at most log4(m) sift
+ * steps, usually fewer (ks_topk_victim()). Keys are identified by their
+ * 64-bit hash.
  *
  * Merging (Agarwal, Cormode, Huang, Phillips, Wei & Yi, "Mergeable
  * summaries", PODS 2012; the Space-Saving form as in Cafaro, Pulimeno &
@@ -56,11 +60,14 @@
  * had: A's smallest count when A is full, else 0 (or what a previous merge
  * left, see `unseen`). Merging B into A: a key in both gets the sum of
  * counts, errors and bytes; a key only in A gets count + b_B, error + b_B
- * (and symmetrically); the m largest counts are kept. Every bound above
- * still holds for the merged stream: the m kept counts sum to at most
- * N_A + N_B (each side's charged b is at most the count of a counter of
- * that side that was not kept), and a key that is not kept, in one side
- * or in neither, has had at most the smallest kept count.
+ * (and symmetrically); the m largest counts are kept, and b_A + b_B is
+ * remembered as the bound for keys in neither. So for the merged stream a
+ * kept key's true count is still in [count - error, count], and a key not
+ * kept has had at most the smallest kept count. With equal capacities the
+ * kept counts also still sum to at most N_A + N_B (at least as many of
+ * A's counters are dropped as kept keys are charged b_A, and each dropped
+ * count is >= b_A), so error <= N / m as before; merging in a summary of
+ * m' < m counters weakens that to N / m'.
  */
 #include "ks_topk.h"
 
@@ -74,7 +81,7 @@
  *  and the 4 children (16 B each) share one 64-byte cache line. */
 #define KS_TOPK_ARITY 4
 
-/** The largest capacity accepted (index slots must fit in 32 bits). */
+/** The largest capacity accepted (4m index slots must fit in 32 bits). */
 #define KS_TOPK_CAPACITY_MAX ((size_t)1 << 28)
 
 typedef struct ks_topk_heapent {
@@ -97,19 +104,21 @@ typedef struct ks_topk_cold {
 } ks_topk_cold_t;
 
 struct ks_topk {
-        uint64_t total;           /**< N: messages counted */
-        uint64_t unseen;          /**< bound for unmonitored keys when
-                                   *   not full (non-zero only after a
-                                   *   merge with a larger summary) */
-        size_t             n;     /**< counters in use */
-        size_t             cap;   /**< m */
-        unsigned           shift; /**< 64 - log2(index slots) */
-        uint32_t           mask;  /**< index slots - 1 */
-        uint32_t          *index; /**< [mask + 1] counter ids */
-        ks_topk_heapent_t *heap;  /**< [cap] min-heap on count */
-        ks_topk_heapent_t *heap_mem; /**< allocation holding heap */
-        ks_topk_hot_t     *hot;   /**< [cap] by counter id */
-        ks_topk_cold_t    *cold;  /**< [cap] by counter id */
+        uint64_t total; /**< N: messages counted */
+        /** Most messages an unmonitored key can have had while not full:
+         *  0, unless a merge brought in a full summary's bound. */
+        uint64_t           unseen;
+        size_t             n;        /**< counters in use */
+        size_t             cap;      /**< m */
+        unsigned           shift;    /**< 64 - log2(index slots) */
+        uint32_t           mask;     /**< index slots - 1 */
+        uint32_t          *index;    /**< [mask + 1] counter ids */
+        ks_topk_heapent_t *heap;     /**< [cap] 4-ary min-heap on count */
+        ks_topk_heapent_t *heap_mem; /**< the allocation: heap - 3 */
+        ks_topk_hot_t     *hot;      /**< [cap] by counter id */
+        ks_topk_cold_t    *cold;     /**< [cap] by counter id */
+        /** First of the siblings where the last takeover came to rest. */
+        size_t victims;
 };
 
 /** @returns the home slot of @p hash64 (Fibonacci hashing). */
@@ -188,24 +197,41 @@ static void ks_topk_sift_up(ks_topk_t *tk, size_t pos)
         ks_topk_place(tk, pos, x);
 }
 
-/** @brief Moves the entry at @p pos down while a child's count is smaller. */
-static void ks_topk_sift_down(ks_topk_t *tk, size_t pos)
+/** @brief Moves the entry at @p pos down while a child's count is smaller.
+ *         (Locals, not tk->..., so stores into the heap need not reload
+ *         them.) @returns where it ends. */
+static size_t ks_topk_sift_down(ks_topk_t *tk, size_t pos)
 {
-        ks_topk_heapent_t x = tk->heap[pos];
-        size_t            first, last, c, min;
+        ks_topk_heapent_t *heap = tk->heap;
+        ks_topk_hot_t     *hot  = tk->hot;
+        const size_t       n    = tk->n;
+        ks_topk_heapent_t  x    = heap[pos];
+        size_t             first, min, c;
 
-        while ((first = KS_TOPK_ARITY * pos + 1) < tk->n) {
-                last = first + KS_TOPK_ARITY;
-                if (last > tk->n)
-                        last = tk->n;
-                for (min = first, c = first + 1; c < last; c++)
-                        min = tk->heap[c].count < tk->heap[min].count ? c : min;
-                if (tk->heap[min].count >= x.count)
+        while ((first = KS_TOPK_ARITY * pos + 1) < n) {
+                const ks_topk_heapent_t *h = &heap[first];
+                if (first + KS_TOPK_ARITY <= n) {
+                        /* A tournament of selects, not branches: which
+                         * sibling is smallest is a coin toss when many
+                         * counts tie (a high-cardinality stream). */
+                        size_t   l    = h[1].count < h[0].count;
+                        size_t   r    = 2 + (h[3].count < h[2].count);
+                        uint64_t mask = -(uint64_t)(h[r].count < h[l].count);
+                        min           = l ^ ((l ^ r) & mask);
+                } else {
+                        for (min = 0, c = 1; first + c < n; c++)
+                                if (h[c].count < h[min].count)
+                                        min = c;
+                }
+                if (h[min].count >= x.count)
                         break;
-                ks_topk_place(tk, pos, tk->heap[min]);
-                pos = min;
+                heap[pos]               = h[min];
+                hot[h[min].id].heap_pos = (uint32_t)pos;
+                pos                     = first + min;
         }
-        ks_topk_place(tk, pos, x);
+        heap[pos]          = x;
+        hot[x.id].heap_pos = (uint32_t)pos;
+        return pos;
 }
 
 /** @returns the most messages an unmonitored key can have had. */
@@ -219,8 +245,7 @@ static inline uint64_t ks_topk_bound(const ks_topk_t *tk)
  *        GCC compiles a memcpy() of a variable but bounded length into
  *        `rep movs`, whose start-up cost was a third of a takeover.
  */
-static inline void ks_topk_copy_key(uint8_t *dst, const uint8_t *src,
-                                    size_t n)
+static inline void ks_topk_copy_key(uint8_t *dst, const uint8_t *src, size_t n)
 {
         for (; n >= 16; n -= 16, dst += 16, src += 16)
                 memcpy(dst, src, 16);
@@ -254,6 +279,28 @@ static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
 }
 
 /**
+ * @returns the heap position of a counter with the smallest count, to be
+ *          taken over. Any of them will do, and heap[0] costs a sift down
+ *          past all the others: with many distinct keys most counts tie at
+ *          the minimum. So first try the siblings of where the previous
+ *          takeover came to rest (one cache line, near the leaves): one of
+ *          them often still has the minimum and then sinks no further.
+ */
+static size_t ks_topk_victim(const ks_topk_t *tk)
+{
+        const ks_topk_heapent_t *h   = &tk->heap[tk->victims];
+        uint64_t                 min = tk->heap[0].count;
+        unsigned                 m;
+
+        if (tk->victims == 0 || tk->victims + KS_TOPK_ARITY > tk->n)
+                return 0;
+        m = (unsigned)(h[0].count == min) | (unsigned)(h[1].count == min) << 1 |
+            (unsigned)(h[2].count == min) << 2 |
+            (unsigned)(h[3].count == min) << 3;
+        return m ? tk->victims + (size_t)__builtin_ctz(m) : 0;
+}
+
+/**
  * @brief Gives a counter to a key that is not monitored, whose count and
  *        error already include the charge for what it may have had while
  *        unmonitored: a free counter if any, else the smallest one if the
@@ -264,6 +311,7 @@ static void ks_topk_admit(ks_topk_t *tk, const void *key, size_t keylen,
                           uint64_t error, uint64_t bytes)
 {
         ks_topk_heapent_t e;
+        size_t            pos;
 
         if (tk->n < tk->cap) {
                 e.id    = (uint32_t)tk->n++;
@@ -276,12 +324,15 @@ static void ks_topk_admit(ks_topk_t *tk, const void *key, size_t keylen,
         }
         if (count <= tk->heap[0].count)
                 return;
-        e.id    = tk->heap[0].id;
+        pos     = ks_topk_victim(tk);
+        e.id    = tk->heap[pos].id;
         e.count = count;
         ks_topk_index_delete(tk, tk->hot[e.id].slot);
         ks_topk_set_key(tk, e.id, key, keylen, hash64, phash, error, bytes);
-        tk->heap[0] = e;
-        ks_topk_sift_down(tk, 0);
+        tk->heap[pos] = e;
+        pos           = ks_topk_sift_down(tk, pos);
+        tk->victims =
+            pos > 0 ? (pos - 1) / KS_TOPK_ARITY * KS_TOPK_ARITY + 1 : 0;
 }
 
 /** @brief Adds counts to counter @p id (its key is monitored). */
@@ -303,12 +354,12 @@ static inline void ks_topk_bump(ks_topk_t *tk, uint32_t id, uint64_t count,
 ks_topk_t *ks_topk_new(size_t capacity)
 {
         ks_topk_t *tk;
-        size_t     slots = 2;
+        size_t     slots = 2, heap_size;
         unsigned   bits  = 1;
 
         if (capacity < 1 || capacity > KS_TOPK_CAPACITY_MAX)
                 return NULL;
-        while (slots < 2 * capacity) {
+        while (slots < 4 * capacity) { /* load <= 1/4: see the file comment */
                 slots <<= 1;
                 bits++;
         }
@@ -319,12 +370,13 @@ ks_topk_t *ks_topk_new(size_t capacity)
         tk->shift = 64 - bits;
         tk->mask  = (uint32_t)(slots - 1);
         tk->index = malloc(slots * sizeof(*tk->index));
-        /* Children 4i+1..4i+4 start a cache line: heap[-1] is aligned. */
-        heap_size = ((capacity + 1) * sizeof(*tk->heap) + 63) / 64 * 64;
+        /* heap = heap_mem + 3, so each group of siblings 4i+1..4i+4
+         * fills one 64-byte line. */
+        heap_size    = ((capacity + 3) * sizeof(*tk->heap) + 63) / 64 * 64;
         tk->heap_mem = aligned_alloc(64, heap_size);
-        tk->heap = tk->heap_mem ? tk->heap_mem + 3 : NULL;
-        tk->hot   = malloc(capacity * sizeof(*tk->hot));
-        tk->cold  = malloc(capacity * sizeof(*tk->cold));
+        tk->heap     = tk->heap_mem ? tk->heap_mem + 3 : NULL;
+        tk->hot      = malloc(capacity * sizeof(*tk->hot));
+        tk->cold     = malloc(capacity * sizeof(*tk->cold));
         if (!tk->index || !tk->heap || !tk->hot || !tk->cold) {
                 ks_topk_destroy(tk);
                 return NULL;
@@ -506,7 +558,8 @@ void ks_topk_merge(ks_topk_t *dst, const ks_topk_t *src)
                         dst->hot[id].bytes += src->hot[sid].bytes;
                 }
         }
-        for (i = dst->n / 2; i-- > 0;) /* counts moved unevenly: re-heap */
+        /* Counts moved unevenly: re-heap from the last internal node. */
+        for (i = (dst->n + KS_TOPK_ARITY - 2) / KS_TOPK_ARITY; i-- > 0;)
                 ks_topk_sift_down(dst, i);
 
         /* 2. src's keys dst does not monitor, charged dst's bound. A key
