@@ -437,6 +437,30 @@ static void test_keysample_fractions(void)
         ks_keysample_destroy(ks);
 }
 
+/* The KMV estimate is unbiased: the mean over 16 independent streams of
+ * 100k distinct keys is within 4 standard errors of the mean (1/4 of one
+ * sample's), tight enough to see a 5 % bias one sample cannot. */
+static void test_keysample_distinct_unbiased(void)
+{
+        const int      streams = 16;
+        const uint32_t n       = 100000;
+        double         sum     = 0, se;
+        int            s;
+        uint32_t       i;
+
+        for (s = 0; s < streams; s++) {
+                ks_keysample_t *ks = ks_keysample_new(KS_K);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(ks);
+                for (i = 0; i < n; i++)
+                        ks_keysample_add(ks, mix64(((uint64_t)s << 32) | i), 0,
+                                         1);
+                sum += ks_keysample_distinct_estimate(ks) / n - 1;
+                ks_keysample_destroy(ks);
+        }
+        se = 1.0 / sqrt(KS_K - 2.0) / sqrt((double)streams);
+        ASSERT_NEAR(sum / streams, 0, 4 * se, "mean relative error");
+}
+
 /* Two halves of a stream, merged, are the sample of the whole stream. */
 static void test_keysample_merge_halves(void)
 {
@@ -990,6 +1014,7 @@ void ks_test_register(void)
                      {"small exact", test_keysample_small_exact},
                      {"zipf exact counts", test_keysample_zipf_exact_counts},
                      {"fractions", test_keysample_fractions},
+                     {"distinct unbiased", test_keysample_distinct_unbiased},
                      {"merge halves", test_keysample_merge_halves},
                      {"merge uneven", test_keysample_merge_uneven});
         KS_ADD_SUITE("topk", {"zipf heavy hitters", test_topk_zipf},
