@@ -15,6 +15,23 @@ static const char *const ks_client_model_names[KS_CLIENT__CNT] = {
     [KS_CLIENT_SARAMA]             = "sarama",
 };
 
+static const char *const ks_client_model_descriptions[KS_CLIENT__CNT] = {
+    [KS_CLIENT_JAVA] = "Java clients' default partitioner and kafka-python: "
+                       "murmur2(key) & 0x7fffffff % partitions",
+    [KS_CLIENT_LIBRDKAFKA_DEFAULT] =
+        "librdkafka and its bindings by default (consistent_random): "
+        "CRC-32(key) % partitions; NULL and empty keys spread",
+    [KS_CLIENT_SARAMA] = "Sarama's default hash partitioner: "
+                         "|int32(FNV-1a(key)) % partitions|",
+};
+
+const char *ks_clients_describe(ks_client_model_t m)
+{
+        if ((unsigned)m >= KS_CLIENT__CNT)
+                return "?";
+        return ks_client_model_descriptions[m];
+}
+
 const char *ks_client_model_name(ks_client_model_t m)
 {
         if ((unsigned)m >= KS_CLIENT__CNT)

@@ -60,6 +60,10 @@ typedef enum ks_client_model {
  */
 const char *ks_client_model_name(ks_client_model_t m);
 
+/** @returns which clients a model stands for and its rule, for the report
+ *           ("?" when out of range). */
+const char *ks_clients_describe(ks_client_model_t m);
+
 /**
  * @brief Parses a name returned by ks_client_model_name().
  * @returns 0 and sets *out, or -1 for an unknown name.

@@ -78,6 +78,7 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_TOPICS "a POSIX extended regular expression"
 #define KS_ACCEPT_HOT "0..1000 hot keys per topic"
 #define KS_ACCEPT_SAMPLE "64..1048576 keys"
+#define KS_ACCEPT_MIXED_SAMPLE "64..1048576 logical keys"
 #define KS_ACCEPT_TOPICS_MAX "1..100000 topics"
 #define KS_ACCEPT_REFRESH "100..3600000 ms"
 #define KS_ACCEPT_FLOW "0..16777216 cells (0 = no flow matrix)"
@@ -218,6 +219,8 @@ static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
 KS_INT_SETTER(set_hot, hot_keys, "keyshift.hot.keys", 0, 1000, KS_ACCEPT_HOT)
 KS_INT_SETTER(set_sample, key_sample_size, "keyshift.key.sample.size", 64,
               1048576, KS_ACCEPT_SAMPLE)
+KS_INT_SETTER(set_mixed_sample, mixed_sample_size, "keyshift.mixed.sample.size",
+              64, 1048576, KS_ACCEPT_MIXED_SAMPLE)
 KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
               KS_ACCEPT_TOPICS_MAX)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
@@ -245,6 +248,7 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.topics", KS_ACCEPT_TOPICS, set_topics},
     {"keyshift.hot.keys", KS_ACCEPT_HOT, set_hot},
     {"keyshift.key.sample.size", KS_ACCEPT_SAMPLE, set_sample},
+    {"keyshift.mixed.sample.size", KS_ACCEPT_MIXED_SAMPLE, set_mixed_sample},
     {"keyshift.topics.max", KS_ACCEPT_TOPICS_MAX, set_topics_max},
     {"keyshift.metadata.refresh.ms", KS_ACCEPT_REFRESH, set_refresh},
     {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
@@ -258,6 +262,7 @@ int ks_config_init(ks_config_t *conf)
         conf->report_interval_ms  = 60000;
         conf->hot_keys            = 20;
         conf->key_sample_size     = 4096;
+        conf->mixed_sample_size   = 2048;
         conf->topics_max          = 1000;
         conf->metadata_refresh_ms = 10000;
         conf->flow_max_cells      = 65536;

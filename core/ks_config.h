@@ -34,6 +34,7 @@ typedef struct ks_config {
         regex_t topics_re;    /**< compiled topics_regex */
         int     hot_keys;
         int     key_sample_size;
+        int     mixed_sample_size;
         int     topics_max;
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;

@@ -40,17 +40,21 @@
  *
  * Memory layout (fixed at creation; add() never allocates)
  * ----------------------------------------------------------
- *  - heap[k]: 32-byte nodes (hash, messages, bytes, partitioner hash and
- *    the index slot pointing back at the node), a binary max-heap on the
- *    hash, so heap[0] is the largest retained hash: the threshold.
+ *  - heap[k]: 40-byte nodes (hash, messages, bytes, partitioner hash, the
+ *    index slot pointing back at the node, and the place of its optional
+ *    payload), a binary max-heap on the hash, so heap[0] is the largest
+ *    retained hash: the threshold.
+ *  - payload[k x size] (optional, ks_keysample_new_payload()): caller's
+ *    bytes per key, at a place that does not move with heap moves, and a
+ *    free list of places.
  *  - index[2^b] with 2^b >= 2k: open addressing with linear probing from
  *    the hash's multiplicative (Fibonacci) home slot, each slot holding a
  *    heap position. It finds a key's node in O(1) and its load factor
  *    stays <= 1/2. Deletion shifts later entries of the probe run back
  *    (Knuth, TAOCP vol. 3, 6.4, algorithm R), so no tombstones build up.
  *    Heap moves update the slot through the node's back pointer.
- * About 40 bytes per retained key at power-of-two k (32 + 2 x 4), at most
- * 48: 160 KiB at the default k = 4096.
+ * About 52 bytes per retained key at power-of-two k (40 + 2 x 4 + 4), at
+ * most 60, plus the payload: 208 KiB at the default k = 4096.
  *
  * Merging
  * -------
@@ -79,7 +83,8 @@ typedef struct ks_keysample_node {
         uint64_t messages;
         uint64_t bytes;
         uint32_t phash;
-        uint32_t slot; /**< index slot whose value is this node's position */
+        uint32_t slot;  /**< index slot whose value is this node's position */
+        uint32_t pslot; /**< its payload's place in payload[] (stable) */
 } ks_keysample_node_t;
 
 struct ks_keysample {
@@ -93,6 +98,10 @@ struct ks_keysample {
         uint32_t             mask;       /**< index slots - 1 */
         uint32_t            *index;      /**< [mask + 1] heap positions */
         ks_keysample_node_t *heap;       /**< [k], max-heap on hash64 */
+        size_t               psize;      /**< payload bytes per key (0: none) */
+        uint8_t  *payload; /**< [k * psize]; a key's place never moves */
+        uint32_t *pfree;   /**< [k] payload places not in use */
+        size_t    pfree_n;
 };
 
 /** @returns the home slot of @p hash64 (Fibonacci hashing). */
@@ -197,6 +206,7 @@ static void ks_keysample_sift_down(ks_keysample_t *ks, size_t pos)
 /** @brief Removes the largest retained hash (heap[0]). */
 static void ks_keysample_pop_max(ks_keysample_t *ks)
 {
+        ks->pfree[ks->pfree_n++] = ks->heap[0].pslot;
         ks_keysample_index_delete(ks, ks->heap[0].slot);
         if (--ks->n == 0)
                 return;
@@ -220,23 +230,24 @@ static inline void ks_keysample_update_threshold(ks_keysample_t *ks)
  * then left out for good. A new key above the largest hash of a full
  * sample is left out.
  */
-static void ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
-                               uint32_t phash, uint64_t messages,
-                               uint64_t bytes)
+static void *ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
+                                uint32_t phash, uint64_t messages,
+                                uint64_t bytes, int *admitted)
 {
         ks_keysample_node_t node;
         uint32_t            slot;
         size_t              pos;
 
+        *admitted = 0;
         if (hash64 > ks->threshold)
-                return;
+                return NULL;
 
         slot = ks_keysample_find(ks, hash64);
         if (slot != KS_KEYSAMPLE_EMPTY) {
                 ks_keysample_node_t *n = &ks->heap[ks->index[slot]];
                 n->messages += messages;
                 n->bytes += bytes;
-                return;
+                return ks->payload + (size_t)n->pslot * ks->psize;
         }
 
         node.hash64   = hash64;
@@ -245,23 +256,29 @@ static void ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
         node.phash    = phash;
 
         if (ks->n < ks->k) {
-                pos = ks->n++;
+                pos        = ks->n++;
+                node.pslot = ks->pfree[--ks->pfree_n];
                 node.slot =
                     ks_keysample_index_insert(ks, hash64, (uint32_t)pos);
                 ks->heap[pos] = node;
                 ks_keysample_sift_up(ks, pos);
-                return; /* the maximum, hence the threshold, is unchanged */
+                /* the maximum, hence the threshold, is unchanged */
+                *admitted = 1;
+                return ks->payload + (size_t)node.pslot * ks->psize;
         }
 
         /* Full, and a (k+1)-th distinct key: from now on some key is out. */
         ks->overflowed = 1;
         if (hash64 < ks->heap[0].hash64) {
+                node.pslot = ks->heap[0].pslot; /* the evicted key's place */
                 ks_keysample_index_delete(ks, ks->heap[0].slot);
                 node.slot   = ks_keysample_index_insert(ks, hash64, 0);
                 ks->heap[0] = node;
                 ks_keysample_sift_down(ks, 0);
+                *admitted = 1;
         }
         ks_keysample_update_threshold(ks);
+        return *admitted ? ks->payload + (size_t)node.pslot * ks->psize : NULL;
 }
 
 /**
@@ -269,6 +286,15 @@ static void ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
  *          ENOMEM or an out-of-range k.
  */
 ks_keysample_t *ks_keysample_new(size_t k)
+{
+        return ks_keysample_new_payload(k, 0);
+}
+
+/**
+ * @returns a sample of at most @p k keys, each with @p payload_size bytes
+ *          of the caller's (zeroed when the key is admitted), or NULL.
+ */
+ks_keysample_t *ks_keysample_new_payload(size_t k, size_t payload_size)
 {
         ks_keysample_t *ks;
         size_t          slots = 4;
@@ -290,11 +316,17 @@ ks_keysample_t *ks_keysample_new(size_t k)
         ks->mask      = (uint32_t)(slots - 1);
         ks->heap      = malloc(k * sizeof(*ks->heap));
         ks->index     = malloc(slots * sizeof(*ks->index));
-        if (!ks->heap || !ks->index) {
+        ks->psize     = payload_size;
+        ks->payload   = payload_size ? malloc(k * payload_size) : NULL;
+        ks->pfree     = malloc(k * sizeof(*ks->pfree));
+        if (!ks->heap || !ks->index || !ks->pfree ||
+            (payload_size && !ks->payload)) {
                 ks_keysample_destroy(ks);
                 return NULL;
         }
         memset(ks->index, 0xff, slots * sizeof(*ks->index)); /* EMPTY */
+        for (ks->pfree_n = 0; ks->pfree_n < k; ks->pfree_n++)
+                ks->pfree[ks->pfree_n] = (uint32_t)(k - 1 - ks->pfree_n);
         return ks;
 }
 
@@ -305,6 +337,8 @@ void ks_keysample_destroy(ks_keysample_t *ks)
                 return;
         free(ks->heap);
         free(ks->index);
+        free(ks->payload);
+        free(ks->pfree);
         free(ks);
 }
 
@@ -317,9 +351,53 @@ void ks_keysample_destroy(ks_keysample_t *ks)
 void ks_keysample_add(ks_keysample_t *ks, uint64_t hash64, uint32_t phash,
                       uint64_t bytes)
 {
+        int admitted;
+
         if (hash64 > ks->threshold)
                 return;
-        ks_keysample_offer(ks, hash64, phash, 1, bytes);
+        ks_keysample_offer(ks, hash64, phash, 1, bytes, &admitted);
+}
+
+/**
+ * @brief ks_keysample_add() that also returns the key's payload.
+ * @returns the payload of the key when it is retained (zeroed, and
+ *          *admitted set, when this message admitted it), else NULL.
+ */
+void *ks_keysample_add_payload(ks_keysample_t *ks, uint64_t hash64,
+                               uint32_t phash, uint64_t bytes, int *admitted)
+{
+        void *p;
+
+        *admitted = 0;
+        if (hash64 > ks->threshold)
+                return NULL;
+        p = ks_keysample_offer(ks, hash64, phash, 1, bytes, admitted);
+        if (*admitted && p)
+                memset(p, 0, ks->psize);
+        return p;
+}
+
+/**
+ * @brief ks_keysample_entries(), also copying each entry's payload into
+ *        @p payloads (room for ks_keysample_size() x payload size), in the
+ *        same order.
+ */
+size_t ks_keysample_entries_payload(const ks_keysample_t *ks,
+                                    ks_keysample_entry_t *out, void *payloads)
+{
+        size_t i, n = ks_keysample_entries(ks, out);
+
+        for (i = 0; ks->psize && i < n; i++)
+                memcpy((uint8_t *)payloads + i * ks->psize,
+                       ks->payload + (size_t)ks->heap[i].pslot * ks->psize,
+                       ks->psize);
+        return n;
+}
+
+/** @returns the payload bytes per key given at creation. */
+size_t ks_keysample_payload_size(const ks_keysample_t *ks)
+{
+        return ks->psize;
 }
 
 /** @returns the number of keys retained (<= capacity). */
@@ -397,9 +475,21 @@ void ks_keysample_merge(ks_keysample_t *dst, const ks_keysample_t *src)
                 dst->threshold  = cut;
         }
 
-        for (i = 0; i < src->n; i++)
-                ks_keysample_offer(dst, src->heap[i].hash64, src->heap[i].phash,
-                                   src->heap[i].messages, src->heap[i].bytes);
+        for (i = 0; i < src->n; i++) {
+                int   admitted;
+                void *p = ks_keysample_offer(
+                    dst, src->heap[i].hash64, src->heap[i].phash,
+                    src->heap[i].messages, src->heap[i].bytes, &admitted);
+                /* A new key takes src's payload; a common key keeps dst's
+                 * (payload semantics are the caller's to merge). */
+                if (admitted && p && dst->psize == src->psize)
+                        memcpy(p,
+                               src->payload +
+                                   (size_t)src->heap[i].pslot * src->psize,
+                               dst->psize);
+                else if (admitted && p)
+                        memset(p, 0, dst->psize);
+        }
         ks_keysample_update_threshold(dst);
 }
 
@@ -411,5 +501,9 @@ void ks_keysample_merge(ks_keysample_t *dst, const ks_keysample_t *src)
 void ks_keysample_insert_entry(ks_keysample_t             *ks,
                                const ks_keysample_entry_t *e)
 {
-        ks_keysample_offer(ks, e->hash64, e->phash, e->messages, e->bytes);
+        int   admitted;
+        void *p = ks_keysample_offer(ks, e->hash64, e->phash, e->messages,
+                                     e->bytes, &admitted);
+        if (admitted && p)
+                memset(p, 0, ks->psize);
 }

@@ -12,7 +12,8 @@
  * The k-th smallest hash also gives a distinct-count estimate
  * (k-1) / (h_k / 2^64).
  *
- * Memory: about 40 bytes per retained key (entry + index), fixed at
+ * Memory: about 52 bytes per retained key (node + index + free list) plus
+ * the optional payload, fixed at
  * creation. Mergeable: the bottom-k of the union of two samples is the
  * bottom-k of the union of two streams (counts of a key present in both
  * are summed).
@@ -36,7 +37,32 @@ typedef struct ks_keysample ks_keysample_t;
 
 /** @returns a sample of at most @p k keys (k >= 2), or NULL on ENOMEM. */
 ks_keysample_t *ks_keysample_new(size_t k);
-void ks_keysample_destroy(ks_keysample_t *ks);
+void            ks_keysample_destroy(ks_keysample_t *ks);
+
+/**
+ * @brief A sample whose keys each carry @p payload_size bytes of the
+ *        caller's (e.g. other clients' partitioner hashes, computed once
+ *        when a key is admitted). The payload of an evicted key is reused.
+ *        Merging copies payloads of keys new to dst and leaves common
+ *        keys' payloads to the caller.
+ */
+ks_keysample_t *ks_keysample_new_payload(size_t k, size_t payload_size);
+
+/**
+ * @brief ks_keysample_add() that returns the key's payload when the key is
+ *        retained (NULL otherwise); *admitted is 1 when this message
+ *        admitted it (the payload is then zeroed for the caller to fill).
+ */
+void *ks_keysample_add_payload(ks_keysample_t *ks, uint64_t hash64,
+                               uint32_t phash, uint64_t bytes, int *admitted);
+
+/** @returns the payload bytes per key given at creation (0: none). */
+size_t ks_keysample_payload_size(const ks_keysample_t *ks);
+
+/** @brief ks_keysample_entries() plus each entry's payload, in the same
+ *         order, into @p payloads (size() x payload size bytes). */
+size_t ks_keysample_entries_payload(const ks_keysample_t *ks,
+                                    ks_keysample_entry_t *out, void *payloads);
 
 /** @brief Counts one message of the key with these hashes. O(1) for a
  *         key above the threshold (the common case), O(log k) otherwise. */
@@ -61,7 +87,7 @@ void ks_keysample_merge(ks_keysample_t *dst, const ks_keysample_t *src);
 
 /** @brief Inserts an entry as read back from a report (for merging).
  *         Same semantics as merging a one-key sample. */
-void ks_keysample_insert_entry(ks_keysample_t *ks,
+void ks_keysample_insert_entry(ks_keysample_t             *ks,
                                const ks_keysample_entry_t *e);
 
 #endif /* KS_KEYSAMPLE_H */

@@ -261,6 +261,207 @@ static json_t *key_encodings_json(const ks_topic_snapshot_t *s)
         return o;
 }
 
+/** @returns {"<count>": partition} of phash at each proposed count. */
+static json_t *proposed_partitions_json(const ks_topic_snapshot_t *s,
+                                        uint32_t                   phash)
+{
+        json_t *o = json_object();
+        size_t  j;
+
+        for (j = 0; o && j < s->proposal_cnt; j++) {
+                char name[16];
+                snprintf(name, sizeof(name), "%d",
+                         (int)s->proposals[j].partition_count);
+                json_object_set_new(
+                    o, name,
+                    json_integer(ks_partition_of(
+                        phash, s->proposals[j].partition_count)));
+        }
+        return o;
+}
+
+/** @returns the mixed_keys object: logical keys under several encodings,
+ *           busiest first (at most @p max), with the totals. */
+static json_t *mixed_keys_json(const ks_topic_snapshot_t *s, int max)
+{
+        json_t *arr = json_array();
+        size_t  i, j;
+
+        for (i = 0; arr && i < s->mixed_cnt && i < (size_t)max; i++) {
+                const ks_mixed_value_t *v            = &s->mixed[i].v;
+                json_t                 *encs         = json_object();
+                char                    logical[256] = "";
+
+                for (j = 0; j < v->nslots; j++) {
+                        const ks_mixed_slot_t *sl = &v->slot[j];
+                        if (!*logical && !sl->key_truncated)
+                                ks_keyenc_logical(sl->key, sl->keylen,
+                                                  (ks_keyenc_t)sl->enc, logical,
+                                                  sizeof(logical));
+                        json_object_set_new(
+                            encs, ks_keyenc_name((ks_keyenc_t)sl->enc),
+                            json_pack("{s:I, s:o, s:b, s:o, s:o}", "messages",
+                                      (json_int_t)sl->messages, "key_hex",
+                                      hex_json(sl->key, sl->keylen),
+                                      "key_truncated", sl->key_truncated,
+                                      "partition_current",
+                                      s->partition_count
+                                          ? json_integer(ks_partition_of(
+                                                sl->phash, s->partition_count))
+                                          : json_null(),
+                                      "partition_proposed",
+                                      proposed_partitions_json(s, sl->phash)));
+                }
+                if (v->other_messages) {
+                        json_t *names = json_array();
+                        for (j = 0; j < KS_KEYENC__CNT; j++) {
+                                size_t k;
+                                int    in_slot = 0;
+                                for (k = 0; k < v->nslots; k++)
+                                        in_slot |= v->slot[k].enc == j;
+                                if ((v->enc_mask >> j & 1) && !in_slot)
+                                        json_array_append_new(
+                                            names, json_string(ks_keyenc_name(
+                                                       (ks_keyenc_t)j)));
+                        }
+                        json_object_set_new(
+                            encs, "other",
+                            json_pack("{s:I, s:o}", "messages",
+                                      (json_int_t)v->other_messages,
+                                      "encodings", names));
+                }
+                json_array_append_new(
+                    arr, json_pack("{s:s, s:I, s:o}", "logical_key", logical,
+                                   "messages", (json_int_t)s->mixed[i].messages,
+                                   "encodings", encs));
+        }
+        return json_pack(
+            "{s:I, s:I, s:f, s:I, s:I, s:o}", "total",
+            (json_int_t)s->mixed_summary.collisions, "total_estimate",
+            (json_int_t)llround(s->mixed_summary.collisions_estimate),
+            "logical_keys", s->mixed_summary.logical_keys, "sampled",
+            (json_int_t)s->mixed_summary.sampled, "sample_capacity",
+            (json_int_t)s->mixed_summary.capacity, "keys", arr);
+}
+
+/** @returns the other_clients object: per client model, the fraction of
+ *           sampled keyed traffic it would place in another partition than
+ *           this producer does, and examples from the hot keys. */
+static json_t *other_clients_json(const ks_topic_snapshot_t *s,
+                                  double                    *java_fraction)
+{
+        json_t *o = json_object();
+        int     m;
+
+        *java_fraction = 0.0;
+        if (!s->partition_count)
+                return o;
+        for (m = 0; o && m < KS_CLIENT__CNT; m++) {
+                uint64_t total = 0, differ = 0;
+                size_t   i, keys_differ    = 0;
+                json_t  *ex = json_array();
+                double   f;
+
+                for (i = 0; i < s->sample_cnt; i++) {
+                        const ks_model_hashes_t *mh = &s->sample_models[i];
+                        int32_t ours = ks_partition_of(s->sample[i].phash,
+                                                       s->partition_count);
+                        int     same = (mh->hashes_mask >> m & 1) &&
+                                   ks_partition_of(mh->hash[m],
+                                                   s->partition_count) == ours;
+                        total += s->sample[i].messages;
+                        if (!same) {
+                                differ += s->sample[i].messages;
+                                keys_differ++;
+                        }
+                }
+                for (i = 0; i < s->hot_cnt && json_array_size(ex) < 3; i++) {
+                        const ks_topk_entry_t *e = &s->hot[i];
+                        int32_t                theirs, ours;
+                        if (e->keylen > KS_TOPK_KEY_MAX)
+                                continue;
+                        ours = ks_partition_of(e->phash, s->partition_count);
+                        if (ks_clients_partition((ks_client_model_t)m, e->key,
+                                                 e->keylen, s->partition_count,
+                                                 &theirs) != 1)
+                                theirs = -1; /* spread: no fixed partition */
+                        if (theirs == ours)
+                                continue;
+                        json_array_append_new(
+                            ex,
+                            json_pack("{s:o, s:o, s:i, s:o}", "key",
+                                      key_json(e->key, e->keylen), "key_hex",
+                                      hex_json(e->key, e->keylen), "partition",
+                                      (int)ours, "partition_theirs",
+                                      theirs >= 0 ? json_integer(theirs)
+                                                  : json_null()));
+                }
+                f = frac(differ, total);
+                if (m == KS_CLIENT_JAVA)
+                        *java_fraction = f;
+                json_object_set_new(
+                    o, ks_client_model_name((ks_client_model_t)m),
+                    json_pack("{s:s, s:f, s:f, s:b, s:o}", "is",
+                              ks_clients_describe((ks_client_model_t)m),
+                              "messages_fraction_different", f,
+                              "keys_fraction_different",
+                              frac(keys_differ, s->sample_cnt), "exact",
+                              s->sample_cnt < s->sample_capacity, "examples",
+                              ex));
+        }
+        return o;
+}
+
+/** @brief Warnings about keys that other clients, or other serializers,
+ *         would place differently. */
+static void client_warnings(const ks_topic_snapshot_t *s, double java_f,
+                            ks_warn_list_t *wl)
+{
+        if (s->mixed_summary.collisions) {
+                const ks_mixed_value_t *v            = &s->mixed[0].v;
+                char                    logical[256] = "?";
+                ks_keyenc_logical(v->slot[0].key, v->slot[0].keylen,
+                                  (ks_keyenc_t)v->slot[0].enc, logical,
+                                  sizeof(logical));
+                ks_warn_add(
+                    wl, KS_WARN_MIXED_KEY_SERIALIZERS, s->name,
+                    "%zu logical keys (of %zu sampled) arrive under more than "
+                    "one key encoding, e.g. %s as %s (partition %d) and %s "
+                    "(partition %d): each encoding has its own partition, so "
+                    "their per-key ordering is already broken",
+                    s->mixed_summary.collisions, s->mixed_summary.sampled,
+                    logical, ks_keyenc_name((ks_keyenc_t)v->slot[0].enc),
+                    s->partition_count
+                        ? (int)ks_partition_of(v->slot[0].phash,
+                                               s->partition_count)
+                        : -1,
+                    ks_keyenc_name((ks_keyenc_t)v->slot[1].enc),
+                    s->partition_count
+                        ? (int)ks_partition_of(v->slot[1].phash,
+                                               s->partition_count)
+                        : -1);
+        }
+        if (s->partition_count && s->sample_cnt && java_f > 0)
+                ks_warn_add(wl, KS_WARN_PARTITIONER_NOT_JAVA_COMPATIBLE,
+                            s->name,
+                            "%.1f%% of keyed traffic would land in another "
+                            "partition from a Java producer (murmur2) than "
+                            "from this producer (%s): Java and this producer "
+                            "on one topic split those keys; "
+                            "partitioner=murmur2_random matches Java",
+                            100 * java_f, ks_partitioner_name(s->partitioner));
+        if (s->c.empty_keys &&
+            ks_partitioner_placement(s->partitioner, s->sticky_linger_ms, "",
+                                     0) == KS_PLACE_HASHED)
+                ks_warn_add(
+                    wl, KS_WARN_EMPTY_KEYS_HASHED, s->name,
+                    "%llu messages with an empty key all go to one partition "
+                    "(%s hashes the empty key, as Java does); librdkafka's "
+                    "default consistent_random spreads them",
+                    (unsigned long long)s->c.empty_keys,
+                    ks_partitioner_name(s->partitioner));
+}
+
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
@@ -430,6 +631,14 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                                     "delivered_partitions_follow", d);
         }
         json_object_set_new(o, "key_encodings", key_encodings_json(s));
+        json_object_set_new(o, "mixed_keys",
+                            mixed_keys_json(s, opts->hot_keys));
+        {
+                double java_f;
+                json_object_set_new(o, "other_clients",
+                                    other_clients_json(s, &java_f));
+                client_warnings(s, java_f, wl);
+        }
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(o, "merge", merge_json(s));

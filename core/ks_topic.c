@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "ks_hash.h"
 
 /** A message kept while the partition count is unknown. */
@@ -76,8 +78,13 @@ struct ks_topic {
         ks_schema_ids_t schema_ids;
 
         ks_hll_t        hll;
-        ks_keysample_t *sample;
-        ks_topk_t      *topk;
+        ks_keysample_t *sample; /**< payload: ks_model_hashes_t */
+        ks_mixed_t     *mixed;
+        /* 4-byte keys seen as int32_be and as text: a text-looking 4-byte
+         * key on a topic of int32 keys is an int32 (ks_keyenc.h, rule 2) */
+        atomic_uint_fast64_t int32_keys;
+        atomic_uint_fast64_t text4_keys;
+        ks_topk_t           *topk;
 };
 
 const char *ks_count_source_name(ks_count_source_t s)
@@ -107,13 +114,17 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                 return NULL;
         t->params = *params;
         t->name   = strdup(name);
-        t->sample = ks_keysample_new(params->key_sample_size);
+        t->sample = ks_keysample_new_payload(params->key_sample_size,
+                                             sizeof(ks_model_hashes_t));
+        t->mixed  = ks_mixed_new(params->mixed_sample_size);
         t->topk   = ks_topk_new(params->topk_capacity);
-        if (!t->name || !t->sample || !t->topk) {
+        if (!t->name || !t->sample || !t->topk || !t->mixed) {
                 ks_topic_destroy(t);
                 return NULL;
         }
         ks_hll_init(&t->hll);
+        atomic_init(&t->int32_keys, 0);
+        atomic_init(&t->text4_keys, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms = now_ms;
         return t;
@@ -137,12 +148,13 @@ void ks_topic_destroy(ks_topic_t *t)
 {
         if (!t)
                 return;
-        if (t->sample && t->topk && t->name)
+        if (t->sample && t->topk && t->name && t->mixed)
                 pthread_mutex_destroy(&t->lock);
         free_window(t);
         free(t->pending);
         free(t->suspects);
         ks_keysample_destroy(t->sample);
+        ks_mixed_destroy(t->mixed);
         ks_topk_destroy(t->topk);
         free(t->name);
         free(t);
@@ -253,6 +265,30 @@ static void count_schema_id(ks_schema_ids_t *s, int32_t id)
         s->messages[s->cnt++] = 1;
 }
 
+/**
+ * @brief Counts a hashed key in the key sample; a key it admits gets the
+ *        other clients' partitioner hashes (computed once per sampled key,
+ *        not per message). @locks t->lock held.
+ */
+static void sample_key(ks_topic_t *t, const void *key, size_t keylen,
+                       uint64_t h64, uint32_t phash, uint64_t bytes)
+{
+        int                admitted;
+        ks_model_hashes_t *mh =
+            ks_keysample_add_payload(t->sample, h64, phash, bytes, &admitted);
+        int m;
+
+        if (!admitted || !mh)
+                return;
+        for (m = 0; m < KS_CLIENT__CNT; m++) {
+                if (!ks_clients_hashes((ks_client_model_t)m, key, keylen))
+                        continue;
+                mh->hashes_mask |= (uint8_t)(1u << m);
+                mh->hash[m] =
+                    ks_clients_hash((ks_client_model_t)m, key, keylen);
+        }
+}
+
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
@@ -265,6 +301,17 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                                         ? ks_keyenc_schema_id(key, keylen)
                                         : -1;
 
+        uint64_t lhash       = 0;
+        int      has_logical = 0;
+
+        if (keylen == 4 && enc == KS_KEYENC_TEXT &&
+            atomic_fetch_add_explicit(&t->text4_keys, 1, memory_order_relaxed) <
+                atomic_load_explicit(&t->int32_keys, memory_order_relaxed))
+                enc = KS_KEYENC_INT32_BE;
+        else if (enc == KS_KEYENC_INT32_BE)
+                atomic_fetch_add_explicit(&t->int32_keys, 1,
+                                          memory_order_relaxed);
+
         if (partition < 0) {
                 place_kind = ks_partitioner_placement(
                     t->params.partitioner, t->params.sticky_linger_ms, key,
@@ -273,6 +320,8 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                         phash = ks_partitioner_hash(t->params.partitioner, key,
                                                     keylen);
                         h64   = ks_hash_key64(key, keylen);
+                        has_logical = ks_mixed_logical_hash(key, keylen, enc,
+                                                            &lhash) == 0;
                 }
         }
 
@@ -295,8 +344,11 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
         } else {
                 load_add(&t->c.hashed, bytes);
                 ks_hll_add(&t->hll, h64);
-                ks_keysample_add(t->sample, h64, phash, bytes);
+                sample_key(t, key, keylen, h64, phash, bytes);
                 ks_topk_add(t->topk, key, keylen, h64, phash, bytes);
+                if (has_logical)
+                        ks_mixed_add(t->mixed, lhash, enc, key, keylen, phash,
+                                     bytes);
         }
 
         if (place_kind == KS_PLACE_HASHED) {
@@ -533,7 +585,10 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         s->sample_capacity = ks_keysample_capacity(t->sample);
         s->sample =
             malloc((ks_keysample_size(t->sample) + 1) * sizeof(*s->sample));
-        if (s->name && s->hot && s->sample) {
+        s->sample_models = malloc((ks_keysample_size(t->sample) + 1) *
+                                  sizeof(*s->sample_models));
+        s->mixed         = malloc(KS_TOPIC_MIXED_MAX * sizeof(*s->mixed));
+        if (s->name && s->hot && s->sample && s->sample_models && s->mixed) {
                 s->partitioner         = t->params.partitioner;
                 s->sticky_linger_ms    = t->params.sticky_linger_ms;
                 s->c                   = t->c;
@@ -550,7 +605,10 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->mismatch            = t->mismatch;
                 s->has_mismatch        = t->has_mismatch;
                 s->schema_ids          = t->schema_ids;
-                s->sample_cnt = ks_keysample_entries(t->sample, s->sample);
+                s->sample_cnt          = ks_keysample_entries_payload(
+                             t->sample, s->sample, s->sample_models);
+                s->mixed_cnt = ks_mixed_collisions(
+                    t->mixed, s->mixed, KS_TOPIC_MIXED_MAX, &s->mixed_summary);
                 s->sample_distinct_estimate =
                     ks_keysample_distinct_estimate(t->sample);
                 s->hot_cnt       = ks_topk_sorted(t->topk, s->hot, hot_cap);
@@ -597,6 +655,8 @@ void ks_topic_snapshot_free(ks_topic_snapshot_t *s)
                 free(s->proposals[i].flow);
         }
         free(s->sample);
+        free(s->sample_models);
+        free(s->mixed);
         free(s->hot);
         memset(s, 0, sizeof(*s));
 }

@@ -30,7 +30,8 @@
  * in when it is; beyond that they are counted as `unplaced` and reported.
  *
  * Memory per topic (bounded whatever the key cardinality):
- *   16 KiB (HyperLogLog) + key_sample_size x 40 B + topk_capacity x 200 B
+  *   16 KiB (HyperLogLog) + key_sample_size x 68 B (with other clients'
+ *   hashes) + mixed_sample_size x 136 B + topk_capacity x 200 B
  *   + 16 B x (current + sum of proposed counts) + 8 B x flow cells
  *   (<= flow_max_cells per proposal) + 12 B x pending messages (freed once
  *   the count is known) + 32 KiB of unchecked acknowledgements (while some
@@ -46,9 +47,11 @@
 #include <stdint.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_clients.h"
 #include "ks_hll.h"
 #include "ks_keyenc.h"
 #include "ks_keysample.h"
+#include "ks_mixed.h"
 #include "ks_partitioner.h"
 #include "ks_topk.h"
 
@@ -65,11 +68,12 @@ typedef struct ks_topic_params {
         ks_partitioner_t partitioner;
         int sticky_linger_ms; /**< effective sticky.partitioning.linger.ms */
         int32_t proposed[KEYSHIFT_PROPOSED_MAX];
-        size_t  proposed_cnt;    /**< 0: twice the current count */
-        size_t  key_sample_size; /**< keys in the distinct-key sample */
-        size_t  topk_capacity;   /**< Space-Saving counters */
-        int64_t flow_max_cells;  /**< largest current x proposed matrix kept */
-        size_t  pending_max; /**< messages kept while the count is unknown */
+        size_t  proposed_cnt;      /**< 0: twice the current count */
+        size_t  key_sample_size;   /**< keys in the distinct-key sample */
+        size_t  mixed_sample_size; /**< logical keys in the mixed-key sample */
+        size_t  topk_capacity;     /**< Space-Saving counters */
+        int64_t flow_max_cells; /**< largest current x proposed matrix kept */
+        size_t  pending_max;    /**< messages kept while the count is unknown */
 } ks_topic_params_t;
 
 /** Messages and bytes (key + value) that one partition receives. */
@@ -110,6 +114,16 @@ typedef struct ks_topic_counters {
 
 /** The hash families of librdkafka's partitioners, in diag_follow order. */
 extern const ks_partitioner_t ks_topic_diag_families[3];
+
+/** Other clients' partitioner hashes of a sampled key, computed once when
+ *  the key enters the key sample (ks_clients.h). */
+typedef struct ks_model_hashes {
+        uint32_t hash[KS_CLIENT__CNT];
+        uint8_t  hashes_mask; /**< bit m: model m places this key by hash */
+} ks_model_hashes_t;
+
+/** Mixed-key collisions copied into a snapshot, at most. */
+#define KS_TOPIC_MIXED_MAX 1000
 
 /** Schema Registry ids framing keys, kept per topic. */
 #define KS_TOPIC_SCHEMA_IDS 16
@@ -161,6 +175,10 @@ typedef struct ks_topic_snapshot {
         size_t                sample_cnt;
         size_t                sample_capacity;
         double                sample_distinct_estimate;
+        ks_model_hashes_t    *sample_models; /**< [sample_cnt], same order */
+        ks_mixed_collision_t *mixed;         /**< [mixed_cnt], busiest first */
+        size_t                mixed_cnt;
+        ks_mixed_summary_t    mixed_summary;
         ks_topk_entry_t      *hot; /**< [hot_cnt], busiest first */
         size_t                hot_cnt;
         uint64_t              topk_total;

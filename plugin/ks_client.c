@@ -78,8 +78,9 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         snprintf(c->name, sizeof(c->name), "%s", c->client_id);
         read_partitioner(c, conf);
         memcpy(c->params.proposed, kconf->proposed, sizeof(kconf->proposed));
-        c->params.proposed_cnt    = kconf->proposed_cnt;
-        c->params.key_sample_size = (size_t)kconf->key_sample_size;
+        c->params.proposed_cnt      = kconf->proposed_cnt;
+        c->params.key_sample_size   = (size_t)kconf->key_sample_size;
+        c->params.mixed_sample_size = (size_t)kconf->mixed_sample_size;
         c->params.topk_capacity =
             kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
         c->params.flow_max_cells = kconf->flow_max_cells;

@@ -21,6 +21,7 @@
 #include "ais_nmea.h"
 #include "ais_reader.h"
 #include "ais_synth.h"
+#include "replay_keys.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -62,6 +63,7 @@ typedef struct replay_opts {
         const char  *report;
         double       rate;
         const char  *partitioner;
+        int int32_pct; /**< MMSIs (in %) whose odd messages are int32 keys */
 } replay_opts_t;
 
 /** Delivery counters; written by dr_msg_cb, which runs inside
@@ -83,25 +85,29 @@ static void replay_on_signal(int sig)
 /** @brief Prints the usage to @p fp. */
 static void replay_usage(FILE *fp)
 {
-        fputs("Usage: keyshift-replay [OPTIONS] [FILE]\n"
-              "Produces AIS sentences keyed by MMSI with the keyshift plugin\n"
-              "loaded, then prints its partition-increase report.\n\n"
-              "  FILE               AIS log, plain or .gz, - for stdin\n"
-              "                     (none: a synthetic feed)\n"
-              "  -n N               synthetic sentences (default 100000)\n"
-              "  -t TOPIC           topic (default ais)\n"
-              "  -p PARTITIONS      the topic's partitions (default 6)\n"
-              "  -b BROKERS         brokers (default: the mock cluster)\n"
-              "  -X key=value       librdkafka or keyshift.* property\n"
-              "  --plugin PATH      plugin (default $KEYSHIFT_PLUGIN, the\n"
-              "                     build tree's, the installed, libkeyshift)\n"
-              "  --no-plugin        produce without keyshift\n"
-              "  --proposed LIST    keyshift.partitions.proposed (12)\n"
-              "  --report PATH      keyshift.report.path\n"
-              "  --rate MSGS_PER_S  0 = as fast as possible (default 0)\n"
-              "  --partitioner NAME librdkafka partitioner\n"
-              "  -h, --help / -V, --version\n",
-              fp);
+        fputs(
+            "Usage: keyshift-replay [OPTIONS] [FILE]\n"
+            "Produces AIS sentences keyed by MMSI with the keyshift plugin\n"
+            "loaded, then prints its partition-increase report.\n\n"
+            "  FILE               AIS log, plain or .gz, - for stdin\n"
+            "                     (none: a synthetic feed)\n"
+            "  -n N               synthetic sentences (default 100000)\n"
+            "  -t TOPIC           topic (default ais)\n"
+            "  -p PARTITIONS      the topic's partitions (default 6)\n"
+            "  -b BROKERS         brokers (default: the mock cluster)\n"
+            "  -X key=value       librdkafka or keyshift.* property\n"
+            "  --plugin PATH      plugin (default $KEYSHIFT_PLUGIN, the\n"
+            "                     build tree's, the installed, libkeyshift)\n"
+            "  --no-plugin        produce without keyshift\n"
+            "  --proposed LIST    keyshift.partitions.proposed (12)\n"
+            "  --report PATH      keyshift.report.path\n"
+            "  --rate MSGS_PER_S  0 = as fast as possible (default 0)\n"
+            "  --partitioner NAME librdkafka partitioner\n"
+            "  --int32-keys PCT   for PCT% of MMSIs, send every odd message's\n"
+            "                     key as a 4-byte big-endian int (a second\n"
+            "                     serializer), the rest as decimal text\n"
+            "  -h, --help / -V, --version\n",
+            fp);
 }
 
 /** @returns 0 and *out, or -1 if @p s is not a number in [min, max]. */
@@ -126,6 +132,7 @@ static int replay_parse_args(int argc, char **argv, replay_opts_t *o)
             {"report", required_argument, NULL, 'r'},
             {"rate", required_argument, NULL, 'a'},
             {"partitioner", required_argument, NULL, 'T'},
+            {"int32-keys", required_argument, NULL, 'I'},
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0}};
@@ -180,6 +187,11 @@ static int replay_parse_args(int argc, char **argv, replay_opts_t *o)
                         break;
                 case 'T':
                         o->partitioner = optarg;
+                        break;
+                case 'I':
+                        if (replay_parse_ll(optarg, 0, 100, &v) == -1)
+                                goto bad;
+                        o->int32_pct = (int)v;
                         break;
                 case 'h':
                         replay_usage(stdout);
@@ -455,11 +467,22 @@ static double replay_now(void)
 /** @brief Produces one keyed line, waiting while the queue is full.
  *  @returns 0, -1 if the message was refused (counted). */
 static int replay_produce(rd_kafka_t *rk, const char *topic, uint32_t mmsi,
-                          const char *line, size_t len, replay_counts_t *c)
+                          int as_int32, const char *line, size_t len,
+                          replay_counts_t *c)
 {
         char                key[16];
-        int                 klen = snprintf(key, sizeof(key), "%u", mmsi);
+        int                 klen;
         rd_kafka_resp_err_t err;
+
+        if (as_int32) { /* Java's IntegerSerializer: 4 bytes, big-endian */
+                key[0] = (char)(mmsi >> 24);
+                key[1] = (char)(mmsi >> 16);
+                key[2] = (char)(mmsi >> 8);
+                key[3] = (char)mmsi;
+                klen   = 4;
+        } else {
+                klen = snprintf(key, sizeof(key), "%u", mmsi);
+        }
 
         for (;;) {
                 err = rd_kafka_producev(
@@ -556,7 +579,10 @@ static int replay_run(rd_kafka_t *rk, const replay_opts_t *o,
                         if (wait > 0)
                                 rd_kafka_poll(rk, (int)(wait * 1000) + 1);
                 }
-                replay_produce(rk, o->topic, m.mmsi, line, len, c);
+                replay_produce(
+                    rk, o->topic, m.mmsi,
+                    ks_replay_int32_key(o->int32_pct, m.mmsi, c->produced),
+                    line, len, c);
         }
         return rc;
 }
@@ -656,9 +682,9 @@ static void replay_print_topic(const char *name, json_t *t)
                "%s\n",
                name, current, replay_str(pc, "source"),
                replay_num(t, "messages"), replay_str(t, "partitioner"));
-        replay_print_load("load now:",
-                          json_object_get(json_object_get(t, "current"),
-                                          "partitions"));
+        replay_print_load(
+            "load now:",
+            json_object_get(json_object_get(t, "current"), "partitions"));
         json_array_foreach(json_object_get(t, "proposals"), i, p)
         {
                 json_t *moved = json_object_get(p, "moved");
@@ -670,8 +696,8 @@ static void replay_print_topic(const char *name, json_t *t)
                        100 * replay_num(moved, "messages_fraction"),
                        replay_num(moved, "distinct_keys"),
                        100 * replay_num(moved, "distinct_keys_fraction"));
-                snprintf(label, sizeof(label), "load at %d:",
-                         (int)replay_num(p, "partition_count"));
+                snprintf(label, sizeof(label),
+                         "load at %d:", (int)replay_num(p, "partition_count"));
                 replay_print_load(label, json_object_get(p, "partitions"));
         }
         json_array_foreach(json_object_get(t, "hot_keys"), i, p)

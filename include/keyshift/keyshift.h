@@ -28,6 +28,7 @@
  * | keyshift.topics               | POSIX extended regex of topics to analyse | (all) |
  * | keyshift.hot.keys             | 0..1000 hot keys reported per topic | 20 |
  * | keyshift.key.sample.size      | 64..1048576 keys in the distinct-key sample | 4096 |
+  * | keyshift.mixed.sample.size    | 64..1048576 logical keys sampled for mixed serializers | 2048 |
  * | keyshift.topics.max           | 1..100000 topics analysed per producer | 1000 |
  * | keyshift.metadata.refresh.ms  | 100..3600000 ms between metadata refreshes | 10000 |
  * | keyshift.flow.max.cells       | 0..16777216 cells of a current x proposed flow matrix | 65536 |

@@ -169,6 +169,19 @@ json_t *ks_e2e_get(json_t *root, const char *path)
         return j;
 }
 
+int ks_e2e_has_warning(json_t *warnings, const char *code)
+{
+        size_t i;
+
+        for (i = 0; i < json_array_size(warnings); i++) {
+                const char *c = json_string_value(
+                    json_object_get(json_array_get(warnings, i), "code"));
+                if (c && !strcmp(c, code))
+                        return 1;
+        }
+        return 0;
+}
+
 long long ks_e2e_int(json_t *root, const char *path)
 {
         json_t *j = ks_e2e_get(root, path);

@@ -14,6 +14,7 @@
 #include "ais_nmea.h"
 #include "ais_reader.h"
 #include "ais_synth.h"
+#include "replay_keys.h"
 #include "ks_e2e_support.h"
 #include "ks_test.h"
 
@@ -249,6 +250,131 @@ static void test_satellite_fnv1a(void)
                    0, "fnv1a_random", rd_kafka_msg_partitioner_fnv1a, cnt);
 }
 
+/** One MMSI of the mixed-serializer replay: messages per encoding. */
+typedef struct mixed_mmsi {
+        uint32_t mmsi;
+        uint64_t text, int32;
+} mixed_mmsi_t;
+
+static int cmp_mixed(const void *a, const void *b)
+{
+        const mixed_mmsi_t *x = a, *y = b;
+        return x->mmsi < y->mmsi ? -1 : x->mmsi > y->mmsi;
+}
+
+/**
+ * @brief The done-when of issue "mixed key serializers": replay the real
+ *        log with 10% of MMSIs sent, every other message, as 4-byte ints.
+ *        The report must name exactly the MMSIs that arrived both ways, each
+ *        with the partition of each encoding (librdkafka's
+ *        rd_kafka_msg_partitioner_consistent as the oracle).
+ */
+static void test_risky_mixed_int32(void)
+{
+        const char       *file   = ks_test_shared_path("ais/risky_ais.txt.gz");
+        const char       *dir    = ks_e2e_tmpdir("mixed");
+        const char       *replay = getenv("KS_REPLAY");
+        char              report[600], errstr[256];
+        ks_ais_decoder_t *dec = ks_ais_decoder_new();
+        ks_ais_reader_t  *rd;
+        ks_ais_msg_t      m;
+        mixed_mmsi_t     *all = NULL;
+        size_t            n = 0, cap = 0, i, j, expected = 0, listed;
+        uint64_t          seq = 0;
+        const char       *line;
+        size_t            len;
+        json_t           *r, *keys;
+
+        snprintf(report, sizeof(report), "%s/report.json", dir);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("'%s' --plugin '%s' -p 6 --proposed 12 "
+                          "--int32-keys 10 -X keyshift.mixed.sample.size=4096 "
+                          "-X keyshift.hot.keys=1000 --report '%s' '%s' "
+                          ">/dev/null 2>&1",
+                          replay, ks_e2e_plugin(), report, file),
+            0);
+
+        /* Which MMSIs went both ways, from the log and the replay's rule. */
+        rd = ks_ais_reader_open(file, errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+        while (ks_ais_reader_next(rd, &line, &len) == 1) {
+                if (ks_ais_decode_line(dec, line, len, &m) != KS_AIS_KEYED)
+                        continue;
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 4096;
+                        all = realloc(all, cap * sizeof(*all));
+                }
+                all[n].mmsi  = m.mmsi;
+                all[n].int32 = ks_replay_int32_key(10, m.mmsi, seq++);
+                all[n].text  = !all[n].int32;
+                n++;
+        }
+        ks_ais_reader_close(rd);
+        ks_ais_decoder_destroy(dec);
+        qsort(all, n, sizeof(*all), cmp_mixed);
+        for (i = 0, j = 0; i < n; i++) { /* fold to one row per MMSI */
+                if (j && all[j - 1].mmsi == all[i].mmsi) {
+                        all[j - 1].text += all[i].text;
+                        all[j - 1].int32 += all[i].int32;
+                } else {
+                        all[j++] = all[i];
+                }
+        }
+        n = j;
+        for (i = 0; i < n; i++)
+                expected += all[i].text && all[i].int32;
+
+        r = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        printf("\n    %zu MMSIs, %zu sent both as text and as int32; "
+               "report: %lld\n",
+               n, expected, ks_e2e_int(r, "topics/ais/mixed_keys/total"));
+        CU_ASSERT(expected > 50);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/ais/mixed_keys/total"),
+                        (long long)expected);
+        keys   = ks_e2e_get(r, "topics/ais/mixed_keys/keys");
+        listed = json_array_size(keys);
+        CU_ASSERT_EQUAL(listed, expected);
+        for (i = 0; i < listed; i++) {
+                json_t     *k = json_array_get(keys, i);
+                const char *logical =
+                    json_string_value(json_object_get(k, "logical_key"));
+                mixed_mmsi_t key = {(uint32_t)strtoul(logical, NULL, 10), 0, 0},
+                             *found;
+                char text[16], bin[4];
+                int  tl = snprintf(text, sizeof(text), "%u", key.mmsi);
+
+                found = bsearch(&key, all, n, sizeof(*all), cmp_mixed);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(found);
+                CU_ASSERT(found->text && found->int32);
+                CU_ASSERT_EQUAL(ks_e2e_int(k, "encodings/decimal/messages"),
+                                (long long)found->text);
+                CU_ASSERT_EQUAL(ks_e2e_int(k, "encodings/int32_be/messages"),
+                                (long long)found->int32);
+                bin[0] = (char)(key.mmsi >> 24);
+                bin[1] = (char)(key.mmsi >> 16);
+                bin[2] = (char)(key.mmsi >> 8);
+                bin[3] = (char)key.mmsi;
+                CU_ASSERT_EQUAL(
+                    ks_e2e_int(k, "encodings/decimal/partition_current"),
+                    rd_kafka_msg_partitioner_consistent(NULL, text, (size_t)tl,
+                                                        6, NULL, NULL));
+                CU_ASSERT_EQUAL(
+                    ks_e2e_int(k, "encodings/int32_be/partition_current"),
+                    rd_kafka_msg_partitioner_consistent(NULL, bin, 4, 6, NULL,
+                                                        NULL));
+                CU_ASSERT_EQUAL(
+                    ks_e2e_int(k, "encodings/int32_be/partition_proposed/12"),
+                    rd_kafka_msg_partitioner_consistent(NULL, bin, 4, 12, NULL,
+                                                        NULL));
+        }
+        CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(r, "topics/ais/warnings"),
+                                     "MIXED_KEY_SERIALIZERS"));
+        free(all);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 static void test_synthetic(void)
 {
         static const int32_t cnt[3] = {6, 12, 16};
@@ -265,5 +391,8 @@ void ks_test_register(void)
             {"aislib stream, murmur2_random, 8 -> 24, 9", test_aislib_murmur2},
             {"exactEarth satellite log, fnv1a_random, 3 -> 4, 6",
              test_satellite_fnv1a},
-            {"synthetic feed, 6 -> 12, 16", test_synthetic});
+            {"synthetic feed, 6 -> 12, 16", test_synthetic},
+            {"risky_ais.txt.gz with 10% of MMSIs also as int32: "
+             "exactly those are mixed",
+             test_risky_mixed_int32});
 }

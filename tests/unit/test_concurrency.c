@@ -92,6 +92,7 @@ static void test_threads(void)
         memset(&params, 0, sizeof(params));
         params.partitioner     = KS_PARTITIONER_MURMUR2_RANDOM;
         params.key_sample_size = 256;
+        params.mixed_sample_size = 256;
         params.topk_capacity   = 128;
         params.flow_max_cells  = 1024;
         params.pending_max     = 1000;

@@ -21,6 +21,7 @@ static ks_topic_params_t params(ks_partitioner_t p)
         tp.partitioner       = p;
         tp.sticky_linger_ms  = 10;
         tp.key_sample_size   = 1024;
+        tp.mixed_sample_size = 256;
         tp.topk_capacity     = 256;
         tp.flow_max_cells    = 65536;
         tp.pending_max       = 100;
