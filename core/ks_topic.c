@@ -76,6 +76,8 @@ struct ks_topic {
         int                   has_mismatch;
         int             diagnosing; /**< a delivered partition disagreed */
         ks_schema_ids_t schema_ids;
+        int             brokers, replication_factor, compacted;
+        int             cleanup_policy_asked;
 
         ks_hll_t        hll;
         ks_keysample_t *sample; /**< payload: ks_model_hashes_t */
@@ -124,6 +126,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         }
         ks_hll_init(&t->hll);
         atomic_init(&t->int32_keys, 0);
+        t->compacted = -1;
         atomic_init(&t->text4_keys, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms = now_ms;
@@ -544,6 +547,31 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
         return changed;
 }
 
+void ks_topic_set_cluster_info(ks_topic_t *t, int brokers,
+                               int replication_factor, int compacted)
+{
+        pthread_mutex_lock(&t->lock);
+        if (brokers > 0)
+                t->brokers = brokers;
+        if (replication_factor > 0)
+                t->replication_factor = replication_factor;
+        if (compacted >= 0)
+                t->compacted = compacted;
+        if (!brokers && !replication_factor) /* the DescribeConfigs answer */
+                t->cleanup_policy_asked = 1;
+        pthread_mutex_unlock(&t->lock);
+}
+
+int ks_topic_cleanup_policy_asked(ks_topic_t *t)
+{
+        int asked;
+
+        pthread_mutex_lock(&t->lock);
+        asked = t->cleanup_policy_asked;
+        pthread_mutex_unlock(&t->lock);
+        return asked;
+}
+
 void ks_topic_settle_acks(ks_topic_t *t)
 {
         pthread_mutex_lock(&t->lock);
@@ -605,6 +633,9 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->mismatch            = t->mismatch;
                 s->has_mismatch        = t->has_mismatch;
                 s->schema_ids          = t->schema_ids;
+                s->brokers             = t->brokers;
+                s->replication_factor  = t->replication_factor;
+                s->compacted           = t->compacted;
                 s->sample_cnt          = ks_keysample_entries_payload(
                              t->sample, s->sample, s->sample_models);
                 s->mixed_cnt = ks_mixed_collisions(

@@ -186,6 +186,9 @@ typedef struct ks_topic_snapshot {
         ks_mismatch_example_t mismatch;
         int                   has_mismatch;
         ks_schema_ids_t       schema_ids;
+        int                   brokers;            /**< 0: unknown */
+        int                   replication_factor; /**< 0: unknown */
+        int                   compacted;          /**< 1, 0, -1: unknown */
 } ks_topic_snapshot_t;
 
 typedef struct ks_topic ks_topic_t;
@@ -235,6 +238,19 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
  *         count keyshift knows (at shutdown, when no newer count can come):
  *         each is matched or mismatched for good. */
 void ks_topic_settle_acks(ks_topic_t *t);
+
+/**
+ * @brief Records what metadata and the Admin API say of the topic:
+ *        @p brokers in the cluster, @p replication_factor (replicas of
+ *        partition 0), @p compacted (cleanup.policy contains compact: 1,
+ *        0, or -1 unknown). 0 for brokers/replication_factor = unknown.
+ */
+void ks_topic_set_cluster_info(ks_topic_t *t, int brokers,
+                               int replication_factor, int compacted);
+
+/** @returns 1 once ks_topic_set_cluster_info() was given a compacted
+ *           answer (even -1: asked, no answer), so it is asked once. */
+int ks_topic_cleanup_policy_asked(ks_topic_t *t);
 
 /** @returns the current count, 0 if unknown. */
 int32_t ks_topic_partition_count(ks_topic_t *t);

@@ -31,6 +31,54 @@ typedef struct ks_refresh_ctx {
 } ks_refresh_ctx_t;
 
 /**
+ * @brief Asks the cluster (Admin API DescribeConfigs) whether @p topic is
+ *        compacted. @returns 1, 0, or -1 when it cannot tell (e.g.
+ *        librdkafka's mock cluster does not answer DescribeConfigs).
+ * @locality reporter thread.
+ */
+static int describe_compacted(rd_kafka_t *rk, const char *topic)
+{
+        rd_kafka_queue_t          *q = rd_kafka_queue_new(rk);
+        rd_kafka_ConfigResource_t *res =
+            rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic);
+        rd_kafka_AdminOptions_t *opt =
+            rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+        rd_kafka_event_t *ev;
+        char              errstr[256];
+        int               compacted = -1;
+
+        rd_kafka_AdminOptions_set_request_timeout(opt, KS_METADATA_TIMEOUT_MS,
+                                                  errstr, sizeof(errstr));
+        rd_kafka_DescribeConfigs(rk, &res, 1, opt, q);
+        ev = rd_kafka_queue_poll(q, KS_METADATA_TIMEOUT_MS + 500);
+        if (ev &&
+            rd_kafka_event_type(ev) == RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT &&
+            !rd_kafka_event_error(ev)) {
+                size_t                            n, cnt, i;
+                const rd_kafka_ConfigResource_t **rs =
+                    rd_kafka_DescribeConfigs_result_resources(
+                        rd_kafka_event_DescribeConfigs_result(ev), &n);
+                const rd_kafka_ConfigEntry_t **e =
+                    n == 1 && !rd_kafka_ConfigResource_error(rs[0])
+                        ? rd_kafka_ConfigResource_configs(rs[0], &cnt)
+                        : NULL;
+                for (i = 0; e && i < cnt; i++) {
+                        const char *v = rd_kafka_ConfigEntry_value(e[i]);
+                        if (strcmp(rd_kafka_ConfigEntry_name(e[i]),
+                                   "cleanup.policy"))
+                                continue;
+                        compacted = v && strstr(v, "compact") ? 1 : 0;
+                }
+        }
+        if (ev)
+                rd_kafka_event_destroy(ev);
+        rd_kafka_AdminOptions_destroy(opt);
+        rd_kafka_ConfigResource_destroy(res);
+        rd_kafka_queue_destroy(q);
+        return compacted;
+}
+
+/**
  * @brief Asks the cluster for one topic's partition count.
  * @locality reporter thread. @locks none held.
  */
@@ -68,6 +116,9 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
                         if (strcmp(mt->topic, ks_topic_name(t)) || mt->err ||
                             mt->partition_cnt < 1)
                                 continue;
+                        ks_topic_set_cluster_info(t, md->broker_cnt,
+                                                  mt->partitions[0].replica_cnt,
+                                                  -1);
                         if (ks_topic_set_partition_count(t, mt->partition_cnt,
                                                          KS_COUNT_METADATA,
                                                          ctx->now_ms))
@@ -81,6 +132,10 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
                 rd_kafka_metadata_destroy(md);
         rd_kafka_topic_destroy(rkt);
         ctx->unknown += !ks_topic_partition_count(t);
+        /* Once per topic, after its count: is it compacted? */
+        if (ks_topic_partition_count(t) && !ks_topic_cleanup_policy_asked(t))
+                ks_topic_set_cluster_info(
+                    t, 0, 0, describe_compacted(c->rk, ks_topic_name(t)));
 }
 
 typedef struct ks_collect_ctx {
