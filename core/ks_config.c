@@ -267,7 +267,8 @@ int ks_config_init(ks_config_t *conf)
         conf->metadata_refresh_ms = 10000;
         conf->flow_max_cells      = 65536;
         conf->partitioner         = -1;
-        conf->report_path         = strdup("keyshift-%c-%p.json");
+        ks_sizing_params_init(&conf->sizing);
+        conf->report_path = strdup("keyshift-%c-%p.json");
         return conf->report_path ? 0 : -1;
 }
 
@@ -307,6 +308,17 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
 
         if (strncmp(name, KS_PREFIX, strlen(KS_PREFIX)))
                 return KS_CONFIG_UNKNOWN;
+        switch (ks_sizing_params_set(&conf->sizing, name, value ? value : "",
+                                     errstr, errstr_size)) {
+        case 0:
+                conf->sizing_metadata_age_set |=
+                    !strcmp(name, "keyshift.producers.metadata.max.age.ms");
+                return KS_CONFIG_OK;
+        case 1:
+                return KS_CONFIG_INVALID;
+        default:
+                break;
+        }
         for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]); i++)
                 if (!strcmp(name, ks_props[i].name))
                         return ks_props[i].set(conf, value ? value : "", errstr,

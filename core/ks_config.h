@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_sizing.h"
 
 typedef enum ks_config_res {
         KS_CONFIG_OK = 0,
@@ -39,6 +40,8 @@ typedef struct ks_config {
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
         int     partitioner; /**< ks_partitioner_t, or -1: the producer's own */
+        ks_sizing_params_t sizing;   /**< sizing inputs (ks_sizing.h) */
+        int sizing_metadata_age_set; /**< else: the producer's own */
 } ks_config_t;
 
 /** @brief Sets every property to its default. @returns 0, -1 on ENOMEM. */

@@ -22,8 +22,7 @@
  * between.
  *
  * Histogram layout (log-linear, as in HdrHistogram: G. Tene,
- * http://hdrhistogram.org, and the "log-linear" buckets of Prometheus'
- * native histograms)
+ * http://hdrhistogram.org)
  * ------------------------------------------------------------------------
  * With S = 2^KS_RATES_SUB_BITS = 32 sub-buckets per power of two:
  *  - values 0 .. 2S-1 = 63 have one bucket each (exact);
@@ -41,8 +40,9 @@
  * n completed seconds, the ceil(q n)-th smallest count. With fewer than
  * 1000 seconds the 0.999 quantile is therefore the busiest second.
  *
- * Memory: 2 histograms x 1152 buckets x 4 bytes (a bucket counts seconds:
- * 2^32 s is 136 years) + 112 bytes of counters: about 9.3 KiB per topic.
+ * Memory: 2 histograms x (1152 buckets x 4 bytes + an 8-byte maximum) (a
+ * bucket counts seconds: 2^32 s is 136 years) + 72 bytes of counters:
+ * 9,304 bytes per topic.
  *
  * Merging across producer processes: the since-start and interval rates
  * add up; the histograms do not (the per-second total of two producers is
@@ -84,7 +84,7 @@ uint64_t ks_rates_bucket_lo(size_t b, uint64_t *hi)
                         *hi = b;
                 return b;
         }
-        e  = (unsigned)((b - KS_RATES_EXACT) / KS_RATES_SUB) +
+        e = (unsigned)((b - KS_RATES_EXACT) / KS_RATES_SUB) +
             KS_RATES_SUB_BITS + 1;
         s  = (unsigned)((b - KS_RATES_EXACT) % KS_RATES_SUB);
         lo = (uint64_t)(KS_RATES_SUB + s) << (e - KS_RATES_SUB_BITS);
@@ -149,11 +149,12 @@ uint64_t ks_rates_quantile(const ks_rates_t *r, int64_t now_ms,
 {
         const ks_rates_hist_t *h =
             series == KS_RATES_BYTES ? &r->hist_bytes : &r->hist_msgs;
-        uint64_t pending = series == KS_RATES_BYTES ? r->sec_bytes : r->sec_msgs;
+        uint64_t pending =
+            series == KS_RATES_BYTES ? r->sec_bytes : r->sec_msgs;
         int64_t  now_sec = second_at(r, now_ms);
         uint64_t n       = (uint64_t)r->sec; /* seconds in h */
         uint64_t idle = 0, rank, cum = 0, max = h->max, hi;
-        size_t   pb = 0, b;
+        size_t   pb     = 0, b;
         int      closed = now_sec > r->sec; /* the second in progress ended */
 
         /* The histogram as it would be after ks_rates_roll(r, now_sec),
@@ -218,8 +219,7 @@ void ks_rates_summarize(const ks_rates_t *r, int64_t now_ms,
                 max = r->sec_msgs;
         out->max_msgs_per_s = max;
         if (out->seconds)
-                out->mean_msgs_per_s =
-                    (double)done_msgs / (double)out->seconds;
+                out->mean_msgs_per_s = (double)done_msgs / (double)out->seconds;
         out->peak_msgs_per_s =
             ks_rates_quantile(r, now_ms, KS_RATES_MSGS, KS_RATES_PEAK_PPM);
         out->peak_bytes_per_s =

@@ -18,7 +18,7 @@
  * CLOCK_MONOTONIC_COARSE); a time earlier than the second in progress is
  * counted in the second in progress.
  *
- * Memory: sizeof(ks_rates_t), about 9.3 KiB, inline, no allocation; a
+ * Memory: sizeof(ks_rates_t) = 9,304 bytes, inline, no allocation; a
  * snapshot is a struct copy.
  *
  * Not thread-safe: the caller serialises access (the topic's lock).
@@ -37,8 +37,8 @@
  *  ones fall into the last bucket (the exact maximum is kept apart). */
 #define KS_RATES_VALUE_BITS 40
 #define KS_RATES_BUCKETS                                                       \
-        (KS_RATES_EXACT +                                                      \
-         (KS_RATES_VALUE_BITS - KS_RATES_SUB_BITS - 1) * (1u << KS_RATES_SUB_BITS))
+        (KS_RATES_EXACT + (KS_RATES_VALUE_BITS - KS_RATES_SUB_BITS - 1) *      \
+                              (1u << KS_RATES_SUB_BITS))
 
 /** The peak is this quantile of per-second counts, in parts per million
  *  (999000 = 0.999: the busiest second but one in a thousand). */
@@ -51,33 +51,33 @@ typedef struct ks_rates_hist {
 } ks_rates_hist_t;
 
 typedef struct ks_rates {
-        int64_t         start_ms;  /**< the series' origin (monotonic ms) */
-        int64_t         sec;       /**< the second in progress, from start */
-        uint64_t        sec_msgs;  /**< messages in the second in progress */
-        uint64_t        sec_bytes; /**< bytes in the second in progress */
-        uint64_t        msgs;      /**< messages since start */
-        uint64_t        bytes;     /**< bytes since start */
-        int64_t         mark_ms;   /**< start of the current interval */
-        uint64_t        mark_msgs; /**< msgs at mark_ms */
-        uint64_t        mark_bytes;  /**< bytes at mark_ms */
-        ks_rates_hist_t hist_msgs;   /**< completed seconds: messages */
-        ks_rates_hist_t hist_bytes;  /**< completed seconds: bytes */
+        int64_t         start_ms;   /**< the series' origin (monotonic ms) */
+        int64_t         sec;        /**< the second in progress, from start */
+        uint64_t        sec_msgs;   /**< messages in the second in progress */
+        uint64_t        sec_bytes;  /**< bytes in the second in progress */
+        uint64_t        msgs;       /**< messages since start */
+        uint64_t        bytes;      /**< bytes since start */
+        int64_t         mark_ms;    /**< start of the current interval */
+        uint64_t        mark_msgs;  /**< msgs at mark_ms */
+        uint64_t        mark_bytes; /**< bytes at mark_ms */
+        ks_rates_hist_t hist_msgs;  /**< completed seconds: messages */
+        ks_rates_hist_t hist_bytes; /**< completed seconds: bytes */
 } ks_rates_t;
 
 /** What the series says at one time; every rate is per second. */
 typedef struct ks_rates_summary {
-        double   elapsed_s;       /**< since start */
-        double   msgs_per_s;      /**< since start: msgs / elapsed_s */
-        double   bytes_per_s;     /**< since start: bytes / elapsed_s */
-        double   interval_s;      /**< since the last ks_rates_mark() */
+        double   elapsed_s;            /**< since start */
+        double   msgs_per_s;           /**< since start: msgs / elapsed_s */
+        double   bytes_per_s;          /**< since start: bytes / elapsed_s */
+        double   interval_s;           /**< since the last ks_rates_mark() */
         double   interval_msgs_per_s;  /**< over the last interval */
         double   interval_bytes_per_s; /**< over the last interval */
-        uint64_t seconds;         /**< completed seconds in the series */
-        double   mean_msgs_per_s; /**< mean of the completed seconds */
-        uint64_t peak_msgs_per_s; /**< 0.999 quantile of messages/second */
-        uint64_t peak_bytes_per_s; /**< 0.999 quantile of bytes/second */
-        uint64_t max_msgs_per_s;   /**< busiest completed second, exact */
-        double   peak_to_mean; /**< peak_msgs_per_s / mean_msgs_per_s; 0
+        uint64_t seconds;              /**< completed seconds in the series */
+        double   mean_msgs_per_s;      /**< mean of the completed seconds */
+        uint64_t peak_msgs_per_s;      /**< 0.999 quantile of messages/second */
+        uint64_t peak_bytes_per_s;     /**< 0.999 quantile of bytes/second */
+        uint64_t max_msgs_per_s;       /**< busiest completed second, exact */
+        double   peak_to_mean;         /**< peak_msgs_per_s / mean_msgs_per_s; 0
                                 *   while no completed second had traffic */
 } ks_rates_summary_t;
 
@@ -108,8 +108,7 @@ void ks_rates_roll(ks_rates_t *r, int64_t sec);
  */
 static inline void ks_rates_add(ks_rates_t *r, int64_t now_ms, uint64_t bytes)
 {
-        int64_t sec =
-            now_ms > r->start_ms ? (now_ms - r->start_ms) / 1000 : 0;
+        int64_t sec = now_ms > r->start_ms ? (now_ms - r->start_ms) / 1000 : 0;
 
         if (sec > r->sec)
                 ks_rates_roll(r, sec);

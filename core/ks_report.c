@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_sizing_json.h"
 
 void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 {
@@ -110,18 +111,24 @@ static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
         return ks_hll_estimate(&s->hll);
 }
 
-static json_t *proposal_json(const ks_topic_snapshot_t *s,
-                             const ks_proposal_t *p, double distinct)
+/** @returns the fraction of sampled distinct keys whose partition differs
+ *           between the current count and @p count. */
+static double moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
 {
-        size_t  i, moved_keys = 0;
-        double  f, f_err;
-        json_t *o;
+        size_t i, moved_keys = 0;
 
         for (i = 0; i < s->sample_cnt; i++)
                 moved_keys +=
                     ks_partition_of(s->sample[i].phash, s->partition_count) !=
-                    ks_partition_of(s->sample[i].phash, p->partition_count);
-        f     = frac(moved_keys, s->sample_cnt);
+                    ks_partition_of(s->sample[i].phash, count);
+        return frac(moved_keys, s->sample_cnt);
+}
+
+static json_t *proposal_json(const ks_topic_snapshot_t *s,
+                             const ks_proposal_t *p, double distinct)
+{
+        double  f = moved_key_fraction(s, p->partition_count), f_err;
+        json_t *o;
         f_err = s->sample_cnt < s->sample_capacity
                     ? 0.0
                     : sqrt(f * (1 - f) / (double)s->sample_cnt);
@@ -558,6 +565,96 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
         }
 }
 
+/** @returns a new array of the messages of each of @p n loads. */
+static uint64_t *load_messages(const ks_load_t *loads, int32_t n)
+{
+        uint64_t *m = loads ? malloc(((size_t)n + 1) * sizeof(*m)) : NULL;
+        int32_t   i;
+
+        for (i = 0; m && i < n; i++)
+                m[i] = loads[i].messages;
+        return m;
+}
+
+/**
+ * @brief Adds rates, skew, sizing and migration to topic object @p o, the
+ *        rate fields to its hot keys and the split window to its proposals
+ *        (ks_sizing_json.h), with their warnings.
+ */
+static void add_sizing(json_t *o, const ks_topic_snapshot_t *s,
+                       const ks_report_opts_t *opts, double distinct,
+                       ks_warn_list_t *wl)
+{
+        ks_sizing_input_t   in;
+        ks_sizing_json_t    out;
+        ks_sizing_hot_in_t *hot = calloc(s->hot_cnt + 1, sizeof(*hot));
+        uint32_t           *ph  = malloc((s->sample_cnt + 1) * sizeof(*ph));
+        uint64_t           *pm  = malloc((s->sample_cnt + 1) * sizeof(*pm));
+        uint64_t           *loads[KEYSHIFT_PROPOSED_MAX + 1] = {NULL};
+        json_t             *hk = json_object_get(o, "hot_keys");
+        json_t             *pr = json_object_get(o, "proposals");
+        size_t              i;
+
+        memset(&in, 0, sizeof(in));
+        in.topic  = s->name;
+        in.params = opts->sizing;
+        ks_rates_summarize(&s->rates, s->mono_ms, &in.rates);
+        in.window_s = (double)(opts->now_ms - s->analysis_since_ms) / 1000.0;
+        if (s->current) {
+                in.current.count = s->partition_count;
+                in.current.loads = loads[0] =
+                    load_messages(s->current, s->partition_count);
+                for (i = 0; i < s->proposal_cnt; i++) {
+                        const ks_proposal_t  *p = &s->proposals[i];
+                        ks_sizing_count_in_t *c = &in.proposals[i];
+                        c->count                = p->partition_count;
+                        c->loads                = loads[i + 1] =
+                            load_messages(p->partitions, p->partition_count);
+                        c->moved_messages = p->moved.messages;
+                        c->moved_distinct_keys =
+                            moved_key_fraction(s, p->partition_count) *
+                            distinct;
+                }
+                in.proposal_cnt = s->proposal_cnt;
+        }
+        for (i = 0; ph && pm && i < s->sample_cnt; i++) {
+                ph[i] = s->sample[i].phash;
+                pm[i] = s->sample[i].messages;
+        }
+        in.sample_phash    = ph;
+        in.sample_messages = pm;
+        in.sample_cnt      = ph && pm ? s->sample_cnt : 0;
+        for (i = 0; hot && i < json_array_size(hk); i++)
+                hot[i] = (ks_sizing_hot_in_t){s->hot[i].phash, s->hot[i].count,
+                                              s->hot[i].error};
+        in.hot                = hot;
+        in.hot_cnt            = hot ? json_array_size(hk) : 0;
+        in.brokers            = s->brokers;
+        in.replication_factor = s->replication_factor;
+        in.compacted          = s->compacted;
+        in.queue_max_messages = opts->queue_max_messages;
+        in.queue_max_bytes    = opts->queue_max_bytes;
+
+        if (ks_sizing_json_build(&in, &out, wl) == 0) {
+                json_object_set(o, "rates", out.rates);
+                json_object_set(o, "skew", out.skew);
+                json_object_set(o, "sizing", out.sizing);
+                json_object_set(o, "migration", out.migration);
+                for (i = 0; i < json_array_size(hk); i++)
+                        json_object_update(json_array_get(hk, i),
+                                           json_array_get(out.hot_keys, i));
+                for (i = 0; i < json_array_size(pr); i++)
+                        json_object_set(json_array_get(pr, i), "split_window",
+                                        json_array_get(out.split_windows, i));
+                ks_sizing_json_clear(&out);
+        }
+        for (i = 0; i <= KEYSHIFT_PROPOSED_MAX; i++)
+                free(loads[i]);
+        free(hot);
+        free(ph);
+        free(pm);
+}
+
 json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                         const ks_report_opts_t *opts, ks_warn_list_t *wl)
 {
@@ -642,6 +739,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(o, "merge", merge_json(s));
+        if (opts->sizing)
+                add_sizing(o, s, opts, distinct, wl);
         topic_warnings(s, wl);
         json_object_set_new(o, "warnings", ks_warn_list_json(wl, s->name));
         return o;

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "ks_sizing.h"
 #include "ks_topic.h"
 #include "ks_warn.h"
 
@@ -36,6 +37,10 @@ typedef struct ks_report_opts {
         int     hot_keys; /**< hot keys listed per topic */
         int64_t now_ms;   /**< wall clock */
         int     final;    /**< 1: written at shutdown */
+        /** sizing inputs (NULL: no rates/skew/sizing/migration objects) */
+        const ks_sizing_params_t *sizing;
+        double queue_max_messages; /**< the producer's queue limits, for */
+        double queue_max_bytes;    /**< how long a switch may pause it */
 } ks_report_opts_t;
 
 /**

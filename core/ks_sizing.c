@@ -112,6 +112,7 @@
 #include "ks_sizing.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,12 +126,12 @@
 
 const ks_sizing_param_desc_t ks_sizing_param_descs[] = {
     {"keyshift.partition.target.msgs.per.s",
-     "0 (the fair share: topic rate / partitions) .. 1e9 msgs/s", 0, 1e9, 0,
-     0, KS_P(partition_target_msgs_per_s)},
-    {"keyshift.consumers.max", "0 (unknown) .. 100000 consumers", 0, 100000,
-     0, 1, KS_P(consumers_max)},
-    {"keyshift.consumer.msgs.per.s", "0 (unknown) .. 1e9 msgs/s", 0, 1e9, 0,
-     0, KS_P(consumer_msgs_per_s)},
+     "0 (the fair share: topic rate / partitions) .. 1e9 msgs/s", 0, 1e9, 0, 0,
+     KS_P(partition_target_msgs_per_s)},
+    {"keyshift.consumers.max", "0 (unknown) .. 100000 consumers", 0, 100000, 0,
+     1, KS_P(consumers_max)},
+    {"keyshift.consumer.msgs.per.s", "0 (unknown) .. 1e9 msgs/s", 0, 1e9, 0, 0,
+     KS_P(consumer_msgs_per_s)},
     {"keyshift.rebalance.ms.per.partition", "0 .. 60000 ms", 0, 60000, 4, 0,
      KS_P(rebalance_ms_per_partition)},
     {"keyshift.rebalances.per.day", "0 .. 86400", 0, 86400, 6, 0,
@@ -139,8 +140,8 @@ const ks_sizing_param_desc_t ks_sizing_param_descs[] = {
      KS_P(rebalance_stall_warn_s)},
     {"keyshift.peak.to.mean.warn", "1 .. 1e6", 1, 1e6, 4, 0,
      KS_P(peak_to_mean_warn)},
-    {"keyshift.partition.skew.max", "1 .. 1e6 (busiest / median)", 1, 1e6,
-     2.5, 0, KS_P(partition_skew_max)},
+    {"keyshift.partition.skew.max", "1 .. 1e6 (busiest / median)", 1, 1e6, 2.5,
+     0, KS_P(partition_skew_max)},
     {"keyshift.producer.throughput.mb.per.s", "0.001 .. 1e6 MB/s", 0.001, 1e6,
      10, 0, KS_P(producer_throughput_mb_per_s)},
     {"keyshift.consumer.throughput.mb.per.s", "0.001 .. 1e6 MB/s", 0.001, 1e6,
@@ -151,12 +152,12 @@ const ks_sizing_param_desc_t ks_sizing_param_descs[] = {
      1, 0, KS_P(replication_latency_ms_per_partition)},
     {"keyshift.replication.latency.max.ms", "0.001 .. 1e7 ms", 0.001, 1e7, 200,
      0, KS_P(replication_latency_max_ms)},
-    {"keyshift.unavailability.ms.per.partition", "0 .. 10000 ms", 0, 1e4, 5,
-     0, KS_P(unavailability_ms_per_partition)},
+    {"keyshift.unavailability.ms.per.partition", "0 .. 10000 ms", 0, 1e4, 5, 0,
+     KS_P(unavailability_ms_per_partition)},
     {"keyshift.unavailability.max.ms", "0.001 .. 1e8 ms", 0.001, 1e8, 2000, 0,
      KS_P(unavailability_max_ms)},
-    {"keyshift.producers.metadata.max.age.ms", "0 .. 86400000 ms", 0,
-     86400000, 300000, 1, KS_P(producers_metadata_max_age_ms)},
+    {"keyshift.producers.metadata.max.age.ms", "0 .. 86400000 ms", 0, 86400000,
+     300000, 1, KS_P(producers_metadata_max_age_ms)},
     {"keyshift.consumer.lag.ms", "0 (unknown) .. 86400000 ms", 0, 86400000, 0,
      1, KS_P(consumer_lag_ms)},
     {NULL, NULL, 0, 0, 0, 0, 0},
@@ -258,8 +259,7 @@ double ks_sizing_key_skew(uint64_t busiest, uint64_t *counts, size_t n)
 }
 
 void ks_sizing_sample_loads(const uint32_t *phash, const uint64_t *messages,
-                            size_t n, int32_t partition_count,
-                            uint64_t *loads)
+                            size_t n, int32_t partition_count, uint64_t *loads)
 {
         size_t i;
 
@@ -309,15 +309,17 @@ static double share(double a, double b)
         return s > 1.0 ? 1.0 : s;
 }
 
-/** @returns ceil(x) as an integer >= 1 for x > 0 (x's last 10^-12 of
- *           floating-point noise ignored: 3.0000000000001 is 3). */
+/** @returns ceil(x) as an integer >= 1 for x > 0, 0 otherwise; a value
+ *           within a few units in the last place of an integer is that
+ *           integer (1.1 / 0.1 is 11.000000000000002 in binary: 11). */
 static uint64_t ceil_count(double x)
 {
-        double c;
+        double r, c;
 
         if (!(x > 0))
                 return 0;
-        c = ceil(x * (1.0 - 1e-12));
+        r = nearbyint(x);
+        c = fabs(x - r) <= 8 * DBL_EPSILON * (x > 1 ? x : 1) ? r : ceil(x);
         if (c >= 1.8e19)
                 return UINT64_MAX;
         return c < 1 ? 1 : (uint64_t)c;
@@ -421,8 +423,8 @@ void ks_sizing_rebalance(const ks_sizing_params_t *p, int64_t partitions,
 const char *ks_sizing_constraint_name(ks_sizing_constraint_id_t id)
 {
         static const char *names[KS_CONSTRAINT__CNT] = {
-            "throughput", "consumers", "file_handles",
-            "replication_latency_ms", "unavailability_ms"};
+            "throughput", "consumers", "file_handles", "replication_latency_ms",
+            "unavailability_ms"};
         return (unsigned)id < KS_CONSTRAINT__CNT ? names[id] : "?";
 }
 
@@ -450,8 +452,7 @@ static void floor_of(ks_sizing_constraint_t *c, int64_t partitions,
 }
 
 int64_t ks_sizing_fewest_brokers(const ks_sizing_params_t *p,
-                                 int64_t partitions,
-                                 int32_t replication_factor)
+                                 int64_t partitions, int32_t replication_factor)
 {
         double  pr = (double)partitions * replication_factor;
         int64_t b, need[3];
@@ -473,7 +474,7 @@ int64_t ks_sizing_fewest_brokers(const ks_sizing_params_t *p,
 
 void ks_sizing_constraints(const ks_sizing_params_t *p, int64_t partitions,
                            int32_t brokers, int32_t replication_factor,
-                           double throughput_bytes_per_s,
+                           double                   throughput_bytes_per_s,
                            ks_sizing_constraints_t *out)
 {
         double T   = throughput_bytes_per_s > 0 ? throughput_bytes_per_s : 0;
@@ -526,7 +527,7 @@ void ks_sizing_constraints(const ks_sizing_params_t *p, int64_t partitions,
 /* ------------------------------------------------------------------ */
 
 void ks_sizing_split_window(const ks_sizing_params_t *p,
-                            double moving_msgs_per_s,
+                            double                    moving_msgs_per_s,
                             ks_sizing_split_window_t *out)
 {
         out->seconds = p->producers_metadata_max_age_ms / 1000.0;
@@ -534,8 +535,7 @@ void ks_sizing_split_window(const ks_sizing_params_t *p,
             moving_msgs_per_s > 0 ? moving_msgs_per_s * out->seconds : 0.0;
 }
 
-void ks_sizing_shard_add(ks_sizing_shard_t *s,
-                         const ks_sizing_hot_verdict_t *v,
+void ks_sizing_shard_add(ks_sizing_shard_t *s, const ks_sizing_hot_verdict_t *v,
                          double key_msgs_per_s, double topic_msgs_per_s,
                          uint64_t key_messages)
 {

@@ -24,13 +24,13 @@
 
 typedef struct ks_sizing_params {
         double partition_target_msgs_per_s; /**< 0: the fair share */
-        double consumers_max;               /**< planned consumers, 0: unknown */
-        double consumer_msgs_per_s;  /**< one consumer's capacity, 0: unknown */
+        double consumers_max;       /**< planned consumers, 0: unknown */
+        double consumer_msgs_per_s; /**< one consumer's capacity, 0: unknown */
         double rebalance_ms_per_partition; /**< stall per partition: 4 */
         double rebalances_per_day;         /**< 6 */
-        double rebalance_stall_warn_s;     /**< REBALANCE_STALL_HIGH above: 30 */
-        double peak_to_mean_warn;          /**< PEAK_TO_MEAN_HIGH above: 4 */
-        double partition_skew_max;         /**< busiest / median limit: 2.5 */
+        double rebalance_stall_warn_s; /**< REBALANCE_STALL_HIGH above: 30 */
+        double peak_to_mean_warn;      /**< PEAK_TO_MEAN_HIGH above: 4 */
+        double partition_skew_max;     /**< busiest / median limit: 2.5 */
         double producer_throughput_mb_per_s; /**< Tp, one partition: 10 */
         double consumer_throughput_mb_per_s; /**< Tc, one partition: 20 */
         double broker_file_handles_max;      /**< H_max per broker: 10000 */
@@ -107,8 +107,7 @@ double ks_sizing_key_skew(uint64_t busiest, uint64_t *counts, size_t n);
  * @param loads [partition_count], overwritten.
  */
 void ks_sizing_sample_loads(const uint32_t *phash, const uint64_t *messages,
-                            size_t n, int32_t partition_count,
-                            uint64_t *loads);
+                            size_t n, int32_t partition_count, uint64_t *loads);
 
 /** @returns 1 if @p n is a power of two (1, 2, 4, ...). */
 int ks_sizing_is_pow2(int64_t n);
@@ -165,7 +164,7 @@ double ks_sizing_skew_factor(double key_skew);
 typedef enum ks_sizing_base {
         KS_SIZING_BASE_THROUGHPUT = 0, /**< ceil(peak / per consumer) */
         KS_SIZING_BASE_CONSUMERS,      /**< keyshift.consumers.max */
-        KS_SIZING_BASE_CURRENT, /**< neither known: the current count */
+        KS_SIZING_BASE_CURRENT,        /**< neither known: the current count */
 } ks_sizing_base_t;
 
 const char *ks_sizing_base_name(ks_sizing_base_t b);
@@ -204,11 +203,11 @@ void ks_sizing_rebalance(const ks_sizing_params_t *p, int64_t partitions,
 /* ------------------------------------------------------------------ */
 
 typedef enum ks_sizing_constraint_id {
-        KS_CONSTRAINT_THROUGHPUT = 0,   /**< P >= max(T/Tp, T/Tc) */
-        KS_CONSTRAINT_CONSUMERS,        /**< P >= planned consumers */
-        KS_CONSTRAINT_FILE_HANDLES,     /**< 2 P r / b <= H_max */
+        KS_CONSTRAINT_THROUGHPUT = 0,      /**< P >= max(T/Tp, T/Tc) */
+        KS_CONSTRAINT_CONSUMERS,           /**< P >= planned consumers */
+        KS_CONSTRAINT_FILE_HANDLES,        /**< 2 P r / b <= H_max */
         KS_CONSTRAINT_REPLICATION_LATENCY, /**< l_r P r / b <= L (ms) */
-        KS_CONSTRAINT_UNAVAILABILITY,   /**< u P / b <= U (ms) */
+        KS_CONSTRAINT_UNAVAILABILITY,      /**< u P / b <= U (ms) */
         KS_CONSTRAINT__CNT
 } ks_sizing_constraint_id_t;
 
@@ -228,11 +227,11 @@ typedef struct ks_sizing_constraint {
 
 typedef struct ks_sizing_constraints {
         ks_sizing_constraint_t c[KS_CONSTRAINT__CNT];
-        int satisfied; /**< every known constraint holds */
-        int binding;   /**< ks_sizing_constraint_id_t of the largest
+        int                    satisfied; /**< every known constraint holds */
+        int     binding;         /**< ks_sizing_constraint_id_t of the largest
                         *   utilisation (the first violated, or the
                         *   closest to its limit); -1 if none known */
-        int64_t fewest_brokers; /**< smallest b meeting the per-broker
+        int64_t fewest_brokers;  /**< smallest b meeting the per-broker
                                  *   constraints (and b >= r); 0 if r unknown */
         int     brokers_suffice; /**< the throughput and consumer bounds
                                   *   hold (no broker count fixes them) */
@@ -246,14 +245,14 @@ typedef struct ks_sizing_constraints {
  */
 void ks_sizing_constraints(const ks_sizing_params_t *p, int64_t partitions,
                            int32_t brokers, int32_t replication_factor,
-                           double throughput_bytes_per_s,
+                           double                   throughput_bytes_per_s,
                            ks_sizing_constraints_t *out);
 
 /** @returns the fewest brokers b >= r with 2Pr/b <= H_max, l_r P r / b <=
  *           L and u P / b <= U; 0 if @p replication_factor < 1. */
 int64_t ks_sizing_fewest_brokers(const ks_sizing_params_t *p,
-                                 int64_t partitions,
-                                 int32_t replication_factor);
+                                 int64_t                   partitions,
+                                 int32_t                   replication_factor);
 
 /* ------------------------------------------------------------------ */
 /* What the increase costs                                               */
@@ -271,7 +270,7 @@ typedef struct ks_sizing_split_window {
  * @param moving_msgs_per_s the rate of messages whose partition changes.
  */
 void ks_sizing_split_window(const ks_sizing_params_t *p,
-                            double moving_msgs_per_s,
+                            double                    moving_msgs_per_s,
                             ks_sizing_split_window_t *out);
 
 /** Raise the count of the topic itself. */
@@ -287,12 +286,12 @@ typedef struct ks_sizing_raise_in_place {
 /** Pause producers, drain consumers, switch everyone to a new topic. */
 typedef struct ks_sizing_drain_and_switch {
         int64_t partition_count; /**< of the new topic */
-        double  drain_s;  /**< time consumers need to empty their lag; < 0
+        double  drain_s; /**< time consumers need to empty their lag; < 0
                            *   unknown (keyshift.consumer.lag.ms unset) */
-        double  pause_s;  /**< producers paused: drain_s (< 0 unknown) */
-        double  held_msgs_per_s;  /**< producers must hold per second of pause */
+        double  pause_s; /**< producers paused: drain_s (< 0 unknown) */
+        double  held_msgs_per_s; /**< producers must hold per second of pause */
         double  held_bytes_per_s;
-        double  messages_held;    /**< over pause_s (< 0 unknown) */
+        double  messages_held; /**< over pause_s (< 0 unknown) */
         double  bytes_held;
         double  producer_queue_s; /**< the longest pause the producer queue
                                    *   absorbs (< 0 unknown) */
@@ -312,8 +311,7 @@ typedef struct ks_sizing_shard {
  *        cannot spread it (@p v->fixable_by_partitions is 0).
  * @param key_messages the key's messages so far (its history).
  */
-void ks_sizing_shard_add(ks_sizing_shard_t *s,
-                         const ks_sizing_hot_verdict_t *v,
+void ks_sizing_shard_add(ks_sizing_shard_t *s, const ks_sizing_hot_verdict_t *v,
                          double key_msgs_per_s, double topic_msgs_per_s,
                          uint64_t key_messages);
 

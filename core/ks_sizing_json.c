@@ -148,7 +148,7 @@ static void partition_spread(json_t *parts, const ks_sizing_input_t *in,
 
 static json_t *skew_json(const ks_sizing_input_t *in, double *key_skew)
 {
-        uint64_t *counts = NULL;
+        uint64_t *counts  = NULL;
         uint64_t  busiest = 0;
         json_t   *parts   = json_object();
         size_t    i;
@@ -182,7 +182,7 @@ static json_t *skew_json(const ks_sizing_input_t *in, double *key_skew)
 
 /** @returns the rate of the partition @p phash falls in under @p c, or -1
  *           when its loads are unknown. */
-static double partition_rate(const ks_sizing_input_t *in,
+static double partition_rate(const ks_sizing_input_t    *in,
                              const ks_sizing_count_in_t *c, uint32_t phash)
 {
         if (c->count < 1 || !c->loads || !(in->window_s > 0))
@@ -209,15 +209,15 @@ static json_t *hot_keys_json(const ks_sizing_input_t *in, double target,
         double                  elapsed = in->rates.elapsed_s;
         double                  topic   = in->rates.msgs_per_s;
         size_t                  i, j, unfixable = 0;
-        ks_sizing_hot_verdict_t worst   = {0, 0, 0, 0};
+        ks_sizing_hot_verdict_t worst      = {0, 0, 0, 0};
         double                  worst_rate = 0;
 
         for (i = 0; arr && i < in->hot_cnt; i++) {
                 const ks_sizing_hot_in_t *h = &in->hot[i];
                 ks_sizing_hot_verdict_t   v;
-                double rate = elapsed > 0 ? (double)guaranteed(h) / elapsed
-                                          : 0.0;
-                double pr   = partition_rate(in, &in->current, h->phash);
+                double                    rate =
+                    elapsed > 0 ? (double)guaranteed(h) / elapsed : 0.0;
+                double  pr   = partition_rate(in, &in->current, h->phash);
                 json_t *prop = json_object(), *o;
 
                 ks_sizing_hot_key(rate, topic, pr, target, &v);
@@ -228,10 +228,10 @@ static json_t *hot_keys_json(const ks_sizing_input_t *in, double target,
                         ks_sizing_hot_verdict_t vp;
                         key_of(c->count, k, sizeof(k));
                         ks_sizing_hot_key(rate, topic, pp, target, &vp);
-                        json_object_set_new(prop, k,
-                                            pp > 0
-                                                ? json_real(vp.share_of_partition)
-                                                : json_null());
+                        json_object_set_new(
+                            prop, k,
+                            pp > 0 ? json_real(vp.share_of_partition)
+                                   : json_null());
                 }
                 o = json_pack("{s:f, s:o, s:o, s:b, s:I}", "msgs_per_s", rate,
                               "share_of_partition",
@@ -277,7 +277,7 @@ static json_t *constraints_json(const ks_sizing_constraints_t *cs)
 
         for (i = 0; o && i < KS_CONSTRAINT__CNT; i++) {
                 const ks_sizing_constraint_t *c = &cs->c[i];
-                const char *name = ks_sizing_constraint_name(i);
+                const char *name                = ks_sizing_constraint_name(i);
                 if (!c->known) {
                         json_object_set_new(o, name, json_null());
                         continue;
@@ -293,11 +293,11 @@ static json_t *constraints_json(const ks_sizing_constraints_t *cs)
                         json_array_append_new(violated, json_string(name));
         }
         json_object_set_new(o, "satisfied", json_boolean(cs->satisfied));
-        json_object_set_new(o, "binding",
-                            cs->binding >= 0
-                                ? json_string(ks_sizing_constraint_name(
-                                      cs->binding))
-                                : json_null());
+        json_object_set_new(
+            o, "binding",
+            cs->binding >= 0
+                ? json_string(ks_sizing_constraint_name(cs->binding))
+                : json_null());
         json_object_set_new(o, "violated", violated);
         json_object_set_new(o, "fewest_brokers",
                             cs->fewest_brokers
@@ -347,7 +347,7 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
         ks_sizing_rebalance_t     rb;
         json_t *constraints = json_object(), *by_count = json_object(), *basis;
         int64_t stall_count = 0, fewest;
-        double  stall_s = 0;
+        double  stall_s     = 0;
         size_t  i;
 
         ks_sizing_partition_floor(p, (double)r->peak_msgs_per_s, key_skew,
@@ -360,9 +360,9 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
                          &stall_count, &stall_s);
         at_count(in, fl.recommended, T, constraints, by_count, &stall_count,
                  &stall_s);
-        fewest = ks_sizing_fewest_brokers(p, fl.recommended,
-                                          in->replication_factor);
-        basis  = json_pack(
+        fewest =
+            ks_sizing_fewest_brokers(p, fl.recommended, in->replication_factor);
+        basis = json_pack(
             "{s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:f, s:I, s:I, s:s, s:f,"
             " s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
             "peak_msgs_s", (json_int_t)r->peak_msgs_per_s, "peak_bytes_s",
@@ -374,15 +374,13 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
             "max_consumers_planned",
             p->consumers_max > 0 ? json_integer((json_int_t)p->consumers_max)
                                  : json_null(),
-            "measured_key_skew",
-            in->sample_cnt ? known(key_skew) : json_null(), "skew_factor",
-            fl.skew_factor, "throughput_partitions",
+            "measured_key_skew", in->sample_cnt ? known(key_skew) : json_null(),
+            "skew_factor", fl.skew_factor, "throughput_partitions",
             (json_int_t)fl.throughput_partitions, "base_partitions",
             (json_int_t)fl.base, "base_source",
             ks_sizing_base_name(fl.base_source), "rebalance_s",
             p->rebalance_ms_per_partition / 1000.0, "rebalances_per_day",
-            p->rebalances_per_day, "partition_target_msgs_s", target,
-            "brokers",
+            p->rebalances_per_day, "partition_target_msgs_s", target, "brokers",
             in->brokers > 0 ? json_integer(in->brokers) : json_null(),
             "replication_factor",
             in->replication_factor > 0 ? json_integer(in->replication_factor)
@@ -422,13 +420,12 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
 /* migration and split windows                                          */
 /* ------------------------------------------------------------------ */
 
-static void split_window(const ks_sizing_input_t *in,
+static void split_window(const ks_sizing_input_t    *in,
                          const ks_sizing_count_in_t *c,
                          ks_sizing_split_window_t *sw, double *moving_rate)
 {
-        *moving_rate = in->window_s > 0
-                           ? (double)c->moved_messages / in->window_s
-                           : 0.0;
+        *moving_rate =
+            in->window_s > 0 ? (double)c->moved_messages / in->window_s : 0.0;
         ks_sizing_split_window(in->params, *moving_rate, sw);
 }
 
@@ -453,9 +450,9 @@ static json_t *split_windows_json(const ks_sizing_input_t *in)
 static json_t *migration_json(const ks_sizing_input_t *in,
                               const ks_sizing_shard_t *shard)
 {
-        const ks_sizing_params_t   *p = in->params;
-        const ks_sizing_count_in_t *t;
-        ks_sizing_split_window_t    sw;
+        const ks_sizing_params_t    *p = in->params;
+        const ks_sizing_count_in_t  *t;
+        ks_sizing_split_window_t     sw;
         ks_sizing_drain_and_switch_t ds;
         double                       rate, capacity = 0;
 
@@ -467,11 +464,10 @@ static json_t *migration_json(const ks_sizing_input_t *in,
         split_window(in, t, &sw, &rate);
         if (p->consumers_max > 0 && p->consumer_msgs_per_s > 0)
                 capacity = p->consumers_max * p->consumer_msgs_per_s;
-        ks_sizing_drain_and_switch(p, t->count,
-                                   (double)in->rates.peak_msgs_per_s,
-                                   (double)in->rates.peak_bytes_per_s,
-                                   capacity, in->queue_max_messages,
-                                   in->queue_max_bytes, &ds);
+        ks_sizing_drain_and_switch(
+            p, t->count, (double)in->rates.peak_msgs_per_s,
+            (double)in->rates.peak_bytes_per_s, capacity,
+            in->queue_max_messages, in->queue_max_bytes, &ds);
         return json_pack(
             "{s:i,"
             " s:{s:i, s:b, s:I, s:f, s:f, s:f, s:i, s:s, s:o},"
@@ -523,8 +519,8 @@ int ks_sizing_json_build(const ks_sizing_input_t *in, ks_sizing_json_t *out,
 
         memset(out, 0, sizeof(*out));
         memset(&shard, 0, sizeof(shard));
-        target = ks_sizing_target_rate(in->params, r->msgs_per_s,
-                                       largest_count(in));
+        target =
+            ks_sizing_target_rate(in->params, r->msgs_per_s, largest_count(in));
         out->rates         = rates_json(r);
         out->skew          = skew_json(in, &key_skew);
         out->hot_keys      = hot_keys_json(in, target, &shard, wl);

@@ -38,13 +38,13 @@
 
 /** One partition count: the current one or a proposal. */
 typedef struct ks_sizing_count_in {
-        int32_t         count;  /**< 0: unknown */
-        const uint64_t *loads;  /**< [count] messages per partition over
+        int32_t         count;          /**< 0: unknown */
+        const uint64_t *loads;          /**< [count] messages per partition over
                                  *   window_s, or NULL */
-        uint64_t moved_messages; /**< proposals: messages since
+        uint64_t        moved_messages; /**< proposals: messages since
                                   *   analysis_since whose partition changes
                                   *   (ks_proposal_t.moved.messages) */
-        double moved_distinct_keys; /**< proposals: distinct keys that move
+        double moved_distinct_keys;     /**< proposals: distinct keys that move
                                      *   (estimate) */
 } ks_sizing_count_in_t;
 
@@ -60,7 +60,7 @@ typedef struct ks_sizing_input {
         const ks_sizing_params_t *params; /**< the keyshift.* sizing
                                            *   properties */
         ks_rates_summary_t rates; /**< ks_rates_summarize() of a snapshot */
-        double window_s; /**< seconds the loads and moved counts cover
+        double window_s;          /**< seconds the loads and moved counts cover
                           *   (report time - analysis_since) */
         ks_sizing_count_in_t current;
         ks_sizing_count_in_t proposals[KEYSHIFT_PROPOSED_MAX];
@@ -74,21 +74,23 @@ typedef struct ks_sizing_input {
         size_t                    hot_cnt;
         int32_t brokers;            /**< in the cluster metadata; 0 unknown */
         int32_t replication_factor; /**< replicas of partition 0; 0 unknown */
-        int     compacted; /**< cleanup.policy has compact: 1; 0 no; -1
+        int     compacted;          /**< cleanup.policy has compact: 1; 0 no; -1
                             *   unknown */
-        double queue_max_messages; /**< queue.buffering.max.messages; 0 unknown */
-        double queue_max_bytes; /**< queue.buffering.max.kbytes x 1024; 0 unknown */
+        double
+            queue_max_messages; /**< queue.buffering.max.messages; 0 unknown */
+        double
+            queue_max_bytes; /**< queue.buffering.max.kbytes x 1024; 0 unknown */
         size_t migration_target; /**< index of the proposal the migrations
                                   *   compare (0: the first) */
 } ks_sizing_input_t;
 
 /** The built objects; each is a new reference owned by this struct. */
 typedef struct ks_sizing_json {
-        json_t *rates;     /**< topics[t].rates */
-        json_t *skew;      /**< topics[t].skew */
-        json_t *sizing;    /**< topics[t].sizing */
-        json_t *migration; /**< topics[t].migration (null: no proposal) */
-        json_t *hot_keys;  /**< [hot_cnt] objects: json_object_update()
+        json_t *rates;         /**< topics[t].rates */
+        json_t *skew;          /**< topics[t].skew */
+        json_t *sizing;        /**< topics[t].sizing */
+        json_t *migration;     /**< topics[t].migration (null: no proposal) */
+        json_t *hot_keys;      /**< [hot_cnt] objects: json_object_update()
                             *   topics[t].hot_keys[i] with hot_keys[i] */
         json_t *split_windows; /**< [proposal_cnt]: set as
                                 *   topics[t].proposals[i].split_window */

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <stdatomic.h>
 
@@ -78,6 +79,7 @@ struct ks_topic {
         ks_schema_ids_t schema_ids;
         int             brokers, replication_factor, compacted;
         int             cleanup_policy_asked;
+        ks_rates_t      rates;
 
         ks_hll_t        hll;
         ks_keysample_t *sample; /**< payload: ks_model_hashes_t */
@@ -126,6 +128,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         }
         ks_hll_init(&t->hll);
         atomic_init(&t->int32_keys, 0);
+        ks_rates_init(&t->rates, ks_topic_mono_ms());
         t->compacted = -1;
         atomic_init(&t->text4_keys, 0);
         pthread_mutex_init(&t->lock, NULL);
@@ -292,8 +295,22 @@ static void sample_key(ks_topic_t *t, const void *key, size_t keylen,
         }
 }
 
+int64_t ks_topic_mono_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
+{
+        ks_topic_record_at(t, key, keylen, partition, value_len,
+                           ks_topic_mono_ms());
+}
+
+void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
+                        int32_t partition, size_t value_len, int64_t mono_ms)
 {
         uint64_t       bytes      = (uint64_t)keylen + (uint64_t)value_len;
         ks_placement_t place_kind = KS_PLACE_HASHED;
@@ -330,6 +347,7 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
 
         pthread_mutex_lock(&t->lock);
         load_add(&t->c.total, bytes);
+        ks_rates_add(&t->rates, mono_ms, bytes);
         if (!key)
                 t->c.null_keys++;
         else if (keylen == 0)
@@ -636,8 +654,11 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->brokers             = t->brokers;
                 s->replication_factor  = t->replication_factor;
                 s->compacted           = t->compacted;
-                s->sample_cnt          = ks_keysample_entries_payload(
-                             t->sample, s->sample, s->sample_models);
+                s->mono_ms             = ks_topic_mono_ms();
+                s->rates               = t->rates;
+                ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
+                s->sample_cnt = ks_keysample_entries_payload(
+                    t->sample, s->sample, s->sample_models);
                 s->mixed_cnt = ks_mixed_collisions(
                     t->mixed, s->mixed, KS_TOPIC_MIXED_MAX, &s->mixed_summary);
                 s->sample_distinct_estimate =

@@ -53,6 +53,7 @@
 #include "ks_keysample.h"
 #include "ks_mixed.h"
 #include "ks_partitioner.h"
+#include "ks_rates.h"
 #include "ks_topk.h"
 
 /** Where the current partition count came from. */
@@ -189,6 +190,8 @@ typedef struct ks_topic_snapshot {
         int                   brokers;            /**< 0: unknown */
         int                   replication_factor; /**< 0: unknown */
         int                   compacted;          /**< 1, 0, -1: unknown */
+        ks_rates_t            rates;   /**< per-second series since start */
+        int64_t               mono_ms; /**< monotonic time of the snapshot */
 } ks_topic_snapshot_t;
 
 typedef struct ks_topic ks_topic_t;
@@ -210,6 +213,14 @@ const char *ks_topic_name(const ks_topic_t *t);
  */
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len);
+
+/** @brief ks_topic_record() at monotonic time @p mono_ms (for the rates;
+ *         ks_topic_record() reads CLOCK_MONOTONIC_COARSE). */
+void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
+                        int32_t partition, size_t value_len, int64_t mono_ms);
+
+/** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
+int64_t ks_topic_mono_ms(void);
 
 /**
  * @brief Counts one delivery report and checks the partition librdkafka

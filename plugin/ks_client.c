@@ -55,6 +55,25 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
         c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
 }
 
+/**
+ * @brief Reads what the sizing advice needs from the producer itself: its
+ *        queue limits, and how soon it learns a new partition count
+ *        (topic.metadata.refresh.interval.ms), unless
+ *        keyshift.producers.metadata.max.age.ms says otherwise.
+ */
+static void read_producer_limits(ks_client_t *c, const rd_kafka_conf_t *conf)
+{
+        char buf[64];
+
+        conf_str(conf, "queue.buffering.max.messages", buf, sizeof(buf));
+        c->queue_max_messages = atof(buf);
+        conf_str(conf, "queue.buffering.max.kbytes", buf, sizeof(buf));
+        c->queue_max_bytes = atof(buf) * 1024.0;
+        conf_str(conf, "topic.metadata.refresh.interval.ms", buf, sizeof(buf));
+        if (!c->conf.sizing_metadata_age_set && atof(buf) > 0)
+                c->conf.sizing.producers_metadata_max_age_ms = atof(buf);
+}
+
 ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            const ks_config_t *kconf, char *errstr,
                            size_t errstr_size)
@@ -77,6 +96,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         conf_str(conf, "client.id", c->client_id, sizeof(c->client_id));
         snprintf(c->name, sizeof(c->name), "%s", c->client_id);
         read_partitioner(c, conf);
+        read_producer_limits(c, conf);
         memcpy(c->params.proposed, kconf->proposed, sizeof(kconf->proposed));
         c->params.proposed_cnt      = kconf->proposed_cnt;
         c->params.key_sample_size   = (size_t)kconf->key_sample_size;

@@ -55,7 +55,10 @@ typedef struct ks_client {
         ks_warn_list_t carry; /**< producer-level warnings for next report */
         char           report_path[4096];
         int64_t        reports_written;
-        char metadata_error[256]; /**< last metadata failure, for the report */
+        char metadata_error[256];  /**< last metadata failure, for the report */
+        rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */
+        double queue_max_messages; /**< queue.buffering.max.messages */
+        double queue_max_bytes;    /**< queue.buffering.max.kbytes x 1024 */
 } ks_client_t;
 
 /** @returns wall-clock milliseconds since the epoch. */

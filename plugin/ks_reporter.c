@@ -31,51 +31,62 @@ typedef struct ks_refresh_ctx {
 } ks_refresh_ctx_t;
 
 /**
- * @brief Asks the cluster (Admin API DescribeConfigs) whether @p topic is
- *        compacted. @returns 1, 0, or -1 when it cannot tell (e.g.
- *        librdkafka's mock cluster does not answer DescribeConfigs).
+ * @brief Asks the cluster (Admin API DescribeConfigs) for @p t's
+ *        cleanup.policy, without waiting: the answer is read from
+ *        c->admin_q by take_admin_results() at a later wake-up.
  * @locality reporter thread.
  */
-static int describe_compacted(rd_kafka_t *rk, const char *topic)
+static void ask_cleanup_policy(ks_client_t *c, ks_topic_t *t)
 {
-        rd_kafka_queue_t          *q = rd_kafka_queue_new(rk);
-        rd_kafka_ConfigResource_t *res =
-            rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic);
+        rd_kafka_ConfigResource_t *res = rd_kafka_ConfigResource_new(
+            RD_KAFKA_RESOURCE_TOPIC, ks_topic_name(t));
         rd_kafka_AdminOptions_t *opt =
-            rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
-        rd_kafka_event_t *ev;
-        char              errstr[256];
-        int               compacted = -1;
+            rd_kafka_AdminOptions_new(c->rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+        char errstr[256];
 
+        if (!c->admin_q) /* here rd_kafka_new() has returned */
+                c->admin_q = rd_kafka_queue_new(c->rk);
         rd_kafka_AdminOptions_set_request_timeout(opt, KS_METADATA_TIMEOUT_MS,
                                                   errstr, sizeof(errstr));
-        rd_kafka_DescribeConfigs(rk, &res, 1, opt, q);
-        ev = rd_kafka_queue_poll(q, KS_METADATA_TIMEOUT_MS + 500);
-        if (ev &&
-            rd_kafka_event_type(ev) == RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT &&
-            !rd_kafka_event_error(ev)) {
-                size_t                            n, cnt, i;
-                const rd_kafka_ConfigResource_t **rs =
-                    rd_kafka_DescribeConfigs_result_resources(
-                        rd_kafka_event_DescribeConfigs_result(ev), &n);
-                const rd_kafka_ConfigEntry_t **e =
-                    n == 1 && !rd_kafka_ConfigResource_error(rs[0])
-                        ? rd_kafka_ConfigResource_configs(rs[0], &cnt)
-                        : NULL;
-                for (i = 0; e && i < cnt; i++) {
-                        const char *v = rd_kafka_ConfigEntry_value(e[i]);
-                        if (strcmp(rd_kafka_ConfigEntry_name(e[i]),
-                                   "cleanup.policy"))
-                                continue;
-                        compacted = v && strstr(v, "compact") ? 1 : 0;
-                }
-        }
-        if (ev)
-                rd_kafka_event_destroy(ev);
+        rd_kafka_AdminOptions_set_opaque(opt, t);
+        rd_kafka_DescribeConfigs(c->rk, &res, 1, opt, c->admin_q);
         rd_kafka_AdminOptions_destroy(opt);
         rd_kafka_ConfigResource_destroy(res);
-        rd_kafka_queue_destroy(q);
-        return compacted;
+        ks_topic_set_cluster_info(t, 0, 0, -1); /* asked */
+}
+
+/**
+ * @brief Reads the DescribeConfigs answers that have arrived: a topic is
+ *        compacted when its cleanup.policy contains "compact". A cluster
+ *        that does not answer (librdkafka's mock cluster) leaves it
+ *        unknown. @locality reporter thread.
+ */
+static void take_admin_results(ks_client_t *c)
+{
+        rd_kafka_event_t *ev;
+
+        while (c->admin_q && (ev = rd_kafka_queue_poll(c->admin_q, 0))) {
+                ks_topic_t                       *t = rd_kafka_event_opaque(ev);
+                size_t                            n = 0, cnt = 0, i;
+                const rd_kafka_ConfigResource_t **rs = NULL;
+                const rd_kafka_ConfigEntry_t    **e  = NULL;
+
+                if (rd_kafka_event_type(ev) ==
+                        RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT &&
+                    !rd_kafka_event_error(ev))
+                        rs = rd_kafka_DescribeConfigs_result_resources(
+                            rd_kafka_event_DescribeConfigs_result(ev), &n);
+                if (rs && n == 1 && !rd_kafka_ConfigResource_error(rs[0]))
+                        e = rd_kafka_ConfigResource_configs(rs[0], &cnt);
+                for (i = 0; t && e && i < cnt; i++) {
+                        const char *v = rd_kafka_ConfigEntry_value(e[i]);
+                        if (!strcmp(rd_kafka_ConfigEntry_name(e[i]),
+                                    "cleanup.policy"))
+                                ks_topic_set_cluster_info(
+                                    t, 0, 0, v && strstr(v, "compact") ? 1 : 0);
+                }
+                rd_kafka_event_destroy(ev);
+        }
 }
 
 /**
@@ -134,8 +145,7 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
         ctx->unknown += !ks_topic_partition_count(t);
         /* Once per topic, after its count: is it compacted? */
         if (ks_topic_partition_count(t) && !ks_topic_cleanup_policy_asked(t))
-                ks_topic_set_cluster_info(
-                    t, 0, 0, describe_compacted(c->rk, ks_topic_name(t)));
+                ask_cleanup_policy(c, t);
 }
 
 typedef struct ks_collect_ctx {
@@ -159,7 +169,9 @@ static void collect_topic(ks_topic_t *t, void *opaque)
 
 void ks_reporter_write(ks_client_t *c, int final)
 {
-        ks_report_opts_t opts  = {c->conf.hot_keys, ks_client_now_ms(), final};
+        ks_report_opts_t opts = {
+            c->conf.hot_keys, ks_client_now_ms(),    final,
+            &c->conf.sizing,  c->queue_max_messages, c->queue_max_bytes};
         ks_report_producer_t p = {
             c->client_id,
             c->name,
@@ -254,6 +266,8 @@ static void *reporter_main(void *arg)
                 c->wake = 0;
                 pthread_mutex_unlock(&c->lock);
 
+                take_admin_results(c);
+
                 if (refresh) {
                         ks_refresh_ctx_t ctx = {c, now, 0, ""};
                         ks_registry_foreach(&c->reg, refresh_topic, &ctx);
@@ -278,6 +292,10 @@ static void *reporter_main(void *arg)
                 pthread_mutex_lock(&c->lock);
         }
         pthread_mutex_unlock(&c->lock);
+        take_admin_results(c);
+        if (c->admin_q)
+                rd_kafka_queue_destroy(c->admin_q);
+        c->admin_q = NULL;
         return NULL;
 }
 
