@@ -32,6 +32,7 @@
  * | keyshift.topics.max           | 1..100000 topics analysed per producer | 1000 |
  * | keyshift.metadata.refresh.ms  | 100..3600000 ms between metadata refreshes | 10000 |
  * | keyshift.flow.max.cells       | 0..16777216 cells of a current x proposed flow matrix | 65536 |
+ * | keyshift.* sizing inputs     | see ks_sizing.c / README "Sizing inputs" | |
  * | keyshift.partitioner          | a librdkafka partitioner name; for a producer that sets `partitioner` per topic (e.g. kcat -X partitioner=...) | the producer's `partitioner` |
  */
 #ifndef KEYSHIFT_KEYSHIFT_H
