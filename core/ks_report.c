@@ -671,6 +671,15 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                        "source", ks_count_source_name(s->count_source));
         ks_report_rfc3339(s->analysis_since_ms, ts, sizeof(ts));
         json_object_set_new(pc, "analysis_since", json_string(ts));
+        json_object_set_new(
+            pc, "brokers", s->brokers ? json_integer(s->brokers) : json_null());
+        json_object_set_new(pc, "replication_factor",
+                            s->replication_factor
+                                ? json_integer(s->replication_factor)
+                                : json_null());
+        json_object_set_new(pc, "compacted",
+                            s->compacted < 0 ? json_null()
+                                             : json_boolean(s->compacted));
         if (s->count_changed_at_ms) {
                 ks_report_rfc3339(s->count_changed_at_ms, ts, sizeof(ts));
                 json_object_set_new(pc, "changed_at", json_string(ts));

@@ -198,6 +198,12 @@ int ks_broker_wait_partitions(const char *topic, int partitions, int timeout_ms)
 
 int ks_broker_create_topic(const char *topic, int partitions)
 {
+        return ks_broker_create_topic_config(topic, partitions, NULL, NULL);
+}
+
+int ks_broker_create_topic_config(const char *topic, int partitions,
+                                  const char *name, const char *value)
+{
         char                 errstr[256];
         rd_kafka_NewTopic_t *nt = rd_kafka_NewTopic_new(topic, partitions, -1,
                                                         errstr, sizeof(errstr));
@@ -208,6 +214,8 @@ int ks_broker_create_topic(const char *topic, int partitions)
                 fprintf(stderr, "NewTopic %s: %s\n", topic, errstr);
                 return -1;
         }
+        if (name)
+                rd_kafka_NewTopic_set_config(nt, name, value);
         q = rd_kafka_queue_new(admin_client());
         o = admin_options(RD_KAFKA_ADMIN_OP_CREATETOPICS);
         rd_kafka_CreateTopics(admin_client(), &nt, 1, o, q);

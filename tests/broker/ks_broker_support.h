@@ -51,6 +51,11 @@ int64_t ks_broker_wall_ms(void);
  *         with a leader. @returns 0, or -1 with the reason printed. */
 int ks_broker_create_topic(const char *topic, int partitions);
 
+/** @brief ks_broker_create_topic() with one topic config (e.g.
+ *         cleanup.policy=compact); @p name NULL for none. */
+int ks_broker_create_topic_config(const char *topic, int partitions,
+                                  const char *name, const char *value);
+
 /** @brief Sends CreatePartitions (the new total, as `kafka-topics --alter
  *         --partitions`) without waiting. @returns the queue the result
  *         arrives on (pass it to ks_broker_admin_result()), NULL on error. */
