@@ -104,7 +104,8 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                 atomic_store(&reg->topics_max_reached, 1);
                 atomic_fetch_add(&reg->untracked_messages, 1);
         } else if (e && selected &&
-                   !(e->topic = ks_topic_new(name, params, now_ms))) {
+                   !(e->topic = ks_topic_new(
+                         name, params, now_ms ? now_ms : ks_topic_wall_ms()))) {
                 free(e->name);
                 free(e);
                 e = NULL;
@@ -126,6 +127,15 @@ found:
                 atomic_fetch_add_explicit(&reg->untracked_messages, 1,
                                           memory_order_relaxed);
         return e->topic;
+}
+
+ks_topic_t *ks_registry_find(ks_registry_t *reg, const char *name)
+{
+        size_t          slot;
+        ks_reg_entry_t *e =
+            lookup(reg, name, ks_hash_fnv1a(name, strlen(name)), &slot);
+
+        return e ? e->topic : NULL;
 }
 
 void ks_registry_foreach(ks_registry_t *reg,

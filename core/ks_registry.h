@@ -49,7 +49,9 @@ void ks_registry_destroy(ks_registry_t *reg);
 
 /**
  * @brief Finds topic @p name, creating it (when selected by @p conf and
- *        under the maximum) with @p params.
+ *        under the maximum) with @p params. @p now_ms is the wall clock
+ *        for a new topic's analysis_since; 0 reads it only when a topic is
+ *        created (the produce path passes 0).
  * @param created set to 1 if this call created an analysed topic.
  * @returns the topic, or NULL when it is not analysed.
  * @locality any thread; lock-free when the topic is known.
@@ -58,6 +60,10 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_config_t       *conf,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created);
+
+/** @returns topic @p name if it is analysed, never creating it.
+ *  @locality any thread; lock-free. */
+ks_topic_t *ks_registry_find(ks_registry_t *reg, const char *name);
 
 /**
  * @brief Calls @p fn for each analysed topic, in no particular order.

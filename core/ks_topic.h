@@ -222,6 +222,10 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
 /** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
 int64_t ks_topic_mono_ms(void);
 
+/** @returns the wall clock (CLOCK_REALTIME) in milliseconds since the
+ *           epoch: the report's times. */
+int64_t ks_topic_wall_ms(void);
+
 /**
  * @brief Counts one delivery report and checks the partition librdkafka
  *        assigned against the model.

@@ -15,9 +15,7 @@
 
 int64_t ks_client_now_ms(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        return ks_topic_wall_ms();
 }
 
 /** @brief Reads a configuration value as a string ("" if unset). */
@@ -140,7 +138,7 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
         if (!m->rkt)
                 return;
         t = ks_registry_get(&c->reg, rd_kafka_topic_name(m->rkt), &c->conf,
-                            &c->params, ks_client_now_ms(), &created);
+                            &c->params, 0, &created);
         if (!t)
                 return;
         if (created) {
@@ -157,13 +155,10 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
 {
         ks_topic_t *t;
-        int         created;
 
-        if (!m->rkt)
-                return;
-        t = ks_registry_get(&c->reg, rd_kafka_topic_name(m->rkt), &c->conf,
-                            &c->params, ks_client_now_ms(), &created);
-        if (!t || created) /* not seen by on_send: nothing to compare */
+        /* A topic on_send did not analyse has nothing to compare. */
+        if (!m->rkt ||
+            !(t = ks_registry_find(&c->reg, rd_kafka_topic_name(m->rkt))))
                 return;
         if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0))
                 wake_reporter(c); /* has the count changed? ask now */
