@@ -7,6 +7,8 @@
 #ifndef KS_TEST_H
 #define KS_TEST_H
 
+#include <stddef.h>
+
 #include <CUnit/Basic.h>
 #include <CUnit/CUnit.h>
 
@@ -16,6 +18,17 @@ void ks_test_register(void);
 /** @returns the path of a shared data file ($KS_SHARED_DATA/rel, or
  *           ../shared/data/rel from the source tree) in a static buffer. */
 const char *ks_test_shared_path(const char *rel);
+
+/** @returns tests/unit/data/@p name (KS_UNIT_DATA overrides the folder),
+ *           in a static buffer. */
+const char *ks_test_data_path(const char *name);
+
+/** @brief Splits @p line at tabs in place (drops the line end).
+ *  @returns the number of fields (at most @p max). */
+int ks_test_split_tabs(char *line, char **f, int max);
+
+/** @brief Decodes hex @p s into @p out. @returns the length, or -1. */
+long ks_test_unhex(const char *s, unsigned char *out, size_t outsz);
 
 #define KS_ADD_SUITE(name, tests...)                                           \
         do {                                                                   \

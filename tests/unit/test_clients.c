@@ -38,53 +38,6 @@
 
 /** @returns the path of tests/unit/data/@p name in a static buffer
  *           (next to this source; KS_UNIT_DATA overrides). */
-static const char *data_path(const char *name)
-{
-        static char buf[4096];
-        const char *env = getenv("KS_UNIT_DATA");
-        const char *slash;
-
-        if (env && *env) {
-                snprintf(buf, sizeof(buf), "%s/%s", env, name);
-                return buf;
-        }
-        slash = strrchr(__FILE__, '/');
-        snprintf(buf, sizeof(buf), "%.*sdata/%s",
-                 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, name);
-        return buf;
-}
-
-/** Splits @p line at tabs in place. @returns the number of fields. */
-static int split_tabs(char *line, char **f, int max)
-{
-        int n = 0;
-
-        line[strcspn(line, "\r\n")] = '\0';
-        f[n++]                      = line;
-        while (n < max && (line = strchr(line, '\t'))) {
-                *line++ = '\0';
-                f[n++]  = line;
-        }
-        return n;
-}
-
-/** Decodes hex @p s into @p out. @returns the length, or -1. */
-static long unhex(const char *s, unsigned char *out, size_t outsz)
-{
-        size_t n = strlen(s), i;
-
-        if (n % 2 || n / 2 > outsz)
-                return -1;
-        for (i = 0; i < n / 2; i++) {
-                unsigned v;
-
-                if (sscanf(s + 2 * i, "%2x", &v) != 1)
-                        return -1;
-                out[i] = (unsigned char)v;
-        }
-        return (long)(n / 2);
-}
-
 /** One fixture: key bytes, the oracle's hash, its partition per count. */
 typedef struct fixture {
         int32_t counts[MAX_COUNTS];
@@ -115,9 +68,9 @@ static int load(fixture_t *fx, const char *name, int key_col, int hash_col,
 
         if (fx->rows_cnt)
                 return 0;
-        fp = fopen(data_path(name), "r");
+        fp = fopen(ks_test_data_path(name), "r");
         if (!fp) {
-                fprintf(stderr, "\n  cannot open %s\n", data_path(name));
+                fprintf(stderr, "\n  cannot open %s\n", ks_test_data_path(name));
                 CU_FAIL_FATAL("fixture missing");
                 return -1;
         }
@@ -125,7 +78,7 @@ static int load(fixture_t *fx, const char *name, int key_col, int hash_col,
                 struct frow *r = &fx->rows[fx->rows_cnt];
                 long         n;
 
-                nf = split_tabs(line, f, MAX_FIELDS);
+                nf = ks_test_split_tabs(line, f, MAX_FIELDS);
                 if (line[0] == '#') { /* the header names the counts */
                         for (i = 0; i < nf && fx->counts_cnt < MAX_COUNTS; i++)
                                 if (!strncmp(f[i], "n=", 2)) {
@@ -137,7 +90,7 @@ static int load(fixture_t *fx, const char *name, int key_col, int hash_col,
                         continue;
                 }
                 CU_ASSERT_FATAL(first > 0 && nf == first + fx->counts_cnt);
-                n = unhex(f[key_col], r->key, sizeof(r->key));
+                n = ks_test_unhex(f[key_col], r->key, sizeof(r->key));
                 CU_ASSERT_FATAL(n >= 0);
                 r->len  = (size_t)n;
                 r->hash = hash_hex ? (uint32_t)strtoul(f[hash_col], NULL, 16)

@@ -33,54 +33,6 @@
 #define MAX_KEY 512
 
 /** @returns the path of tests/unit/data/@p name in a static buffer. */
-static const char *data_path(const char *name)
-{
-        static char buf[4096];
-        const char *env = getenv("KS_UNIT_DATA");
-        const char *slash;
-
-        if (env && *env) {
-                snprintf(buf, sizeof(buf), "%s/%s", env, name);
-                return buf;
-        }
-        slash = strrchr(__FILE__, '/');
-        snprintf(buf, sizeof(buf), "%.*sdata/%s",
-                 slash ? (int)(slash - __FILE__ + 1) : 0, __FILE__, name);
-        return buf;
-}
-
-/** Splits @p line at tabs in place (empty fields kept, newline cut).
- *  @returns the number of fields. */
-static int split_tabs(char *line, char **f, int max)
-{
-        int n = 0;
-
-        line[strcspn(line, "\r\n")] = '\0';
-        f[n++]                      = line;
-        while (n < max && (line = strchr(line, '\t'))) {
-                *line++ = '\0';
-                f[n++]  = line;
-        }
-        return n;
-}
-
-/** Decodes hex @p s into @p out. @returns the length, or -1. */
-static long unhex(const char *s, unsigned char *out, size_t outsz)
-{
-        size_t n = strlen(s), i;
-
-        if (n % 2 || n / 2 > outsz)
-                return -1;
-        for (i = 0; i < n / 2; i++) {
-                unsigned v;
-
-                if (sscanf(s + 2 * i, "%2x", &v) != 1)
-                        return -1;
-                out[i] = (unsigned char)v;
-        }
-        return (long)(n / 2);
-}
-
 /** A row of java-keys.tsv. */
 typedef struct jrow {
         ks_keyenc_t   enc;
@@ -104,10 +56,10 @@ static int load_java(void)
         if (jrows_loaded)
                 return jrows_cnt ? 0 : -1;
         jrows_loaded = 1;
-        fp           = fopen(data_path("java-keys.tsv"), "r");
+        fp           = fopen(ks_test_data_path("java-keys.tsv"), "r");
         if (!fp) {
                 fprintf(stderr, "\n  cannot open %s\n",
-                        data_path("java-keys.tsv"));
+                        ks_test_data_path("java-keys.tsv"));
                 CU_FAIL_FATAL("java-keys.tsv missing");
                 return -1;
         }
@@ -117,21 +69,21 @@ static int load_java(void)
 
                 if (line[0] == '#')
                         continue;
-                if (split_tabs(line, f, MAX_FIELDS) < 8) {
+                if (ks_test_split_tabs(line, f, MAX_FIELDS) < 8) {
                         CU_FAIL("short fixture row");
                         continue;
                 }
                 CU_ASSERT_EQUAL_FATAL(ks_keyenc_from_name(f[0], &r->enc), 0);
                 r->has_logical = strcmp(f[1], "-") != 0;
                 if (r->has_logical) {
-                        n = unhex(f[1], (unsigned char *)r->logical,
+                        n = ks_test_unhex(f[1], (unsigned char *)r->logical,
                                   sizeof(r->logical) - 1);
                         CU_ASSERT_FATAL(n >= 0);
                         r->logical[n] = '\0';
                 }
                 snprintf(r->type, sizeof(r->type), "%s", f[3]);
                 snprintf(r->serializer, sizeof(r->serializer), "%s", f[4]);
-                n = unhex(f[5], r->key, sizeof(r->key));
+                n = ks_test_unhex(f[5], r->key, sizeof(r->key));
                 CU_ASSERT_FATAL(n >= 0);
                 r->len = (size_t)n;
                 jrows_cnt++;
