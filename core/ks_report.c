@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "keyshift/keyshift.h"
-#include "ks_sizing_json.h"
+#include "ks_report_parts.h"
 
 void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 {
@@ -31,7 +31,7 @@ void ks_report_rfc3339(int64_t ms, char *out, size_t size)
         snprintf(out, size, "%s.%03dZ", buf, (int)(ms % 1000));
 }
 
-static json_t *hex_json(const uint8_t *b, size_t n)
+json_t *ks_report_hex(const uint8_t *b, size_t n)
 {
         static const char digits[] = "0123456789abcdef";
         char             *s        = malloc(n * 2 + 1);
@@ -52,7 +52,7 @@ static json_t *hex_json(const uint8_t *b, size_t n)
 
 /** @returns the key as a JSON string when it is printable UTF-8 (no
  *           control characters), else JSON null. */
-static json_t *key_json(const uint8_t *key, size_t n)
+json_t *ks_report_key(const uint8_t *key, size_t n)
 {
         size_t  i;
         json_t *j;
@@ -64,7 +64,7 @@ static json_t *key_json(const uint8_t *key, size_t n)
         return j ? j : json_null();
 }
 
-static double frac(uint64_t a, uint64_t b)
+double ks_report_frac(uint64_t a, uint64_t b)
 {
         return b ? (double)a / (double)b : 0.0;
 }
@@ -113,7 +113,7 @@ static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
 
 /** @returns the fraction of sampled distinct keys whose partition differs
  *           between the current count and @p count. */
-static double moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
+double ks_report_moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
 {
         size_t i, moved_keys = 0;
 
@@ -121,29 +121,29 @@ static double moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
                 moved_keys +=
                     ks_partition_of(s->sample[i].phash, s->partition_count) !=
                     ks_partition_of(s->sample[i].phash, count);
-        return frac(moved_keys, s->sample_cnt);
+        return ks_report_frac(moved_keys, s->sample_cnt);
 }
 
 static json_t *proposal_json(const ks_topic_snapshot_t *s,
                              const ks_proposal_t *p, double distinct)
 {
-        double  f = moved_key_fraction(s, p->partition_count), f_err;
+        double  f = ks_report_moved_key_fraction(s, p->partition_count), f_err;
         json_t *o;
         f_err = s->sample_cnt < s->sample_capacity
                     ? 0.0
                     : sqrt(f * (1 - f) / (double)s->sample_cnt);
 
-        o = json_pack("{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
-                      "partition_count", (int)p->partition_count, "partitions",
-                      partitions_json(p->partitions, p->partition_count),
-                      "moved", "messages", (json_int_t)p->moved.messages,
-                      "bytes", (json_int_t)p->moved.bytes, "messages_fraction",
-                      frac(p->moved.messages, s->window_hashed.messages),
-                      "traffic_fraction",
-                      frac(p->moved.messages, s->window_total.messages),
-                      "distinct_keys", (json_int_t)llround(f * distinct),
-                      "distinct_keys_fraction", f,
-                      "distinct_keys_fraction_error", f_err);
+        o = json_pack(
+            "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
+            "partition_count", (int)p->partition_count, "partitions",
+            partitions_json(p->partitions, p->partition_count), "moved",
+            "messages", (json_int_t)p->moved.messages, "bytes",
+            (json_int_t)p->moved.bytes, "messages_fraction",
+            ks_report_frac(p->moved.messages, s->window_hashed.messages),
+            "traffic_fraction",
+            ks_report_frac(p->moved.messages, s->window_total.messages),
+            "distinct_keys", (json_int_t)llround(f * distinct),
+            "distinct_keys_fraction", f, "distinct_keys_fraction_error", f_err);
         if (o)
                 json_object_set_new(o, "flow",
                                     p->flow
@@ -181,12 +181,12 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                 }
                 o = json_pack(
                     "{s:o, s:o, s:i, s:b, s:I, s:I, s:I, s:f, s:o, s:o, s:o}",
-                    "key", key_json(e->key, kl), "key_hex",
-                    hex_json(e->key, kl), "key_length", (int)e->keylen,
+                    "key", ks_report_key(e->key, kl), "key_hex",
+                    ks_report_hex(e->key, kl), "key_length", (int)e->keylen,
                     "key_truncated", e->keylen > KS_TOPK_KEY_MAX, "messages",
                     (json_int_t)e->count, "messages_error",
                     (json_int_t)e->error, "bytes", (json_int_t)e->bytes,
-                    "share", frac(e->count, s->c.total.messages),
+                    "share", ks_report_frac(e->count, s->c.total.messages),
                     "partition_current",
                     pc >= 0 ? json_integer(pc) : json_null(),
                     "partition_proposed", prop, "moves", moves);
@@ -220,7 +220,7 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                          (unsigned long long)e->hash64);
                 json_array_append_new(
                     hot, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:I}",
-                                   "key_hex", hex_json(e->key, kl),
+                                   "key_hex", ks_report_hex(e->key, kl),
                                    "key_length", (int)e->keylen, "hash64", h,
                                    "phash", (json_int_t)e->phash, "count",
                                    (json_int_t)e->count, "error",
@@ -229,244 +229,11 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
         }
         return json_pack("{s:{s:i, s:o}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
                          "distinct_hll", "p", KS_HLL_P, "registers_hex",
-                         hex_json(s->hll.reg, sizeof(s->hll.reg)), "key_sample",
-                         "capacity", (int)s->sample_capacity, "entries", sample,
-                         "hot_keys", "capacity", (int)s->topk_capacity, "total",
+                         ks_report_hex(s->hll.reg, sizeof(s->hll.reg)),
+                         "key_sample", "capacity", (int)s->sample_capacity,
+                         "entries", sample, "hot_keys", "capacity",
+                         (int)s->topk_capacity, "total",
                          (json_int_t)s->topk_total, "entries", hot);
-}
-
-/** @returns {"<encoding>": messages} for the encodings seen, and the
- *           Schema Registry ids that framed keys. */
-static json_t *key_encodings_json(const ks_topic_snapshot_t *s)
-{
-        json_t *o = json_object(), *ids;
-        size_t  i;
-
-        for (i = 0; o && i < KS_KEYENC__CNT; i++)
-                if (s->c.key_encodings[i])
-                        json_object_set_new(
-                            o, ks_keyenc_name((ks_keyenc_t)i),
-                            json_integer((json_int_t)s->c.key_encodings[i]));
-        if (o && s->schema_ids.cnt) {
-                ids = json_object();
-                for (i = 0; i < s->schema_ids.cnt; i++) {
-                        char id[16];
-                        snprintf(id, sizeof(id), "%d",
-                                 (int)s->schema_ids.id[i]);
-                        json_object_set_new(
-                            ids, id,
-                            json_integer(
-                                (json_int_t)s->schema_ids.messages[i]));
-                }
-                if (s->schema_ids.other_messages)
-                        json_object_set_new(
-                            ids, "other",
-                            json_integer(
-                                (json_int_t)s->schema_ids.other_messages));
-                json_object_set_new(o, "schema_ids", ids);
-        }
-        return o;
-}
-
-/** @returns {"<count>": partition} of phash at each proposed count. */
-static json_t *proposed_partitions_json(const ks_topic_snapshot_t *s,
-                                        uint32_t                   phash)
-{
-        json_t *o = json_object();
-        size_t  j;
-
-        for (j = 0; o && j < s->proposal_cnt; j++) {
-                char name[16];
-                snprintf(name, sizeof(name), "%d",
-                         (int)s->proposals[j].partition_count);
-                json_object_set_new(
-                    o, name,
-                    json_integer(ks_partition_of(
-                        phash, s->proposals[j].partition_count)));
-        }
-        return o;
-}
-
-/** @returns the mixed_keys object: logical keys under several encodings,
- *           busiest first (at most @p max), with the totals. */
-static json_t *mixed_keys_json(const ks_topic_snapshot_t *s, int max)
-{
-        json_t *arr = json_array();
-        size_t  i, j;
-
-        for (i = 0; arr && i < s->mixed_cnt && i < (size_t)max; i++) {
-                const ks_mixed_value_t *v            = &s->mixed[i].v;
-                json_t                 *encs         = json_object();
-                char                    logical[256] = "";
-
-                for (j = 0; j < v->nslots; j++) {
-                        const ks_mixed_slot_t *sl = &v->slot[j];
-                        if (!*logical && !sl->key_truncated)
-                                ks_keyenc_logical(sl->key, sl->keylen,
-                                                  (ks_keyenc_t)sl->enc, logical,
-                                                  sizeof(logical));
-                        json_object_set_new(
-                            encs, ks_keyenc_name((ks_keyenc_t)sl->enc),
-                            json_pack("{s:I, s:o, s:b, s:o, s:o}", "messages",
-                                      (json_int_t)sl->messages, "key_hex",
-                                      hex_json(sl->key, sl->keylen),
-                                      "key_truncated", sl->key_truncated,
-                                      "partition_current",
-                                      s->partition_count
-                                          ? json_integer(ks_partition_of(
-                                                sl->phash, s->partition_count))
-                                          : json_null(),
-                                      "partition_proposed",
-                                      proposed_partitions_json(s, sl->phash)));
-                }
-                if (v->other_messages) {
-                        json_t *names = json_array();
-                        for (j = 0; j < KS_KEYENC__CNT; j++) {
-                                size_t k;
-                                int    in_slot = 0;
-                                for (k = 0; k < v->nslots; k++)
-                                        in_slot |= v->slot[k].enc == j;
-                                if ((v->enc_mask >> j & 1) && !in_slot)
-                                        json_array_append_new(
-                                            names, json_string(ks_keyenc_name(
-                                                       (ks_keyenc_t)j)));
-                        }
-                        json_object_set_new(
-                            encs, "other",
-                            json_pack("{s:I, s:o}", "messages",
-                                      (json_int_t)v->other_messages,
-                                      "encodings", names));
-                }
-                json_array_append_new(
-                    arr, json_pack("{s:s, s:I, s:o}", "logical_key", logical,
-                                   "messages", (json_int_t)s->mixed[i].messages,
-                                   "encodings", encs));
-        }
-        return json_pack(
-            "{s:I, s:I, s:f, s:I, s:I, s:o}", "total",
-            (json_int_t)s->mixed_summary.collisions, "total_estimate",
-            (json_int_t)llround(s->mixed_summary.collisions_estimate),
-            "logical_keys", s->mixed_summary.logical_keys, "sampled",
-            (json_int_t)s->mixed_summary.sampled, "sample_capacity",
-            (json_int_t)s->mixed_summary.capacity, "keys", arr);
-}
-
-/** @returns the other_clients object: per client model, the fraction of
- *           sampled keyed traffic it would place in another partition than
- *           this producer does, and examples from the hot keys. */
-static json_t *other_clients_json(const ks_topic_snapshot_t *s,
-                                  double                    *java_fraction)
-{
-        json_t *o = json_object();
-        int     m;
-
-        *java_fraction = 0.0;
-        if (!s->partition_count)
-                return o;
-        for (m = 0; o && m < KS_CLIENT__CNT; m++) {
-                uint64_t total = 0, differ = 0;
-                size_t   i, keys_differ    = 0;
-                json_t  *ex = json_array();
-                double   f;
-
-                for (i = 0; i < s->sample_cnt; i++) {
-                        const ks_model_hashes_t *mh = &s->sample_models[i];
-                        int32_t ours = ks_partition_of(s->sample[i].phash,
-                                                       s->partition_count);
-                        int     same = (mh->hashes_mask >> m & 1) &&
-                                   ks_partition_of(mh->hash[m],
-                                                   s->partition_count) == ours;
-                        total += s->sample[i].messages;
-                        if (!same) {
-                                differ += s->sample[i].messages;
-                                keys_differ++;
-                        }
-                }
-                for (i = 0; i < s->hot_cnt && json_array_size(ex) < 3; i++) {
-                        const ks_topk_entry_t *e = &s->hot[i];
-                        int32_t                theirs, ours;
-                        if (e->keylen > KS_TOPK_KEY_MAX)
-                                continue;
-                        ours = ks_partition_of(e->phash, s->partition_count);
-                        if (ks_clients_partition((ks_client_model_t)m, e->key,
-                                                 e->keylen, s->partition_count,
-                                                 &theirs) != 1)
-                                theirs = -1; /* spread: no fixed partition */
-                        if (theirs == ours)
-                                continue;
-                        json_array_append_new(
-                            ex,
-                            json_pack("{s:o, s:o, s:i, s:o}", "key",
-                                      key_json(e->key, e->keylen), "key_hex",
-                                      hex_json(e->key, e->keylen), "partition",
-                                      (int)ours, "partition_theirs",
-                                      theirs >= 0 ? json_integer(theirs)
-                                                  : json_null()));
-                }
-                f = frac(differ, total);
-                if (m == KS_CLIENT_JAVA)
-                        *java_fraction = f;
-                json_object_set_new(
-                    o, ks_client_model_name((ks_client_model_t)m),
-                    json_pack("{s:s, s:f, s:f, s:b, s:o}", "is",
-                              ks_clients_describe((ks_client_model_t)m),
-                              "messages_fraction_different", f,
-                              "keys_fraction_different",
-                              frac(keys_differ, s->sample_cnt), "exact",
-                              s->sample_cnt < s->sample_capacity, "examples",
-                              ex));
-        }
-        return o;
-}
-
-/** @brief Warnings about keys that other clients, or other serializers,
- *         would place differently. */
-static void client_warnings(const ks_topic_snapshot_t *s, double java_f,
-                            ks_warn_list_t *wl)
-{
-        if (s->mixed_summary.collisions) {
-                const ks_mixed_value_t *v            = &s->mixed[0].v;
-                char                    logical[256] = "?";
-                ks_keyenc_logical(v->slot[0].key, v->slot[0].keylen,
-                                  (ks_keyenc_t)v->slot[0].enc, logical,
-                                  sizeof(logical));
-                ks_warn_add(
-                    wl, KS_WARN_MIXED_KEY_SERIALIZERS, s->name,
-                    "%zu logical keys (of %zu sampled) arrive under more than "
-                    "one key encoding, e.g. %s as %s (partition %d) and %s "
-                    "(partition %d): each encoding has its own partition, so "
-                    "their per-key ordering is already broken",
-                    s->mixed_summary.collisions, s->mixed_summary.sampled,
-                    logical, ks_keyenc_name((ks_keyenc_t)v->slot[0].enc),
-                    s->partition_count
-                        ? (int)ks_partition_of(v->slot[0].phash,
-                                               s->partition_count)
-                        : -1,
-                    ks_keyenc_name((ks_keyenc_t)v->slot[1].enc),
-                    s->partition_count
-                        ? (int)ks_partition_of(v->slot[1].phash,
-                                               s->partition_count)
-                        : -1);
-        }
-        if (s->partition_count && s->sample_cnt && java_f > 0)
-                ks_warn_add(wl, KS_WARN_PARTITIONER_NOT_JAVA_COMPATIBLE,
-                            s->name,
-                            "%.1f%% of keyed traffic would land in another "
-                            "partition from a Java producer (murmur2) than "
-                            "from this producer (%s): Java and this producer "
-                            "on one topic split those keys; "
-                            "partitioner=murmur2_random matches Java",
-                            100 * java_f, ks_partitioner_name(s->partitioner));
-        if (s->c.empty_keys &&
-            ks_partitioner_placement(s->partitioner, s->sticky_linger_ms, "",
-                                     0) == KS_PLACE_HASHED)
-                ks_warn_add(
-                    wl, KS_WARN_EMPTY_KEYS_HASHED, s->name,
-                    "%llu messages with an empty key all go to one partition "
-                    "(%s hashes the empty key, as Java does); librdkafka's "
-                    "default consistent_random spreads them",
-                    (unsigned long long)s->c.empty_keys,
-                    ks_partitioner_name(s->partitioner));
 }
 
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
@@ -559,100 +326,10 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             "of keyed messages (%llu) to another partition; "
                             "per-key ordering breaks for them at the switch",
                             (int)s->partition_count, (int)p->partition_count,
-                            100.0 * frac(p->moved.messages,
-                                         s->window_hashed.messages),
+                            100.0 * ks_report_frac(p->moved.messages,
+                                                   s->window_hashed.messages),
                             (unsigned long long)p->moved.messages);
         }
-}
-
-/** @returns a new array of the messages of each of @p n loads. */
-static uint64_t *load_messages(const ks_load_t *loads, int32_t n)
-{
-        uint64_t *m = loads ? malloc(((size_t)n + 1) * sizeof(*m)) : NULL;
-        int32_t   i;
-
-        for (i = 0; m && i < n; i++)
-                m[i] = loads[i].messages;
-        return m;
-}
-
-/**
- * @brief Adds rates, skew, sizing and migration to topic object @p o, the
- *        rate fields to its hot keys and the split window to its proposals
- *        (ks_sizing_json.h), with their warnings.
- */
-static void add_sizing(json_t *o, const ks_topic_snapshot_t *s,
-                       const ks_report_opts_t *opts, double distinct,
-                       ks_warn_list_t *wl)
-{
-        ks_sizing_input_t   in;
-        ks_sizing_json_t    out;
-        ks_sizing_hot_in_t *hot = calloc(s->hot_cnt + 1, sizeof(*hot));
-        uint32_t           *ph  = malloc((s->sample_cnt + 1) * sizeof(*ph));
-        uint64_t           *pm  = malloc((s->sample_cnt + 1) * sizeof(*pm));
-        uint64_t           *loads[KEYSHIFT_PROPOSED_MAX + 1] = {NULL};
-        json_t             *hk = json_object_get(o, "hot_keys");
-        json_t             *pr = json_object_get(o, "proposals");
-        size_t              i;
-
-        memset(&in, 0, sizeof(in));
-        in.topic  = s->name;
-        in.params = opts->sizing;
-        ks_rates_summarize(&s->rates, s->mono_ms, &in.rates);
-        in.window_s = (double)(opts->now_ms - s->analysis_since_ms) / 1000.0;
-        if (s->current) {
-                in.current.count = s->partition_count;
-                in.current.loads = loads[0] =
-                    load_messages(s->current, s->partition_count);
-                for (i = 0; i < s->proposal_cnt; i++) {
-                        const ks_proposal_t  *p = &s->proposals[i];
-                        ks_sizing_count_in_t *c = &in.proposals[i];
-                        c->count                = p->partition_count;
-                        c->loads                = loads[i + 1] =
-                            load_messages(p->partitions, p->partition_count);
-                        c->moved_messages = p->moved.messages;
-                        c->moved_distinct_keys =
-                            moved_key_fraction(s, p->partition_count) *
-                            distinct;
-                }
-                in.proposal_cnt = s->proposal_cnt;
-        }
-        for (i = 0; ph && pm && i < s->sample_cnt; i++) {
-                ph[i] = s->sample[i].phash;
-                pm[i] = s->sample[i].messages;
-        }
-        in.sample_phash    = ph;
-        in.sample_messages = pm;
-        in.sample_cnt      = ph && pm ? s->sample_cnt : 0;
-        for (i = 0; hot && i < json_array_size(hk); i++)
-                hot[i] = (ks_sizing_hot_in_t){s->hot[i].phash, s->hot[i].count,
-                                              s->hot[i].error};
-        in.hot                = hot;
-        in.hot_cnt            = hot ? json_array_size(hk) : 0;
-        in.brokers            = s->brokers;
-        in.replication_factor = s->replication_factor;
-        in.compacted          = s->compacted;
-        in.queue_max_messages = opts->queue_max_messages;
-        in.queue_max_bytes    = opts->queue_max_bytes;
-
-        if (ks_sizing_json_build(&in, &out, wl) == 0) {
-                json_object_set(o, "rates", out.rates);
-                json_object_set(o, "skew", out.skew);
-                json_object_set(o, "sizing", out.sizing);
-                json_object_set(o, "migration", out.migration);
-                for (i = 0; i < json_array_size(hk); i++)
-                        json_object_update(json_array_get(hk, i),
-                                           json_array_get(out.hot_keys, i));
-                for (i = 0; i < json_array_size(pr); i++)
-                        json_object_set(json_array_get(pr, i), "split_window",
-                                        json_array_get(out.split_windows, i));
-                ks_sizing_json_clear(&out);
-        }
-        for (i = 0; i <= KEYSHIFT_PROPOSED_MAX; i++)
-                free(loads[i]);
-        free(hot);
-        free(ph);
-        free(pm);
 }
 
 json_t *ks_report_topic(const ks_topic_snapshot_t *s,
@@ -736,20 +413,20 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 json_object_set_new(json_object_get(o, "acknowledged"),
                                     "delivered_partitions_follow", d);
         }
-        json_object_set_new(o, "key_encodings", key_encodings_json(s));
+        json_object_set_new(o, "key_encodings", ks_report_key_encodings(s));
         json_object_set_new(o, "mixed_keys",
-                            mixed_keys_json(s, opts->hot_keys));
+                            ks_report_mixed_keys(s, opts->hot_keys));
         {
                 double java_f;
                 json_object_set_new(o, "other_clients",
-                                    other_clients_json(s, &java_f));
-                client_warnings(s, java_f, wl);
+                                    ks_report_other_clients(s, &java_f));
+                ks_report_client_warnings(s, java_f, wl);
         }
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(o, "merge", merge_json(s));
         if (opts->sizing)
-                add_sizing(o, s, opts, distinct, wl);
+                ks_report_add_sizing(o, s, opts, distinct, wl);
         topic_warnings(s, wl);
         json_object_set_new(o, "warnings", ks_warn_list_json(wl, s->name));
         return o;

@@ -31,9 +31,12 @@ typedef struct ks_pending {
 typedef struct ks_suspect {
         uint32_t phash;
         int32_t  actual;
+        uint32_t family[3];  /**< the key's hash under each hash family of
+                             *   ks_topic_diag_families, for the diagnosis */
+        int      has_family; /**< 0 for an empty key */
 } ks_suspect_t;
 
-/** Unchecked acknowledgements kept per topic (8 B each, grown as they
+/** Unchecked acknowledgements kept per topic (24 B each, grown as they
  *  arrive, freed when checked): as many as messages may wait for the count
  *  (a producer's start-up burst is acknowledged before keyshift's metadata
  *  request, queued behind it, is answered). The first KS_SUSPECT_KEYS keep
@@ -438,7 +441,16 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
         if (t->suspect_cnt < KS_SUSPECT_KEYS)
                 example_set(&t->suspect_keys[t->suspect_cnt], key, keylen, -1,
                             actual, 0);
-        t->suspects[t->suspect_cnt++] = (ks_suspect_t){phash, actual};
+        {
+                ks_suspect_t *s = &t->suspects[t->suspect_cnt++];
+                size_t        f;
+                s->phash      = phash;
+                s->actual     = actual;
+                s->has_family = keylen > 0;
+                for (f = 0; s->has_family && f < 3; f++)
+                        s->family[f] = ks_partitioner_hash(
+                            ks_topic_diag_families[f], key, keylen);
+        }
         t->c.ack_pending++;
         return 1;
 }
@@ -505,7 +517,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
  *  @locks t->lock held. */
 static void verify_suspects(ks_topic_t *t)
 {
-        size_t i;
+        size_t i, f;
 
         for (i = 0; i < t->suspect_cnt; i++) {
                 ks_suspect_t *s = &t->suspects[i];
@@ -525,6 +537,20 @@ static void verify_suspects(ks_topic_t *t)
                 }
                 t->has_mismatch = 1;
         }
+        /* Any of them disagreed: which hash do they follow? */
+        for (i = 0; t->has_mismatch && i < t->suspect_cnt &&
+                    t->c.diag_checked < KS_DIAGNOSE_MAX;
+             i++) {
+                const ks_suspect_t *s = &t->suspects[i];
+                if (!s->has_family)
+                        continue;
+                t->c.diag_checked++;
+                for (f = 0; f < 3; f++)
+                        t->c.diag_follow[f] +=
+                            ks_partition_of(s->family[f], t->partition_count) ==
+                            s->actual;
+        }
+        t->diagnosing |= t->has_mismatch;
         t->c.ack_pending -= t->suspect_cnt;
         t->suspect_cnt = 0;
         free(t->suspects);

@@ -34,7 +34,8 @@
  *   hashes) + mixed_sample_size x 136 B + topk_capacity x 200 B
  *   + 16 B x (current + sum of proposed counts) + 8 B x flow cells
  *   (<= flow_max_cells per proposal) + 12 B x pending messages (freed once
- *   the count is known) + 32 KiB of unchecked acknowledgements (while some
+ *   the count is known) + 24 B x acknowledgements that wait for the count (at most 65,536;
+ *   freed once checked) (while some
  *   wait for metadata).
  *
  * @locks every function takes the topic's own mutex; no function is called

@@ -107,6 +107,9 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                               c->report_path, sizeof(c->report_path));
         ks_warn_list_init(&c->carry);
         pthread_mutex_init(&c->lock, NULL);
+        pthread_mutex_init(&c->brokers_lock, NULL);
+        c->metadata_timeout_ms = 500;
+        atomic_init(&c->brokers_up, 0);
         pthread_cond_init(&c->cond, NULL);
         atomic_init(&c->refresh_requested, 0);
 
@@ -164,6 +167,32 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
                 wake_reporter(c); /* has the count changed? ask now */
 }
 
+void ks_client_on_broker_state(ks_client_t *c, const char *name,
+                               const char *state)
+{
+        int up = !strcmp(state, "UP") || !strcmp(state, "UPDATE");
+        int i;
+
+        pthread_mutex_lock(&c->brokers_lock);
+        for (i = 0; i < c->broker_up_cnt; i++)
+                if (!strcmp(c->broker_up_names[i], name))
+                        break;
+        if (up && i == c->broker_up_cnt && i < KS_BROKERS_TRACKED) {
+                snprintf(c->broker_up_names[i], sizeof(c->broker_up_names[i]),
+                         "%s", name);
+                c->broker_up_cnt++;
+        } else if (!up && i < c->broker_up_cnt) {
+                c->broker_up_cnt--;
+                memmove(c->broker_up_names[i], c->broker_up_names[i + 1],
+                        (size_t)(c->broker_up_cnt - i) *
+                            sizeof(c->broker_up_names[0]));
+        }
+        atomic_store(&c->brokers_up, c->broker_up_cnt);
+        pthread_mutex_unlock(&c->brokers_lock);
+        if (up)
+                wake_reporter(c); /* metadata can be asked now */
+}
+
 void ks_client_stop(ks_client_t *c)
 {
         ks_reporter_stop(c);
@@ -190,6 +219,7 @@ void ks_client_destroy(ks_client_t *c)
         ks_warn_list_clear(&c->carry);
         pthread_cond_destroy(&c->cond);
         pthread_mutex_destroy(&c->lock);
+        pthread_mutex_destroy(&c->brokers_lock);
         ks_config_destroy(&c->conf);
         free(c);
 }

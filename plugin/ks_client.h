@@ -28,6 +28,9 @@
 #include "ks_topic.h"
 #include "ks_warn.h"
 
+/** Brokers whose state keyshift follows (beyond: assumed up). */
+#define KS_BROKERS_TRACKED 64
+
 typedef struct ks_client {
         rd_kafka_t       *rk; /**< NULL once on_destroy has run */
         ks_config_t       conf;
@@ -57,6 +60,15 @@ typedef struct ks_client {
         int64_t        reports_written;
         char metadata_error[256];  /**< last metadata failure, for the report */
         rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */
+        /* brokers in state UP (on_broker_state_change): keyshift asks for
+         * metadata only when one is, because rd_kafka_metadata() waits its
+         * whole timeout for a usable broker, even while the client is
+         * being destroyed */
+        pthread_mutex_t brokers_lock;
+        char            broker_up_names[KS_BROKERS_TRACKED][64];
+        int             broker_up_cnt;
+        atomic_int      brokers_up;
+        int metadata_timeout_ms; /**< reporter thread: adapts (ks_reporter.c) */
         double queue_max_messages; /**< queue.buffering.max.messages */
         double queue_max_bytes;    /**< queue.buffering.max.kbytes x 1024 */
 } ks_client_t;
@@ -79,6 +91,11 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m);
 
 /** @brief on_acknowledgement. @locality broker threads or poll(). */
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m);
+
+/** @brief on_broker_state_change: counts the brokers that are UP.
+ *  @locality librdkafka's broker threads. */
+void ks_client_on_broker_state(ks_client_t *c, const char *name,
+                               const char *state);
 
 /** @brief on_destroy: stops and joins the reporter thread; the client
  *         does not call librdkafka afterwards. @locality rdk:main. */

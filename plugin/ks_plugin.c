@@ -122,6 +122,16 @@ on_acknowledgement(rd_kafka_t *rk, rd_kafka_message_t *m, void *ic_opaque)
         return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
+static rd_kafka_resp_err_t
+on_broker_state_change(rd_kafka_t *rk, int32_t broker_id, const char *secproto,
+                       const char *name, int port, const char *state,
+                       void *ic_opaque)
+{
+        (void)rk, (void)broker_id, (void)secproto, (void)port;
+        ks_client_on_broker_state(ic_opaque, name, state);
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
 static rd_kafka_resp_err_t on_destroy(rd_kafka_t *rk, void *ic_opaque)
 {
         (void)rk;
@@ -155,6 +165,8 @@ static rd_kafka_resp_err_t on_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         rd_kafka_interceptor_add_on_acknowledgement(rk, KS_IC_NAME,
                                                     on_acknowledgement, c);
         rd_kafka_interceptor_add_on_destroy(rk, KS_IC_NAME, on_destroy, c);
+        rd_kafka_interceptor_add_on_broker_state_change(
+            rk, KS_IC_NAME, on_broker_state_change, c);
         return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 

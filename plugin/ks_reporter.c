@@ -16,9 +16,19 @@
 
 #include "ks_report.h"
 
-/** How long one metadata request may take; bounds how long on_destroy
- *  waits for this thread to stop. */
-#define KS_METADATA_TIMEOUT_MS 2000
+/**
+ * How long one metadata request may take, adapted to what the cluster
+ * answers in: twice the last answer's latency, between these bounds,
+ * doubled after a timeout. librdkafka handles metadata answers on its main
+ * thread, which is the thread that calls on_destroy; so a request still
+ * outstanding when the producer is destroyed waits out its timeout, and
+ * this bound is the most on_destroy can be delayed (and only then).
+ */
+#define KS_METADATA_TIMEOUT_MIN_MS 250
+#define KS_METADATA_TIMEOUT_MAX_MS 2000
+
+/** Timeout of the Admin API's DescribeConfigs (asynchronous: no wait). */
+#define KS_ADMIN_TIMEOUT_MS 10000
 
 /** Retry delay while some topic's count is still unknown. */
 #define KS_METADATA_RETRY_MS 200
@@ -46,7 +56,7 @@ static void ask_cleanup_policy(ks_client_t *c, ks_topic_t *t)
 
         if (!c->admin_q) /* here rd_kafka_new() has returned */
                 c->admin_q = rd_kafka_queue_new(c->rk);
-        rd_kafka_AdminOptions_set_request_timeout(opt, KS_METADATA_TIMEOUT_MS,
+        rd_kafka_AdminOptions_set_request_timeout(opt, KS_ADMIN_TIMEOUT_MS,
                                                   errstr, sizeof(errstr));
         rd_kafka_AdminOptions_set_opaque(opt, t);
         rd_kafka_DescribeConfigs(c->rk, &res, 1, opt, c->admin_q);
@@ -100,14 +110,17 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
         const struct rd_kafka_metadata *md  = NULL;
         rd_kafka_topic_t               *rkt;
         rd_kafka_resp_err_t             err;
-        int                             i;
+        int64_t                         t0;
+        int                             i, latency;
 
         if (c->conf.current_override)
                 return;
         pthread_mutex_lock(&c->lock);
         i = c->stop;
         pthread_mutex_unlock(&c->lock);
-        if (i || !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL))) {
+        /* No broker up: rd_kafka_metadata() would wait out its timeout. */
+        if (i || !atomic_load(&c->brokers_up) ||
+            !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL))) {
                 ctx->unknown += !ks_topic_partition_count(t);
                 return;
         }
@@ -115,7 +128,17 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
                 snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
                 c->name_known = 1;
         }
-        err = rd_kafka_metadata(c->rk, 0, rkt, &md, KS_METADATA_TIMEOUT_MS);
+        t0      = ks_topic_mono_ms();
+        err     = rd_kafka_metadata(c->rk, 0, rkt, &md, c->metadata_timeout_ms);
+        latency = (int)(ks_topic_mono_ms() - t0);
+        if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
+                c->metadata_timeout_ms *= 2;
+        else if (!err)
+                c->metadata_timeout_ms = 2 * latency;
+        if (c->metadata_timeout_ms < KS_METADATA_TIMEOUT_MIN_MS)
+                c->metadata_timeout_ms = KS_METADATA_TIMEOUT_MIN_MS;
+        if (c->metadata_timeout_ms > KS_METADATA_TIMEOUT_MAX_MS)
+                c->metadata_timeout_ms = KS_METADATA_TIMEOUT_MAX_MS;
         if (err)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
                          "%s: metadata request failed: %s", ks_topic_name(t),

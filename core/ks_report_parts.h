@@ -1,0 +1,46 @@
+/**
+ * @file ks_report_parts.h
+ * @brief The parts of a topic's report object, built in files of their
+ *        own (internal to the core): keys and other clients
+ *        (ks_report_keys.c), sizing (ks_report_sizing.c), and the small
+ *        JSON helpers they share (ks_report.c).
+ *
+ * @locality whatever thread builds the report; snapshots only.
+ */
+#ifndef KS_REPORT_PARTS_H
+#define KS_REPORT_PARTS_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "ks_report.h"
+
+/** @returns @p n bytes as a lower-case hex JSON string. */
+json_t *ks_report_hex(const uint8_t *b, size_t n);
+/** @returns the key as a JSON string when printable UTF-8, else null. */
+json_t *ks_report_key(const uint8_t *key, size_t n);
+/** @returns a / b, 0 when b is 0. */
+double ks_report_frac(uint64_t a, uint64_t b);
+/** @returns the fraction of sampled distinct keys whose partition differs
+ *           between the current count and @p count. */
+double ks_report_moved_key_fraction(const ks_topic_snapshot_t *s,
+                                    int32_t                    count);
+/** @returns {"<count>": partition} of @p phash at each proposed count. */
+json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
+                                      uint32_t                   phash);
+
+/* ks_report_keys.c */
+json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s);
+json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max);
+json_t *ks_report_other_clients(const ks_topic_snapshot_t *s,
+                                double                    *java_fraction);
+void    ks_report_client_warnings(const ks_topic_snapshot_t *s, double java_f,
+                                  ks_warn_list_t *wl);
+
+/* ks_report_sizing.c */
+void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
+                          const ks_report_opts_t *opts, double distinct,
+                          ks_warn_list_t *wl);
+
+#endif /* KS_REPORT_PARTS_H */
