@@ -108,7 +108,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         ks_warn_list_init(&c->carry);
         pthread_mutex_init(&c->lock, NULL);
         pthread_mutex_init(&c->brokers_lock, NULL);
-        c->metadata_timeout_ms = 500;
+        c->metadata_timeout_ms = 1000;
         atomic_init(&c->brokers_up, 0);
         pthread_cond_init(&c->cond, NULL);
         atomic_init(&c->refresh_requested, 0);

@@ -139,7 +139,10 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
                 c->metadata_timeout_ms = KS_METADATA_TIMEOUT_MIN_MS;
         if (c->metadata_timeout_ms > KS_METADATA_TIMEOUT_MAX_MS)
                 c->metadata_timeout_ms = KS_METADATA_TIMEOUT_MAX_MS;
-        if (err)
+        pthread_mutex_lock(&c->lock);
+        i = c->stop; /* a request cut short by on_destroy is no failure */
+        pthread_mutex_unlock(&c->lock);
+        if (err && !i)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
                          "%s: metadata request failed: %s", ks_topic_name(t),
                          rd_kafka_err2str(err));
