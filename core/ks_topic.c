@@ -499,7 +499,13 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                    ks_partition_of(phash, t->previous_count) == partition) {
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
-        } else if (add_suspect(t, phash, partition, key, keylen)) {
+        } else if (!t->has_mismatch &&
+                   add_suspect(t, phash, partition, key, keylen)) {
+                /* The first disagreements: perhaps the count changed and
+                 * keyshift has not seen it yet; checked at the next
+                 * metadata. Once a disagreement is confirmed under a fresh
+                 * count (a custom or per-topic partitioner), later ones
+                 * are counted at once and ask for no more metadata. */
                 suspect       = 1;
                 t->diagnosing = 1;
         } else {

@@ -109,6 +109,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         pthread_mutex_init(&c->lock, NULL);
         pthread_mutex_init(&c->brokers_lock, NULL);
         c->metadata_timeout_ms = 1000;
+        atomic_init(&c->last_ack_wake_ms, 0);
         atomic_init(&c->brokers_up, 0);
         pthread_cond_init(&c->cond, NULL);
         atomic_init(&c->refresh_requested, 0);
@@ -163,8 +164,15 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
         if (!m->rkt ||
             !(t = ks_registry_find(&c->reg, rd_kafka_topic_name(m->rkt))))
                 return;
-        if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0))
-                wake_reporter(c); /* has the count changed? ask now */
+        if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0)) {
+                /* Has the count changed? Ask now, but at most once a
+                 * second, whatever the delivery rate. */
+                int64_t now  = ks_topic_mono_ms();
+                int64_t last = atomic_load(&c->last_ack_wake_ms);
+                if (now - last >= 1000 && atomic_compare_exchange_strong(
+                                              &c->last_ack_wake_ms, &last, now))
+                        wake_reporter(c);
+        }
 }
 
 void ks_client_on_broker_state(ks_client_t *c, const char *name,

@@ -69,6 +69,8 @@ typedef struct ks_client {
         int             broker_up_cnt;
         atomic_int      brokers_up;
         int metadata_timeout_ms; /**< reporter thread: adapts (ks_reporter.c) */
+        atomic_int_fast64_t last_ack_wake_ms; /**< mono ms of the last wake
+                                               *   asked by a delivery */
         double queue_max_messages; /**< queue.buffering.max.messages */
         double queue_max_bytes;    /**< queue.buffering.max.kbytes x 1024 */
 } ks_client_t;

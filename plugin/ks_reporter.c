@@ -25,7 +25,7 @@
  * this bound is the most on_destroy can be delayed (and only then).
  */
 #define KS_METADATA_TIMEOUT_MIN_MS 250
-#define KS_METADATA_TIMEOUT_MAX_MS 2000
+#define KS_METADATA_TIMEOUT_MAX_MS 1000
 
 /** Timeout of the Admin API's DescribeConfigs (asynchronous: no wait). */
 #define KS_ADMIN_TIMEOUT_MS 10000
@@ -100,36 +100,68 @@ static void take_admin_results(ks_client_t *c)
 }
 
 /**
- * @brief Asks the cluster for one topic's partition count.
- * @locality reporter thread. @locks none held.
+ * @brief Applies one topic of a metadata answer. @locality reporter thread.
  */
-static void refresh_topic(ks_topic_t *t, void *opaque)
+static void apply_metadata(ks_client_t *c, const struct rd_kafka_metadata *md,
+                           const struct rd_kafka_metadata_topic *mt,
+                           int64_t                               now_ms)
 {
-        ks_refresh_ctx_t               *ctx = opaque;
-        ks_client_t                    *c   = ctx->c;
-        const struct rd_kafka_metadata *md  = NULL;
-        rd_kafka_topic_t               *rkt;
-        rd_kafka_resp_err_t             err;
-        int64_t                         t0;
-        int                             i, latency;
+        ks_topic_t *t = ks_registry_find(&c->reg, mt->topic);
 
-        if (c->conf.current_override)
+        if (!t || mt->err || mt->partition_cnt < 1)
                 return;
-        pthread_mutex_lock(&c->lock);
-        i = c->stop;
-        pthread_mutex_unlock(&c->lock);
-        /* No broker up: rd_kafka_metadata() would wait out its timeout. */
-        if (i || !atomic_load(&c->brokers_up) ||
-            !(rkt = rd_kafka_topic_new(c->rk, ks_topic_name(t), NULL))) {
-                ctx->unknown += !ks_topic_partition_count(t);
+        ks_topic_set_cluster_info(t, md->broker_cnt,
+                                  mt->partitions[0].replica_cnt, -1);
+        if (ks_topic_set_partition_count(t, mt->partition_cnt,
+                                         KS_COUNT_METADATA, now_ms))
+                ks_warn_log_line(stderr, 5, c->name,
+                                 "%s: partition count is now %d", mt->topic,
+                                 mt->partition_cnt);
+}
+
+/** @brief After a refresh: counts the topics still without a count, and
+ *         asks once per topic whether it is compacted. */
+static void after_refresh(ks_topic_t *t, void *opaque)
+{
+        ks_refresh_ctx_t *ctx = opaque;
+
+        if (!ks_topic_partition_count(t)) {
+                ctx->unknown++;
                 return;
         }
+        if (!ctx->c->conf.current_override &&
+            atomic_load(&ctx->c->brokers_up) &&
+            !ks_topic_cleanup_policy_asked(t))
+                ask_cleanup_policy(ctx->c, t);
+}
+
+/**
+ * @brief Asks the cluster for the partition counts of every topic this
+ *        producer knows, in one metadata request (librdkafka's "locally
+ *        known topics"), with the adaptive timeout described above.
+ * @locality reporter thread. @locks none held.
+ */
+static void refresh_counts(ks_refresh_ctx_t *ctx)
+{
+        ks_client_t                    *c  = ctx->c;
+        const struct rd_kafka_metadata *md = NULL;
+        rd_kafka_resp_err_t             err;
+        int64_t                         t0;
+        int                             i, stopping, latency;
+
+        pthread_mutex_lock(&c->lock);
+        stopping = c->stop;
+        pthread_mutex_unlock(&c->lock);
+        /* No broker up: rd_kafka_metadata() would wait out its timeout. */
+        if (stopping || c->conf.current_override ||
+            !atomic_load(&c->brokers_up))
+                return;
         if (!c->name_known) { /* rd_kafka_new() has returned by now */
                 snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
                 c->name_known = 1;
         }
-        t0      = ks_topic_mono_ms();
-        err     = rd_kafka_metadata(c->rk, 0, rkt, &md, c->metadata_timeout_ms);
+        t0  = ks_topic_mono_ms();
+        err = rd_kafka_metadata(c->rk, 0, NULL, &md, c->metadata_timeout_ms);
         latency = (int)(ks_topic_mono_ms() - t0);
         if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
                 c->metadata_timeout_ms *= 2;
@@ -140,38 +172,16 @@ static void refresh_topic(ks_topic_t *t, void *opaque)
         if (c->metadata_timeout_ms > KS_METADATA_TIMEOUT_MAX_MS)
                 c->metadata_timeout_ms = KS_METADATA_TIMEOUT_MAX_MS;
         pthread_mutex_lock(&c->lock);
-        i = c->stop; /* a request cut short by on_destroy is no failure */
+        stopping =
+            c->stop; /* a request cut short by on_destroy is no failure */
         pthread_mutex_unlock(&c->lock);
-        if (err && !i)
+        if (err && !stopping)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
-                         "%s: metadata request failed: %s", ks_topic_name(t),
-                         rd_kafka_err2str(err));
-        if (!err && md) {
-                for (i = 0; i < md->topic_cnt; i++) {
-                        const struct rd_kafka_metadata_topic *mt =
-                            &md->topics[i];
-                        if (strcmp(mt->topic, ks_topic_name(t)) || mt->err ||
-                            mt->partition_cnt < 1)
-                                continue;
-                        ks_topic_set_cluster_info(t, md->broker_cnt,
-                                                  mt->partitions[0].replica_cnt,
-                                                  -1);
-                        if (ks_topic_set_partition_count(t, mt->partition_cnt,
-                                                         KS_COUNT_METADATA,
-                                                         ctx->now_ms))
-                                ks_warn_log_line(
-                                    stderr, 5, c->name,
-                                    "%s: partition count is now %d",
-                                    ks_topic_name(t), mt->partition_cnt);
-                }
-        }
+                         "metadata request failed: %s", rd_kafka_err2str(err));
+        for (i = 0; !err && md && i < md->topic_cnt; i++)
+                apply_metadata(c, md, &md->topics[i], ctx->now_ms);
         if (md)
                 rd_kafka_metadata_destroy(md);
-        rd_kafka_topic_destroy(rkt);
-        ctx->unknown += !ks_topic_partition_count(t);
-        /* Once per topic, after its count: is it compacted? */
-        if (ks_topic_partition_count(t) && !ks_topic_cleanup_policy_asked(t))
-                ask_cleanup_policy(c, t);
 }
 
 typedef struct ks_collect_ctx {
@@ -296,7 +306,8 @@ static void *reporter_main(void *arg)
 
                 if (refresh) {
                         ks_refresh_ctx_t ctx = {c, now, 0, ""};
-                        ks_registry_foreach(&c->reg, refresh_topic, &ctx);
+                        refresh_counts(&ctx);
+                        ks_registry_foreach(&c->reg, after_refresh, &ctx);
                         /* A topic without a count yet is asked again soon:
                          * its messages wait for it. */
                         next_refresh =

@@ -132,6 +132,10 @@ void ks_e2e_producer_close(ks_e2e_producer_t *p)
                 return;
         CU_ASSERT_EQUAL(rd_kafka_flush(p->rk, 30000),
                         RD_KAFKA_RESP_ERR_NO_ERROR);
+        /* These producers live a fraction of a second; on a loaded machine
+         * keyshift's metadata answer (handled by librdkafka's main thread)
+         * can still be on its way when the last delivery report is. */
+        rd_kafka_poll(p->rk, 300);
         rd_kafka_destroy(p->rk);
         p->rk = NULL;
 }
