@@ -1,0 +1,256 @@
+/**
+ * @file ksb_accuracy.c
+ * @brief What the sketches say against exact values on the same stream,
+ *        so that no speed-up trades accuracy away unnoticed.
+ *
+ * Streams as in ksb_core: Zipf MMSI keys over 100,000 ids (1 % as int32,
+ * so distinct byte keys = distinct (id, encoding) pairs), and 10 million
+ * distinct keys. One topic, current 6, proposed 12, 16, 24. The figures
+ * are read from the topic's report JSON (ks_report_topic()), i.e. what a
+ * user reads:
+ *  - keys.distinct_estimate against the exact count of distinct byte keys
+ *    (relative error; bound: 3 x the reported distinct_error);
+ *  - proposals[i].moved.distinct_keys_fraction against the exact fraction
+ *    of distinct keys whose partition changes (absolute error; bound: 3 x
+ *    the reported distinct_keys_fraction_error, or 1e-9 when exact);
+ *  - proposals[i].moved.messages_fraction against the exact one (keyshift
+ *    counts every message: bound 1e-9);
+ *  - hot_keys: how many of the exact 20 busiest keys are listed, and the
+ *    largest relative error of their counts.
+ * The oracle for partitions is librdkafka's own
+ * rd_kafka_msg_partitioner_consistent() (CRC-32), not keyshift's code.
+ *
+ * Usage: ksb_accuracy [--msgs N] [--distinct N]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "ks_report.h"
+#include "ksb_keys.h"
+#include "ksb_stats.h"
+#include "ksb_topics.h"
+
+#define KSB_HOT 20
+
+static const int32_t ksb_proposed[3] = {12, 16, 24};
+
+static int32_t oracle_partition(const ksb_key_t *k, int32_t cnt)
+{
+        return rd_kafka_msg_partitioner_consistent(NULL, k->bytes, k->len, cnt,
+                                                   NULL, NULL);
+}
+
+typedef struct exact {
+        double    distinct;
+        double    moved_keys[3];     /**< fraction of distinct keys */
+        double    moved_messages[3]; /**< fraction of messages */
+        uint64_t *count;             /**< [2 x keys] messages per byte key */
+} exact_t;
+
+/** @brief Exact figures; byte key = id x 2 + (int32 ? 1 : 0). */
+static void compute_exact(const ksb_stream_t *st, exact_t *ex)
+{
+        uint64_t moved_msgs[3] = {0}, moved_keys[3] = {0}, distinct = 0;
+        size_t   i, p;
+
+        ex->count = calloc(st->keys * 2, sizeof(*ex->count));
+        if (!ex->count)
+                ksb_die("out of memory");
+        for (i = 0; i < st->n; i++) {
+                const ksb_key_t *k     = &st->msgs[i];
+                size_t           b     = (size_t)k->id * 2 + (k->len == 4);
+                int32_t          cur   = oracle_partition(k, 6);
+                int              first = ex->count[b]++ == 0;
+                distinct += first;
+                for (p = 0; p < 3; p++) {
+                        int moved = oracle_partition(k, ksb_proposed[p]) != cur;
+                        moved_msgs[p] += moved;
+                        moved_keys[p] += moved && first;
+                }
+        }
+        ex->distinct = (double)distinct;
+        for (p = 0; p < 3; p++) {
+                ex->moved_keys[p] = (double)moved_keys[p] / (double)distinct;
+                ex->moved_messages[p] = (double)moved_msgs[p] / (double)st->n;
+        }
+}
+
+static double jnum(json_t *o, const char *a, const char *b)
+{
+        json_t *v = json_object_get(o, a);
+
+        if (b)
+                v = json_object_get(v, b);
+        return json_number_value(v);
+}
+
+/** @returns the byte-key index of a reported hot key, or -1. */
+static long hot_key_index(json_t *hk, const ksb_stream_t *st)
+{
+        const char *key = json_string_value(json_object_get(hk, "key"));
+        const char *hex = json_string_value(json_object_get(hk, "key_hex"));
+        size_t      i;
+
+        /* The report names keys; find one message with these bytes. */
+        for (i = 0; i < st->n && i < 5000000; i++) {
+                const ksb_key_t *k = &st->msgs[i];
+                char             h[32];
+                int              j;
+                if (key && k->len == 9 && !memcmp(key, k->bytes, 9) &&
+                    strlen(key) == 9)
+                        return (long)k->id * 2;
+                if (k->len != 4 || !hex)
+                        continue;
+                for (j = 0; j < 4; j++)
+                        snprintf(h + 2 * j, 3, "%02x", k->bytes[j]);
+                if (!strcmp(h, hex))
+                        return (long)k->id * 2 + 1;
+        }
+        return -1;
+}
+
+static int cmp_desc_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void measure(const ksb_stream_t *st, const char *tag)
+{
+        const char *const props[] = {"keyshift.partitions.proposed", "12,16,24",
+                                     NULL};
+        ksb_topics_t      kt;
+        ks_topic_t       *t;
+        ks_topic_snapshot_t snap;
+        ks_report_opts_t    opts;
+        ks_warn_list_t      wl;
+        exact_t             ex;
+        json_t             *o, *props_j, *hot;
+        double              v, est, err, bound;
+        uint64_t           *sorted, kth;
+        size_t              i, p, found = 0;
+        double              worst = 0;
+        char                id[64], what[160];
+
+        compute_exact(st, &ex);
+        ksb_topics_init(&kt, props);
+        t = ksb_topics_add(&kt, "ais", 6);
+        for (i = 0; i < st->n; i++)
+                ksb_topics_send(&kt, "ais", st->msgs[i].bytes, st->msgs[i].len,
+                                64);
+        if (ks_topic_snapshot(t, &snap))
+                ksb_die("snapshot failed");
+        ks_warn_list_init(&wl);
+        opts = ksb_topics_report_opts(&kt, KSB_HOT);
+        o    = ks_report_topic(&snap, &opts, &wl);
+        if (!o)
+                ksb_die("report failed");
+
+        est   = jnum(o, "keys", "distinct_estimate");
+        err   = jnum(o, "keys", "distinct_error");
+        v     = fabs(est - ex.distinct) / ex.distinct;
+        bound = err > 0 ? 3 * err : 1e-9;
+        ksb_note("%s: distinct keys exact %.0f, reported %.0f (+-%.2f %%)", tag,
+                 ex.distinct, est, 100 * err);
+        snprintf(id, sizeof(id), "f.%s.distinct.relerr", tag);
+        snprintf(what, sizeof(what),
+                 "distinct-key estimate, relative error (bound 3 sigma), %s",
+                 st->name);
+        ksb_result(id, what, "<=", bound, "", &v, 1);
+
+        props_j = json_object_get(o, "proposals");
+        for (p = 0; p < 3; p++) {
+                json_t *moved =
+                    json_object_get(json_array_get(props_j, p), "moved");
+                double f  = jnum(moved, "distinct_keys_fraction", NULL);
+                double fe = jnum(moved, "distinct_keys_fraction_error", NULL);
+                double mf = jnum(moved, "messages_fraction", NULL);
+                ksb_note("%s: 6 -> %d: moved keys exact %.4f reported %.4f "
+                         "(+-%.4f); moved messages exact %.6f reported %.6f",
+                         tag, ksb_proposed[p], ex.moved_keys[p], f, fe,
+                         ex.moved_messages[p], mf);
+                v = fabs(f - ex.moved_keys[p]);
+                snprintf(id, sizeof(id), "f.%s.moved_keys_%d.abserr", tag,
+                         ksb_proposed[p]);
+                snprintf(what, sizeof(what),
+                         "moved-key fraction 6->%d, abs error (bound 3 "
+                         "sigma), %s",
+                         ksb_proposed[p], st->name);
+                ksb_result(id, what, "<=", fe > 0 ? 3 * fe : 1e-9, "", &v, 1);
+                v = fabs(mf - ex.moved_messages[p]);
+                snprintf(id, sizeof(id), "f.%s.moved_msgs_%d.abserr", tag,
+                         ksb_proposed[p]);
+                snprintf(what, sizeof(what),
+                         "moved-message fraction 6->%d, abs error, %s",
+                         ksb_proposed[p], st->name);
+                ksb_result(id, what, "<=", 1e-9, "", &v, 1);
+        }
+
+        sorted = malloc(st->keys * 2 * sizeof(*sorted));
+        memcpy(sorted, ex.count, st->keys * 2 * sizeof(*sorted));
+        qsort(sorted, st->keys * 2, sizeof(*sorted), cmp_desc_u64);
+        kth = sorted[KSB_HOT - 1];
+        hot = json_object_get(o, "hot_keys");
+        for (i = 0; i < json_array_size(hot) && i < KSB_HOT; i++) {
+                json_t *hk  = json_array_get(hot, i);
+                long    b   = hot_key_index(hk, st);
+                double  cnt = jnum(hk, "messages", NULL);
+                if (b < 0)
+                        continue;
+                found += ex.count[b] >= kth && ex.count[b] > 1;
+                if (ex.count[b] &&
+                    fabs(cnt - (double)ex.count[b]) / (double)ex.count[b] >
+                        worst)
+                        worst = fabs(cnt - (double)ex.count[b]) /
+                                (double)ex.count[b];
+        }
+        if (sorted[0] > 1) { /* a stream with hot keys */
+                v = (double)found / KSB_HOT;
+                snprintf(id, sizeof(id), "f.%s.hot_keys.recall", tag);
+                snprintf(what, sizeof(what),
+                         "exact top-20 keys listed in hot_keys, %s", st->name);
+                ksb_result(id, what, ">=", 1.0, "", &v, 1);
+                snprintf(id, sizeof(id), "f.%s.hot_keys.count_relerr", tag);
+                snprintf(what, sizeof(what),
+                         "worst relative count error of listed hot keys, %s",
+                         st->name);
+                ksb_result(id, what, "-", 0, "", &worst, 1);
+        }
+        free(sorted);
+        json_decref(o);
+        ks_warn_list_clear(&wl);
+        ks_topic_snapshot_free(&snap);
+        ksb_topics_destroy(&kt);
+        free(ex.count);
+}
+
+int main(int argc, char **argv)
+{
+        size_t       msgs = 2000000, distinct = 10000000;
+        ksb_stream_t st;
+        int          a;
+
+        for (a = 1; a < argc; a++) {
+                if (!strcmp(argv[a], "--msgs") && a + 1 < argc)
+                        msgs = strtoull(argv[++a], NULL, 10);
+                else if (!strcmp(argv[a], "--distinct") && a + 1 < argc)
+                        distinct = strtoull(argv[++a], NULL, 10);
+                else
+                        ksb_die(
+                            "usage: ksb_accuracy [--msgs N] [--distinct N]");
+        }
+        ksb_stream_zipf(&st, msgs, 100000, 1.0, 0.01, 42);
+        measure(&st, "zipf");
+        ksb_stream_free(&st);
+        if (distinct) {
+                ksb_stream_distinct(&st, distinct);
+                measure(&st, "distinct");
+                ksb_stream_free(&st);
+        }
+        return 0;
+}

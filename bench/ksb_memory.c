@@ -1,0 +1,141 @@
+/**
+ * @file ksb_memory.c
+ * @brief Target 5: keyshift's heap after 10 million distinct keys across
+ *        100 topics, with its properties at their defaults, measured
+ *        in-process with mallinfo2() (bytes in use in malloc's arenas plus
+ *        its mmapped chunks) as deltas around keyshift's own calls.
+ *
+ * Figures:
+ *  - per topic: heap after creating the topics (count known: 6 current,
+ *    12,16,24 proposed), divided by the topics;
+ *  - per key: heap growth while the 10 million distinct keys are
+ *    recorded (key i to topic i mod 100), divided by the keys (0 means
+ *    bounded: the sketches are fixed-size);
+ *  - total after the keys (the target: <= 64 MiB);
+ *  - peak while a report is built: the reporter keeps every topic's JSON
+ *    in memory until the whole report is written, so that peak counts too.
+ * Optionally with other properties (name=value arguments), e.g.
+ * keyshift.key.sample.size=1024, to show what lowers it.
+ *
+ * Usage: ksb_memory [--topics N] [--keys N] [keyshift.x=y ...]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ks_report.h"
+#include "ksb_keys.h"
+#include "ksb_stats.h"
+#include "ksb_topics.h"
+
+#define KSB_MIB (1024.0 * 1024.0)
+#define KSB_PROPS_MAX 32
+
+typedef struct collect {
+        json_t          *topics;
+        ks_warn_list_t  *wl;
+        ks_report_opts_t opts;
+} collect_t;
+
+/** As plugin/ks_reporter.c collect_topic(). */
+static void collect_topic(ks_topic_t *t, void *opaque)
+{
+        collect_t          *c = opaque;
+        ks_topic_snapshot_t snap;
+        json_t             *o;
+
+        if (ks_topic_snapshot(t, &snap))
+                return;
+        if ((o = ks_report_topic(&snap, &c->opts, c->wl)))
+                json_object_set_new(c->topics, snap.name, o);
+        ks_topic_snapshot_free(&snap);
+}
+
+int main(int argc, char **argv)
+{
+        const char *props[KSB_PROPS_MAX * 2 + 3] = {
+            "keyshift.partitions.proposed", "12,16,24"};
+        char          *own[KSB_PROPS_MAX];
+        size_t         nprops = 2, topics = 100, keys = 10000000, i, nown = 0;
+        size_t         h0, h1, h2, h3;
+        ksb_topics_t   kt;
+        ks_topic_t   **tp;
+        collect_t      c;
+        ks_warn_list_t wl;
+        double         v;
+        char           what[128];
+        int            a;
+
+        for (a = 1; a < argc; a++) {
+                char *eq;
+                if (!strcmp(argv[a], "--topics") && a + 1 < argc)
+                        topics = strtoull(argv[++a], NULL, 10);
+                else if (!strcmp(argv[a], "--keys") && a + 1 < argc)
+                        keys = strtoull(argv[++a], NULL, 10);
+                else if ((eq = strchr(argv[a], '=')) && nown < KSB_PROPS_MAX) {
+                        own[nown]               = strdup(argv[a]);
+                        own[nown][eq - argv[a]] = '\0';
+                        props[nprops++]         = own[nown];
+                        props[nprops++] = own[nown] + (eq - argv[a]) + 1;
+                        nown++;
+                } else
+                        ksb_die("usage: ksb_memory [--topics N] [--keys N] "
+                                "[keyshift.x=y ...]");
+        }
+        props[nprops] = NULL;
+        tp            = calloc(topics, sizeof(*tp));
+
+        h0 = ksb_heap_bytes();
+        ksb_topics_init(&kt, props);
+        for (i = 0; i < topics; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "topic-%03zu", i);
+                tp[i] = ksb_topics_add(&kt, name, 6);
+        }
+        h1 = ksb_heap_bytes();
+        for (i = 0; i < keys; i++) {
+                ksb_key_t k;
+                ksb_key_make(&k, (uint32_t)i, 0);
+                ks_topic_record(tp[i % topics], k.bytes, k.len, -1, 64);
+        }
+        h2 = ksb_heap_bytes();
+
+        ks_warn_list_init(&wl);
+        c.topics = json_object();
+        c.wl     = &wl;
+        c.opts   = ksb_topics_report_opts(&kt, kt.conf.hot_keys);
+        ks_registry_foreach(&kt.reg, collect_topic, &c);
+        h3 = ksb_heap_bytes();
+        json_decref(c.topics);
+        ks_warn_list_clear(&wl);
+
+        ksb_note("properties:%s", nprops > 2 ? "" : " defaults (+ 3 proposed)");
+        for (i = 2; i < nprops; i += 2)
+                ksb_note("  %s=%s", props[i], props[i + 1]);
+        ksb_note("heap: registry + %zu topics %.1f MiB, after %zu keys %.1f "
+                 "MiB, while a report is built %.1f MiB",
+                 topics, (double)(h1 - h0) / KSB_MIB, keys,
+                 (double)(h2 - h0) / KSB_MIB, (double)(h3 - h0) / KSB_MIB);
+        v = (double)(h1 - h0) / (double)topics / 1024.0;
+        ksb_result("5.memory.per_topic",
+                   "heap per topic (defaults, 3 proposed)", "-", 0, "KiB", &v,
+                   1);
+        v = ((double)h2 - (double)h1) / (double)keys;
+        ksb_result("5.memory.per_key", "heap growth per distinct key", "<=", 0,
+                   "B", &v, 1);
+        v = (double)(h2 - h0) / KSB_MIB;
+        snprintf(what, sizeof(what),
+                 "heap after %zu distinct keys across %zu topics", keys,
+                 topics);
+        ksb_result("5.memory.total", what, "<=", 64, "MiB", &v, 1);
+        v = (double)(h3 - h0) / KSB_MIB;
+        snprintf(what, sizeof(what),
+                 "heap while the report JSON of %zu topics is held", topics);
+        ksb_result("5.memory.report_peak", what, "<=", 64, "MiB", &v, 1);
+        ksb_topics_destroy(&kt);
+        for (i = 0; i < nown; i++)
+                free(own[i]);
+        free(tp);
+        return 0;
+}

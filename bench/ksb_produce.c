@@ -1,0 +1,373 @@
+/**
+ * @file ksb_produce.c
+ * @brief Targets 1-4 through a real producer: produce() throughput with
+ *        keyshift divided by without, measured A/B alternately in one run.
+ *
+ *  --queue: no broker reachable, messages only enqueued (the application
+ *           thread's own cost). Producers A (without) and B (with keyshift)
+ *           live side by side; each round runs one block on each, in the
+ *           order AB, then BA, ... so drift (turbo, other tenants, the
+ *           queue's memory) hits both alike. A block is T threads producing
+ *           M messages in all (64-byte values, Zipf MMSI keys) to one topic
+ *           with rd_kafka_produce() on a topic handle, timed from a barrier
+ *           to the last join; the queue is purged between blocks (untimed).
+ *           Ratio per round = B's messages/s / A's. Target 2 (T = 1,
+ *           >= 0.90) and 3 (T = 2, 8, >= 0.90). Process CPU per message
+ *           B - A is keyshift's whole CPU cost (target 4).
+ *           Then single-thread latency rounds time each produce() call with
+ *           the TSC: B's median - A's median estimates on_send (target 1).
+ *  --mock:  librdkafka's mock cluster; each block creates a producer (A or
+ *           B alternately), warms it up (metadata, keyshift's count), then
+ *           times M produce() calls plus flush() until all are delivered
+ *           and acknowledged (keyshift's on_acknowledgement runs on the
+ *           broker thread). Target 2 (>= 0.95).
+ *
+ * Usage: ksb_produce --queue [--threads 1,2,8] [--msgs M] [--rounds R]
+ *        ksb_produce --mock [--msgs M] [--rounds R]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ksb_keys.h"
+#include "ksb_producer.h"
+#include "ksb_stats.h"
+
+#define KSB_TOPIC "ais"
+#define KSB_VALUE_LEN 64
+#define KSB_ROUNDS_MAX 64
+
+static char ksb_value[KSB_VALUE_LEN];
+
+/** Produces one message, serving the queue while it is full. */
+static void produce_one(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
+                        const ksb_key_t *k)
+{
+        while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                ksb_value, KSB_VALUE_LEN, k->bytes, k->len,
+                                NULL) == -1) {
+                if (rd_kafka_last_error() != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+                        ksb_die("produce: %s",
+                                rd_kafka_err2str(rd_kafka_last_error()));
+                rd_kafka_poll(rk, 1);
+        }
+}
+
+typedef struct worker {
+        rd_kafka_t        *rk;
+        rd_kafka_topic_t  *rkt;
+        const ksb_key_t   *msgs;
+        size_t             n;
+        pthread_barrier_t *go;
+} worker_t;
+
+static void *worker_main(void *arg)
+{
+        worker_t *w = arg;
+        size_t    i;
+
+        pthread_barrier_wait(w->go);
+        for (i = 0; i < w->n; i++)
+                produce_one(w->rk, w->rkt, &w->msgs[i]);
+        return NULL;
+}
+
+typedef struct block {
+        double rate;        /**< messages per second */
+        double cpu_per_msg; /**< process CPU ns per message */
+} block_t;
+
+/** @brief One timed block: @p threads threads, @p n messages in all,
+ *         starting at message @p off of the stream. */
+static block_t run_block(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
+                         const ksb_stream_t *st, size_t off, size_t n,
+                         int threads)
+{
+        pthread_t         th[64];
+        worker_t          w[64];
+        pthread_barrier_t go;
+        size_t            per = n / (size_t)threads;
+        uint64_t          t0, t1, c0, c1;
+        block_t           b;
+        int               i;
+
+        if (off + n > st->n)
+                off = 0;
+        pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
+        for (i = 0; i < threads; i++) {
+                w[i] = (worker_t){rk, rkt, st->msgs + off + per * (size_t)i,
+                                  per, &go};
+                pthread_create(&th[i], NULL, worker_main, &w[i]);
+        }
+        c0 = ksb_process_cpu_ns();
+        pthread_barrier_wait(&go);
+        t0 = ksb_now_ns();
+        for (i = 0; i < threads; i++)
+                pthread_join(th[i], NULL);
+        t1 = ksb_now_ns();
+        c1 = ksb_process_cpu_ns();
+        pthread_barrier_destroy(&go);
+        ksb_producer_drain(rk);
+        b.rate = (double)(per * (size_t)threads) / ((double)(t1 - t0) / 1e9);
+        b.cpu_per_msg = (double)(c1 - c0) / (double)(per * (size_t)threads);
+        return b;
+}
+
+/** @brief Times each produce() call of @p n messages; @returns via @p med,
+ *         @p p99 (ns). */
+static void run_latency(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
+                        const ksb_stream_t *st, size_t off, size_t n,
+                        uint32_t *lat, double *med, double *p99)
+{
+        uint64_t ovh = ksb_tsc_overhead();
+        size_t   i;
+
+        if (off + n > st->n)
+                off = 0;
+        for (i = 0; i < n; i++) {
+                uint64_t t0 = ksb_tsc(), t1;
+                produce_one(rk, rkt, &st->msgs[off + i]);
+                t1     = ksb_tsc();
+                lat[i] = t1 - t0 > ovh ? (uint32_t)(t1 - t0 - ovh) : 0;
+        }
+        ksb_producer_drain(rk);
+        ksb_sort_u32(lat, n);
+        *med = ksb_quantile_u32(lat, n, 0.5) / ksb_tsc_per_ns();
+        *p99 = ksb_quantile_u32(lat, n, 0.99) / ksb_tsc_per_ns();
+}
+
+/** @brief Prints what keyshift's final report says it analysed. */
+static void check_report(const char *path)
+{
+        json_error_t err;
+        json_t      *r = json_load_file(path, 0, &err), *t;
+
+        if (!r) {
+                ksb_note("no keyshift report at %s: %s", path, err.text);
+                return;
+        }
+        t = json_object_get(json_object_get(r, "topics"), KSB_TOPIC);
+        ksb_note("keyshift report: %s: %lld messages, %lld hashed, %lld "
+                 "unplaced, %lld acknowledged (%lld matched), count %lld",
+                 KSB_TOPIC,
+                 (long long)json_integer_value(json_object_get(t, "messages")),
+                 (long long)json_integer_value(
+                     json_object_get(json_object_get(t, "keys"), "hashed")),
+                 (long long)json_integer_value(
+                     json_object_get(json_object_get(t, "keys"), "unplaced")),
+                 (long long)json_integer_value(json_object_get(
+                     json_object_get(t, "acknowledged"), "messages")),
+                 (long long)json_integer_value(json_object_get(
+                     json_object_get(t, "acknowledged"), "matched")),
+                 (long long)json_integer_value(json_object_get(
+                     json_object_get(t, "partition_count"), "current")));
+        json_decref(r);
+        unlink(path);
+}
+
+static void queue_mode(const ksb_stream_t *st, const int *tcounts, int tcnt,
+                       size_t msgs, int rounds)
+{
+        char              report[256];
+        rd_kafka_t       *rk[2];
+        rd_kafka_topic_t *rkt[2];
+        double            ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
+        double            dmed[KSB_ROUNDS_MAX], dp99[KSB_ROUNDS_MAX];
+        uint32_t         *lat;
+        size_t            off = 0;
+        int               v, r, c;
+
+        snprintf(report, sizeof(report), "/tmp/ksb-produce-%ld.json",
+                 (long)getpid());
+        rk[0] = ksb_producer_new(KSB_QUEUE_ONLY, NULL, KSB_TOPIC, NULL);
+        rk[1] = ksb_producer_new(KSB_QUEUE_ONLY, ksb_plugin_path(), KSB_TOPIC,
+                                 report);
+        for (v = 0; v < 2; v++) {
+                rkt[v] = rd_kafka_topic_new(rk[v], KSB_TOPIC, NULL);
+                run_block(rk[v], rkt[v], st, 0, msgs / 4, 1); /* warm-up */
+        }
+
+        for (c = 0; c < tcnt; c++) {
+                int  t = tcounts[c];
+                char id[64], what[160];
+
+                for (r = 0; r < rounds; r++) {
+                        block_t b[2];
+                        for (v = 0; v < 2; v++) {
+                                int which = r % 2 ? 1 - v : v; /* AB, BA */
+                                b[which]  = run_block(rk[which], rkt[which], st,
+                                                      off, msgs, t);
+                        }
+                        off += msgs;
+                        ratio[r] = b[1].rate / b[0].rate;
+                        cpu[r]   = b[1].cpu_per_msg - b[0].cpu_per_msg;
+                        ksb_note("queue %d thread(s) round %d: without %.0f "
+                                 "msg/s, with %.0f msg/s, ratio %.3f; CPU/msg "
+                                 "%.0f / %.0f ns",
+                                 t, r, b[0].rate, b[1].rate, ratio[r],
+                                 b[0].cpu_per_msg, b[1].cpu_per_msg);
+                }
+                snprintf(id, sizeof(id), "%d.produce.queue.threads%d.ratio",
+                         t == 1 ? 2 : 3, t);
+                snprintf(what, sizeof(what),
+                         "produce() throughput with/without, queue only, %d "
+                         "thread(s)",
+                         t);
+                ksb_result(id, what, ">=", 0.90, "x", ratio, (size_t)rounds);
+                snprintf(id, sizeof(id), "4.produce.queue.threads%d.cpu", t);
+                snprintf(what, sizeof(what),
+                         "process CPU per message with - without, %d "
+                         "thread(s)",
+                         t);
+                ksb_result(id, what, t == 1 ? "<=" : "-", 100, "ns", cpu,
+                           (size_t)rounds);
+        }
+
+        lat = malloc(msgs * sizeof(*lat));
+        if (!lat)
+                ksb_die("out of memory");
+        for (r = 0; r < rounds; r++) {
+                double med[2], p99[2];
+                for (v = 0; v < 2; v++) {
+                        int which = r % 2 ? 1 - v : v;
+                        run_latency(rk[which], rkt[which], st, off, msgs, lat,
+                                    &med[which], &p99[which]);
+                }
+                off += msgs;
+                dmed[r] = med[1] - med[0];
+                dp99[r] = p99[1] - p99[0];
+                ksb_note("produce() latency round %d: without median %.0f p99 "
+                         "%.0f ns; with median %.0f p99 %.0f ns",
+                         r, med[0], p99[0], med[1], p99[1]);
+        }
+        ksb_result("1.produce.queue.median_delta",
+                   "produce() median with - without (on_send), 1 thread",
+                   "<=", 50, "ns", dmed, (size_t)rounds);
+        ksb_result("1.produce.queue.p99_delta",
+                   "produce() p99 with - without, 1 thread", "<=", 500, "ns",
+                   dp99, (size_t)rounds);
+        free(lat);
+        for (v = 0; v < 2; v++) {
+                rd_kafka_topic_destroy(rkt[v]);
+                ksb_producer_drain(rk[v]);
+                rd_kafka_destroy(rk[v]);
+        }
+        check_report(report);
+}
+
+/** @returns messages/s of one mock-cluster block (produce + flush). */
+static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
+                          size_t msgs, const char *report)
+{
+        rd_kafka_t *rk =
+            ksb_producer_new(KSB_MOCK_CLUSTER, with ? ksb_plugin_path() : NULL,
+                             KSB_TOPIC, report);
+        rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, KSB_TOPIC, NULL);
+        uint64_t          t0, t1, c0, c1;
+        block_t           b;
+        size_t            i;
+
+        if (off + msgs > st->n)
+                off = 0;
+        for (i = 0; i < 10000; i++) /* warm-up: metadata, keyshift's count */
+                produce_one(rk, rkt, &st->msgs[i]);
+        rd_kafka_flush(rk, 30000);
+        usleep(500000);
+        c0 = ksb_process_cpu_ns();
+        t0 = ksb_now_ns();
+        for (i = 0; i < msgs; i++)
+                produce_one(rk, rkt, &st->msgs[off + i]);
+        if (rd_kafka_flush(rk, 120000))
+                ksb_die("flush timed out");
+        t1 = ksb_now_ns();
+        c1 = ksb_process_cpu_ns();
+        rd_kafka_topic_destroy(rkt);
+        rd_kafka_destroy(rk);
+        b.rate        = (double)msgs / ((double)(t1 - t0) / 1e9);
+        b.cpu_per_msg = (double)(c1 - c0) / (double)msgs;
+        return b;
+}
+
+static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
+{
+        double ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
+        char   report[256];
+        size_t off = 0;
+        int    r, v;
+
+        snprintf(report, sizeof(report), "/tmp/ksb-mock-%ld.json",
+                 (long)getpid());
+        for (r = 0; r < rounds; r++) {
+                block_t b[2];
+                for (v = 0; v < 2; v++) {
+                        int which = r % 2 ? 1 - v : v;
+                        b[which]  = mock_block(which, st, off, msgs, report);
+                }
+                off += msgs;
+                ratio[r] = b[1].rate / b[0].rate;
+                cpu[r]   = b[1].cpu_per_msg - b[0].cpu_per_msg;
+                ksb_note("mock round %d: without %.0f msg/s, with %.0f msg/s, "
+                         "ratio %.3f; CPU/msg %.0f / %.0f ns",
+                         r, b[0].rate, b[1].rate, ratio[r], b[0].cpu_per_msg,
+                         b[1].cpu_per_msg);
+        }
+        ksb_result("2.produce.mock.ratio",
+                   "delivery throughput with/without, mock cluster", ">=", 0.95,
+                   "x", ratio, (size_t)rounds);
+        ksb_result("4.produce.mock.cpu",
+                   "process CPU per delivered message with - without "
+                   "(on_send + on_acknowledgement)",
+                   "-", 0, "ns", cpu, (size_t)rounds);
+        check_report(report);
+}
+
+int main(int argc, char **argv)
+{
+        int          tcounts[8] = {1, 2, 8}, tcnt = 3, rounds = 7, mock = -1;
+        size_t       msgs = 0;
+        ksb_stream_t st;
+        int          i;
+
+        for (i = 1; i < argc; i++) {
+                if (!strcmp(argv[i], "--queue"))
+                        mock = 0;
+                else if (!strcmp(argv[i], "--mock"))
+                        mock = 1;
+                else if (!strcmp(argv[i], "--msgs") && i + 1 < argc)
+                        msgs = strtoull(argv[++i], NULL, 10);
+                else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+                        rounds = atoi(argv[++i]);
+                else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+                        char *s = argv[++i], *end;
+                        for (tcnt = 0; *s && tcnt < 8; s = end) {
+                                tcounts[tcnt++] = (int)strtol(s, &end, 10);
+                                if (*end == ',')
+                                        end++;
+                                if (tcounts[tcnt - 1] < 1 ||
+                                    tcounts[tcnt - 1] > 64)
+                                        ksb_die("threads: 1..64");
+                        }
+                } else
+                        ksb_die("usage: ksb_produce --queue|--mock [--msgs M] "
+                                "[--rounds R] [--threads 1,2,8]");
+        }
+        if (mock < 0)
+                ksb_die("say --queue or --mock");
+        if (rounds < 1 || rounds > KSB_ROUNDS_MAX)
+                ksb_die("rounds: 1..%d", KSB_ROUNDS_MAX);
+        memset(ksb_value, 'v', sizeof(ksb_value));
+        if (!msgs)
+                msgs = mock ? 300000 : 400000;
+        ksb_note("plugin %s", ksb_plugin_path());
+        ksb_stream_zipf(&st, 4000000, 100000, 1.0, 0.01, 7);
+        if (mock)
+                mock_mode(&st, msgs, rounds);
+        else
+                queue_mode(&st, tcounts, tcnt, msgs, rounds);
+        ksb_stream_free(&st);
+        return 0;
+}

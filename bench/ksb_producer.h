@@ -1,0 +1,49 @@
+/**
+ * @file ksb_producer.h
+ * @brief Real librdkafka producers for the A/B benchmarks: A without
+ *        keyshift, B with libkeyshift.so loaded through
+ *        `plugin.library.paths=<full path>`, otherwise configured alike.
+ *
+ * Two set-ups:
+ *  - queue only: `bootstrap.servers=127.0.0.1:1` (nothing listens),
+ *    `queue.buffering.max.messages` 10 million, `message.timeout.ms` 0
+ *    (never): produce() only enqueues, so what is timed is the application
+ *    thread's own cost. keyshift is told the count
+ *    (`keyshift.partitions.current=6`), as metadata would, so each message
+ *    takes the full analysis path rather than the cheaper "waiting for the
+ *    count" one;
+ *  - mock cluster: librdkafka's embedded mock cluster
+ *    (`test.mock.num.brokers=1`, topic created with 6 partitions): messages
+ *    are really delivered and acknowledged, and keyshift learns the count
+ *    from metadata as in production.
+ * B also gets `keyshift.partitions.proposed=12,16,24` (3 proposed counts)
+ * and `keyshift.report.interval.ms=0` (a report only at shutdown).
+ */
+#ifndef KSB_PRODUCER_H
+#define KSB_PRODUCER_H
+
+#include <librdkafka/rdkafka.h>
+
+typedef enum ksb_setup {
+        KSB_QUEUE_ONLY,
+        KSB_MOCK_CLUSTER,
+} ksb_setup_t;
+
+/** @returns the plugin's full path: $KS_PLUGIN, else the path compiled
+ *           in (KSB_PLUGIN), else dies. */
+const char *ksb_plugin_path(void);
+
+/**
+ * @brief Creates a producer.
+ * @param plugin the plugin's path for B, NULL for A.
+ * @param report_path where B writes its report (NULL: /tmp).
+ * @returns the producer; dies on any refusal.
+ */
+rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
+                             const char *topic, const char *report_path);
+
+/** @brief Drops every queued message (purge, then serve the purge's
+ *         delivery reports) so memory stays flat between blocks. */
+void ksb_producer_drain(rd_kafka_t *rk);
+
+#endif /* KSB_PRODUCER_H */

@@ -1,0 +1,428 @@
+/**
+ * @file ksb_report.c
+ * @brief Target 6: building and writing a report for 50 topics x 1,000
+ *        partitions x 3 proposed counts (1200, 1500, 2000), as keyshift's
+ *        reporter thread does it (plugin/ks_reporter.c ks_reporter_write():
+ *        snapshot each topic, build its JSON, build the report, write it
+ *        atomically with fsync), and how long on_send waits meanwhile.
+ *
+ * Each topic first receives --msgs messages (Zipf MMSI keys, 1 % int32)
+ * so that every sketch is full. Then:
+ *  1. baseline: a producer thread runs the produce path (ksb_topics_send)
+ *     round-robin over the topics, timing each call with the TSC, for
+ *     about a second with no report;
+ *  2. the same while the main thread builds and writes --reps reports
+ *     back to back.
+ * Figures: report time (median/min/max over the reps), the longest
+ * ks_topic_snapshot() (it holds the topic's lock for nearly all of its
+ * run: an upper bound of how long it can block on_send), and the
+ * producer's latency percentiles and maximum with and without reports.
+ *
+ * Usage: ksb_report [--topics N] [--partitions N] [--msgs N] [--reps R]
+ *                   [--path FILE] [--keep]
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ks_report.h"
+#include "ksb_keys.h"
+#include "ksb_stats.h"
+#include "ksb_topics.h"
+
+#define KSB_LAT_MAX 50000000u
+
+typedef struct producer {
+        ksb_topics_t       *kt;
+        const ksb_stream_t *st;
+        char (*names)[32];
+        size_t     topics;
+        atomic_int stop;
+        uint32_t  *lat; /**< ticks per call */
+        size_t     n;
+} producer_t;
+
+static void *producer_main(void *arg)
+{
+        producer_t *p   = arg;
+        uint64_t    ovh = ksb_tsc_overhead();
+        size_t      i   = 0;
+
+        p->n = 0;
+        while (!atomic_load_explicit(&p->stop, memory_order_relaxed) &&
+               p->n < KSB_LAT_MAX) {
+                const ksb_key_t *k  = &p->st->msgs[i % p->st->n];
+                uint64_t         t0 = ksb_tsc(), t1;
+                ksb_topics_send(p->kt, p->names[i % p->topics], k->bytes,
+                                k->len, 64);
+                t1             = ksb_tsc();
+                p->lat[p->n++] = t1 - t0 > ovh ? (uint32_t)(t1 - t0 - ovh) : 0;
+                i++;
+        }
+        return NULL;
+}
+
+/** Latency figures of one phase, in ns. */
+typedef struct phase {
+        double p50, p99, p9999, max;
+        size_t over_5us;
+} phase_t;
+
+/** @returns the size of file @p path, -1 if it cannot be read. */
+static long file_size(const char *path)
+{
+        FILE *f  = fopen(path, "r");
+        long  sz = -1;
+
+        if (f && fseek(f, 0, SEEK_END) == 0)
+                sz = ftell(f);
+        if (f)
+                fclose(f);
+        return sz;
+}
+
+static phase_t summarise(producer_t *p)
+{
+        double  r = ksb_tsc_per_ns();
+        phase_t f;
+        size_t  i;
+
+        ksb_sort_u32(p->lat, p->n);
+        f.p50      = ksb_quantile_u32(p->lat, p->n, 0.5) / r;
+        f.p99      = ksb_quantile_u32(p->lat, p->n, 0.99) / r;
+        f.p9999    = ksb_quantile_u32(p->lat, p->n, 0.9999) / r;
+        f.max      = p->n ? p->lat[p->n - 1] / r : 0;
+        f.over_5us = 0;
+        for (i = p->n; i > 0 && p->lat[i - 1] / r > 5000; i--)
+                f.over_5us++;
+        return f;
+}
+
+typedef struct collect {
+        json_t          *topics;
+        ks_warn_list_t  *wl;
+        ks_report_opts_t opts;
+        double           max_snapshot_ns;
+        double           snapshot_ns; /**< all snapshots */
+        double           json_ns;     /**< all ks_report_topic() */
+} collect_t;
+
+/** As plugin/ks_reporter.c collect_topic(), timing the snapshot. */
+static void collect_topic(ks_topic_t *t, void *opaque)
+{
+        collect_t          *c = opaque;
+        ks_topic_snapshot_t snap;
+        json_t             *o;
+        uint64_t            t0  = ksb_now_ns(), t1;
+        int                 err = ks_topic_snapshot(t, &snap);
+
+        t1 = ksb_now_ns();
+        if ((double)(t1 - t0) > c->max_snapshot_ns)
+                c->max_snapshot_ns = (double)(t1 - t0);
+        c->snapshot_ns += (double)(t1 - t0);
+        if (err)
+                return;
+        if ((o = ks_report_topic(&snap, &c->opts, c->wl)))
+                json_object_set_new(c->topics, snap.name, o);
+        ks_topic_snapshot_free(&snap);
+        c->json_ns += (double)(ksb_now_ns() - t1);
+}
+
+/** @brief One report as ks_reporter_write() builds it. @returns ms. */
+static double one_report(ksb_topics_t *kt, const char *path,
+                         double *max_snapshot_ns, double *collect_ms)
+{
+        ks_report_producer_t prod = {.client_id          = "ksb",
+                                     .client_name        = "ksb#producer-1",
+                                     .pid                = (long)getpid(),
+                                     .librdkafka_version = "2.0.2",
+                                     .partitioner        = "consistent_random",
+                                     .partitioner_source = "partitioner",
+                                     .sticky_linger_ms   = 10,
+                                     .report_interval_ms = 60000,
+                                     .report_path        = path};
+        ks_warn_list_t       wl;
+        collect_t            c;
+        json_t              *report;
+        char                 errstr[512];
+        uint64_t             t0 = ksb_now_ns(), t1, t2, t3;
+
+        ks_warn_list_init(&wl);
+        c.topics          = json_object();
+        c.wl              = &wl;
+        c.opts            = ksb_topics_report_opts(kt, kt->conf.hot_keys);
+        c.max_snapshot_ns = 0;
+        c.snapshot_ns     = 0;
+        c.json_ns         = 0;
+        ks_registry_foreach(&kt->reg, collect_topic, &c);
+        t1     = ksb_now_ns();
+        report = ks_report_build(&prod, &c.opts, c.topics, &wl);
+        if (!report ||
+            ks_report_write_atomic(report, path, errstr, sizeof(errstr)))
+                ksb_die("report not written: %s", report ? errstr : "ENOMEM");
+        t2 = ksb_now_ns();
+        json_decref(report);
+        ks_warn_list_clear(&wl);
+        t3               = ksb_now_ns();
+        *max_snapshot_ns = c.max_snapshot_ns;
+        *collect_ms      = (double)(t1 - t0) / 1e6;
+        ksb_note("report phases: snapshots %.1f ms, topic JSON %.1f ms, "
+                 "build + dump + fsync + rename %.1f ms, free %.1f ms",
+                 c.snapshot_ns / 1e6, c.json_ns / 1e6, (double)(t2 - t1) / 1e6,
+                 (double)(t3 - t2) / 1e6);
+        return (double)(t3 - t0) / 1e6;
+}
+
+/* ---- Phase 2 prototype: a streaming compact writer ---- */
+
+/** @brief Appends @p v in decimal (no printf). */
+static void put_u64(FILE *f, uint64_t v)
+{
+        char buf[24], *e = buf + sizeof(buf), *p = e;
+
+        do
+                *--p = (char)('0' + v % 10);
+        while (v /= 10);
+        fwrite(p, 1, (size_t)(e - p), f);
+}
+
+static void put_loads(FILE *f, const char *name, const ks_load_t *l, int32_t n)
+{
+        int32_t i;
+
+        fprintf(f, "\"%s\":{\"messages\":[", name);
+        for (i = 0; i < n; i++) {
+                if (i)
+                        fputc(',', f);
+                put_u64(f, l[i].messages);
+        }
+        fputs("],\"bytes\":[", f);
+        for (i = 0; i < n; i++) {
+                if (i)
+                        fputc(',', f);
+                put_u64(f, l[i].bytes);
+        }
+        fputs("]}", f);
+}
+
+static void put_hex(FILE *f, const void *p, size_t n)
+{
+        static const char hex[] = "0123456789abcdef";
+        const uint8_t    *b     = p;
+        char              buf[4096];
+        size_t            i, o = 0;
+
+        for (i = 0; i < n; i++) {
+                buf[o++] = hex[b[i] >> 4];
+                buf[o++] = hex[b[i] & 15];
+                if (o == sizeof(buf)) {
+                        fwrite(buf, 1, o, f);
+                        o = 0;
+                }
+        }
+        fwrite(buf, 1, o, f);
+}
+
+/** @brief Hot keys as hex: per counter hash64, phash, count, error,
+ *         bytes, keylen, then the stored key bytes (not the whole
+ *         128-byte buffer). */
+static void put_hot(FILE *f, const ks_topk_entry_t *h, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                uint32_t kl = h[i].keylen < KS_TOPK_KEY_MAX ? h[i].keylen
+                                                            : KS_TOPK_KEY_MAX;
+                put_hex(f, &h[i].hash64, 8);
+                put_hex(f, &h[i].phash, 4);
+                put_hex(f, &h[i].count, 8);
+                put_hex(f, &h[i].error, 8);
+                put_hex(f, &h[i].bytes, 8);
+                put_hex(f, &h[i].keylen, 4);
+                put_hex(f, h[i].key, kl);
+        }
+}
+
+/**
+ * @brief Writes what dominates the report's size (per-partition loads in
+ *        columns, the key sample, HLL registers and hot-key counters as
+ *        hex blobs) straight from each snapshot, topic by topic, freeing
+ *        each snapshot before the next: no JSON tree is ever held.
+ * @returns ms for all topics, including fsync and rename; *bytes the size.
+ */
+static double proto_stream_report(ksb_topics_t *kt, const char *path,
+                                  long *bytes)
+{
+        char     tmp[512];
+        FILE    *f;
+        uint64_t t0 = ksb_now_ns();
+        size_t   i;
+        int      first = 1;
+
+        snprintf(tmp, sizeof(tmp), "%s.proto.tmp", path);
+        if (!(f = fopen(tmp, "w")))
+                ksb_die("cannot write %s", tmp);
+        setvbuf(f, NULL, _IOFBF, 1 << 20);
+        fputs("{\"topics\":{", f);
+        for (i = 0; i <= kt->reg.mask; i++) {
+                ks_reg_entry_t     *e = atomic_load(&kt->reg.slots[i]);
+                ks_topic_snapshot_t s;
+                size_t              p;
+                if (!e || !e->topic || ks_topic_snapshot(e->topic, &s))
+                        continue;
+                fprintf(f, "%s\"%s\":{", first ? "" : ",", s.name);
+                first = 0;
+                put_loads(f, "current", s.current, s.partition_count);
+                fputs(",\"proposals\":[", f);
+                for (p = 0; p < s.proposal_cnt; p++) {
+                        fprintf(f, "%s{\"partition_count\":%d,", p ? "," : "",
+                                (int)s.proposals[p].partition_count);
+                        put_loads(f, "partitions", s.proposals[p].partitions,
+                                  s.proposals[p].partition_count);
+                        fputc('}', f);
+                }
+                fputs("],\"key_sample_hex\":\"", f);
+                put_hex(f, s.sample, s.sample_cnt * sizeof(*s.sample));
+                fputs("\",\"hll_hex\":\"", f);
+                put_hex(f, s.hll.reg, sizeof(s.hll.reg));
+                fputs("\",\"hot_keys_hex\":\"", f);
+                put_hot(f, s.hot, s.hot_cnt);
+                fputs("\"}", f);
+                ks_topic_snapshot_free(&s);
+        }
+        fputs("}}\n", f);
+        fflush(f);
+        fsync(fileno(f));
+        *bytes = ftell(f);
+        fclose(f);
+        if (rename(tmp, path))
+                ksb_die("rename %s", tmp);
+        return (double)(ksb_now_ns() - t0) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+        size_t      topics = 50, msgs = 100000, i;
+        int         partitions = 1000, reps = 5, r, a, keep = 0;
+        const char *path    = "/tmp/ksb-report-bench.json";
+        const char *props[] = {"keyshift.partitions.proposed", "1200,1500,2000",
+                               NULL};
+        ksb_topics_t kt;
+        ksb_stream_t st;
+        producer_t   p;
+        pthread_t    th;
+        char(*names)[32];
+        double   ms[32], snap[32], coll[32], v;
+        char     what[160];
+        phase_t  base, during;
+        uint64_t t0;
+
+        for (a = 1; a < argc; a++) {
+                if (!strcmp(argv[a], "--topics") && a + 1 < argc)
+                        topics = strtoull(argv[++a], NULL, 10);
+                else if (!strcmp(argv[a], "--partitions") && a + 1 < argc)
+                        partitions = atoi(argv[++a]);
+                else if (!strcmp(argv[a], "--msgs") && a + 1 < argc)
+                        msgs = strtoull(argv[++a], NULL, 10);
+                else if (!strcmp(argv[a], "--reps") && a + 1 < argc)
+                        reps = atoi(argv[++a]);
+                else if (!strcmp(argv[a], "--path") && a + 1 < argc)
+                        path = argv[++a];
+                else if (!strcmp(argv[a], "--keep"))
+                        keep = 1;
+                else
+                        ksb_die(
+                            "usage: ksb_report [--topics N] [--partitions "
+                            "N] [--msgs N] [--reps R] [--path FILE] [--keep]");
+        }
+        if (reps < 1 || reps > 32)
+                ksb_die("reps: 1..32");
+        names = calloc(topics, sizeof(*names));
+        ksb_topics_init(&kt, props);
+        ksb_stream_zipf(&st, msgs, 100000, 1.0, 0.01, 11);
+        for (i = 0; i < topics; i++) {
+                size_t j;
+                snprintf(names[i], sizeof(names[i]), "topic-%03zu", i);
+                ksb_topics_add(&kt, names[i], partitions);
+                for (j = 0; j < st.n; j++)
+                        ksb_topics_send(&kt, names[i], st.msgs[j].bytes,
+                                        st.msgs[j].len, 64);
+        }
+
+        p = (producer_t){&kt,    &st, names,
+                         topics, 0,   malloc(KSB_LAT_MAX * sizeof(uint32_t)),
+                         0};
+        if (!p.lat)
+                ksb_die("out of memory");
+        pthread_create(&th, NULL, producer_main, &p);
+        usleep(1000000);
+        atomic_store(&p.stop, 1);
+        pthread_join(th, NULL);
+        base = summarise(&p);
+
+        atomic_store(&p.stop, 0);
+        pthread_create(&th, NULL, producer_main, &p);
+        usleep(100000);
+        t0 = ksb_now_ns();
+        for (r = 0; r < reps; r++) {
+                ms[r] = one_report(&kt, path, &snap[r], &coll[r]);
+                snap[r] /= 1000.0;
+                ksb_note("report %d: %.1f ms (snapshots + topic JSON %.1f ms), "
+                         "longest snapshot %.1f us",
+                         r, ms[r], coll[r], snap[r]);
+        }
+        atomic_store(&p.stop, 1);
+        pthread_join(th, NULL);
+        during = summarise(&p);
+        ksb_note("report file %s: %ld bytes; %d reports in %.1f s", path,
+                 file_size(path), reps, (double)(ksb_now_ns() - t0) / 1e9);
+        ksb_note("on_send without reports: p50 %.0f p99 %.0f p99.99 %.0f "
+                 "max %.0f ns, %zu calls over 5 us",
+                 base.p50, base.p99, base.p9999, base.max, base.over_5us);
+        ksb_note("on_send during reports:  p50 %.0f p99 %.0f p99.99 %.0f "
+                 "max %.0f ns, %zu calls over 5 us",
+                 during.p50, during.p99, during.p9999, during.max,
+                 during.over_5us);
+        snprintf(what, sizeof(what),
+                 "report build + write, %zu topics x %d partitions x 3 "
+                 "proposed",
+                 topics, partitions);
+        ksb_result("6.report.build_write", what, "<=", 100, "ms", ms,
+                   (size_t)reps);
+        ksb_result("6.report.snapshot_max",
+                   "longest topic snapshot (holds the topic lock)", "<=", 5,
+                   "us", snap, (size_t)reps);
+        v = during.max / 1000.0;
+        ksb_result("6.report.on_send_max_during",
+                   "longest on_send while reports are built", "<=", 5, "us", &v,
+                   1);
+        v = base.max / 1000.0;
+        ksb_result("6.report.on_send_max_baseline",
+                   "longest on_send with no report (same thread, 1 s)", "-", 0,
+                   "us", &v, 1);
+        v = during.p9999 / 1000.0;
+        ksb_result("6.report.on_send_p9999_during",
+                   "on_send p99.99 while reports are built", "-", 0, "us", &v,
+                   1);
+        free(p.lat);
+        free(names);
+        ksb_stream_free(&st);
+        for (r = 0; r < reps; r++) {
+                long sz;
+                ms[r] = proto_stream_report(&kt, path, &sz);
+                ksb_note("PROTOTYPE streaming writer: %.1f ms, %ld bytes",
+                         ms[r], sz);
+        }
+        ksb_result("s.report.stream_writer",
+                   "PROTOTYPE streaming compact writer, same topics (no "
+                   "producer running)",
+                   "<=", 100, "ms", ms, (size_t)reps);
+        ksb_topics_destroy(&kt);
+        if (!keep)
+                unlink(path);
+        return 0;
+}
