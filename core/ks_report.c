@@ -299,14 +299,19 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                     wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
                     "%llu of %llu delivered keyed messages landed in another "
                     "partition than %s predicts (e.g. key 0x%s%s: expected "
-                    "%d, delivered to %d of %d): a custom or per-topic "
-                    "partitioner, or a model bug%s",
+                    "%d, delivered to %d of %d): %s%s",
                     (unsigned long long)c->ack_mismatched,
                     (unsigned long long)(c->ack_matched + c->ack_mismatched),
                     ks_partitioner_name(s->partitioner), keybuf,
                     s->mismatch.keylen > 16 ? "..." : "",
                     (int)s->mismatch.expected, (int)s->mismatch.actual,
-                    (int)s->mismatch.partition_count, follows);
+                    (int)s->mismatch.partition_count,
+                    s->count_source == KS_COUNT_CONFIG
+                        ? "the count comes from keyshift.partitions.current: "
+                          "is it the topic's real count? Else a custom or "
+                          "per-topic partitioner"
+                        : "a custom or per-topic partitioner, or a model bug",
+                    follows);
         }
         for (i = 0; i < s->proposal_cnt; i++) {
                 const ks_proposal_t *p = &s->proposals[i];
@@ -371,7 +376,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
 
         o = json_pack(
             "{s:o, s:s, s:b, s:I, s:I,"
-            " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
+            " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
             " s:{s:I, s:I, s:I, s:I},"
             " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
             "partition_count", pc, "partitioner",
@@ -380,6 +385,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             "bytes", (json_int_t)c->total.bytes, "keys", "null",
             (json_int_t)c->null_keys, "empty", (json_int_t)c->empty_keys,
             "explicit_partition", (json_int_t)c->explicit_partition.messages,
+            "explicit_out_of_range", (json_int_t)c->explicit_out_of_range,
             "hashed", (json_int_t)c->hashed.messages, "sticky",
             (json_int_t)c->sticky.messages, "random",
             (json_int_t)c->random.messages, "unplaced", (json_int_t)c->unplaced,

@@ -9,6 +9,9 @@
 #include "ks_report_parts.h"
 #include "ks_sizing_json.h"
 
+/** Complete seconds of traffic below which sizing is flagged as rough. */
+#define KS_SIZING_MIN_SECONDS 10
+
 /** @returns a new array of the messages of each of @p n loads. */
 static uint64_t *load_messages(const ks_load_t *loads, int32_t n)
 {
@@ -43,7 +46,9 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
         in.topic  = s->name;
         in.params = opts->sizing;
         ks_rates_summarize(&s->rates, s->mono_ms, &in.rates);
-        in.window_s = (double)(opts->now_ms - s->analysis_since_ms) / 1000.0;
+        /* on the rates' clock, so that a key's rate and its partition's rate
+         * over the same span divide out exactly */
+        in.window_s = (double)(s->mono_ms - s->analysis_since_mono) / 1000.0;
         if (s->current) {
                 in.current.count = s->partition_count;
                 in.current.loads = loads[0] =
@@ -80,6 +85,21 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
         in.queue_max_bytes    = opts->queue_max_bytes;
 
         if (ks_sizing_json_build(&in, &out, wl) == 0) {
+                /* Rates from a few seconds say little: the advice stays in
+                 * the report, marked, and its warnings are held back. */
+                int enough = in.rates.seconds >= KS_SIZING_MIN_SECONDS;
+                json_object_set_new(out.sizing, "enough_data",
+                                    json_boolean(enough));
+                if (!enough) {
+                        ks_warn_remove(wl, KS_WARN_HOT_KEY, s->name);
+                        ks_warn_remove(wl, KS_WARN_PEAK_TO_MEAN_HIGH, s->name);
+                        ks_warn_add(wl, KS_WARN_INSUFFICIENT_DATA, s->name,
+                                    "rates, hot-key verdicts and sizing rest "
+                                    "on %llu complete seconds of traffic "
+                                    "(%d needed): read them as rough",
+                                    (unsigned long long)in.rates.seconds,
+                                    KS_SIZING_MIN_SECONDS);
+                }
                 json_object_set(o, "rates", out.rates);
                 json_object_set(o, "skew", out.skew);
                 json_object_set(o, "sizing", out.sizing);

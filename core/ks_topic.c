@@ -62,6 +62,7 @@ struct ks_topic {
         int32_t           previous_count;
         int64_t           count_changed_at_ms;
         int64_t           analysis_since_ms;
+        int64_t           analysis_since_mono;
         ks_load_t         window_total;
         ks_load_t         window_hashed;
         ks_load_t     waiting_spread; /**< not hashed, before the first count */
@@ -135,7 +136,8 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         t->compacted = -1;
         atomic_init(&t->text4_keys, 0);
         pthread_mutex_init(&t->lock, NULL);
-        t->analysis_since_ms = now_ms;
+        t->analysis_since_ms   = now_ms;
+        t->analysis_since_mono = ks_topic_mono_ms();
         return t;
 }
 
@@ -187,6 +189,8 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
 
         if (partition >= 0) {
                 if (partition >= cur) {
+                        /* librdkafka refuses it (unknown partition): it
+                         * is produced nowhere. */
                         t->c.explicit_out_of_range++;
                         return;
                 }
@@ -195,6 +199,7 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
                 pc = ks_partition_of(phash, cur);
                 load_add(&t->window_hashed, bytes);
         }
+        load_add(&t->window_total, bytes);
         load_add(&t->current[pc], bytes);
 
         for (i = 0; i < t->proposal_cnt; i++) {
@@ -350,8 +355,19 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         phash = ks_partitioner_hash(t->params.partitioner, key,
                                                     keylen);
                         h64   = ks_hash_key64(key, keylen);
-                        has_logical = ks_mixed_logical_hash(key, keylen, enc,
-                                                            &lhash) == 0;
+                        if ((enc == KS_KEYENC_DECIMAL ||
+                             enc == KS_KEYENC_TEXT) &&
+                            keylen != 36) {
+                                /* The logical value of canonical decimal
+                                 * text and of plain text (not a UUID's
+                                 * form) is the key itself: same hash. */
+                                lhash       = h64;
+                                has_logical = 1;
+                        } else {
+                                has_logical =
+                                    ks_mixed_logical_hash(key, keylen, enc,
+                                                          &lhash) == 0;
+                        }
                 }
         }
 
@@ -384,7 +400,6 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
 
         if (place_kind == KS_PLACE_HASHED) {
                 if (t->current) {
-                        load_add(&t->window_total, bytes);
                         place(t, phash, partition, bytes);
                 } else if (t->partition_count == 0 &&
                            t->pending_cnt < t->params.pending_max) {
@@ -580,6 +595,7 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                         t->previous_count      = t->partition_count;
                         t->count_changed_at_ms = now_ms;
                         t->analysis_since_ms   = now_ms;
+                        t->analysis_since_mono = ks_topic_mono_ms();
                 }
                 free_window(t);
                 t->partition_count = count;
@@ -588,7 +604,6 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                         t->window_total = t->waiting_spread;
                         for (i = 0; i < t->pending_cnt; i++) {
                                 ks_pending_t *p = &t->pending[i];
-                                load_add(&t->window_total, p->bytes);
                                 place(t, p->phash, p->partition, p->bytes);
                         }
                 } else {
@@ -682,6 +697,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->previous_count      = t->previous_count;
                 s->count_changed_at_ms = t->count_changed_at_ms;
                 s->analysis_since_ms   = t->analysis_since_ms;
+                s->analysis_since_mono = t->analysis_since_mono;
                 s->window_total        = t->window_total;
                 s->window_hashed       = t->window_hashed;
                 s->proposals_default   = t->params.proposed_cnt == 0;

@@ -163,8 +163,9 @@ typedef struct ks_topic_snapshot {
         int32_t             partition_count; /**< 0 = unknown */
         ks_count_source_t   count_source;
         int32_t             previous_count; /**< 0 = never changed */
-        int64_t       count_changed_at_ms; /**< wall clock, 0 = never changed */
-        int64_t       analysis_since_ms;   /**< wall clock */
+        int64_t count_changed_at_ms; /**< wall clock, 0 = never changed */
+        int64_t analysis_since_ms;   /**< wall clock */
+        int64_t analysis_since_mono; /**< the same, monotonic (rates' clock) */
         ks_load_t     window_total;  /**< all messages since analysis_since */
         ks_load_t     window_hashed; /**< hashed messages since then */
         ks_load_t    *current;       /**< [partition_count] or NULL */

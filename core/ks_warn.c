@@ -42,6 +42,17 @@ void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
         va_end(ap);
 }
 
+void ks_warn_remove(ks_warn_list_t *wl, const char *code, const char *topic)
+{
+        size_t i, o = 0;
+
+        for (i = 0; i < wl->cnt; i++)
+                if (strcmp(wl->items[i].code, code) ||
+                    strcmp(wl->items[i].topic, topic ? topic : ""))
+                        wl->items[o++] = wl->items[i];
+        wl->cnt = o;
+}
+
 json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic)
 {
         json_t *arr = json_array();
@@ -86,12 +97,17 @@ void ks_warn_list_log(const ks_warn_list_t *wl, FILE *fp,
                 int              first = 1;
 
                 for (j = 0; j < wl->cnt; j++) {
+                        size_t k;
+                        int    seen = 0;
                         if (strcmp(wl->items[j].code, w->code))
                                 continue;
                         first &= j >= i;
-                        /* count each topic once */
-                        same += j <= i || strcmp(wl->items[j].topic,
-                                                 wl->items[j - 1].topic);
+                        /* count each topic once: was it seen before j? */
+                        for (k = 0; k < j && !seen; k++)
+                                seen = !strcmp(wl->items[k].code, w->code) &&
+                                       !strcmp(wl->items[k].topic,
+                                               wl->items[j].topic);
+                        same += !seen;
                 }
                 if (!first)
                         continue; /* logged with the first of its code */

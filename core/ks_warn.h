@@ -37,6 +37,7 @@
 #define KS_WARN_PEAK_TO_MEAN_HIGH "PEAK_TO_MEAN_HIGH"
 #define KS_WARN_REBALANCE_STALL_HIGH "REBALANCE_STALL_HIGH"
 #define KS_WARN_COMPACTED_TOPIC "COMPACTED_TOPIC"
+#define KS_WARN_INSUFFICIENT_DATA "INSUFFICIENT_DATA"
 
 typedef struct ks_warn {
         char code[40];
@@ -57,6 +58,10 @@ void ks_warn_list_clear(ks_warn_list_t *wl);
  *         NULL. */
 void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/** @brief Removes the warnings with @p code of @p topic (NULL: the
+ *         producer-level ones). */
+void ks_warn_remove(ks_warn_list_t *wl, const char *code, const char *topic);
 
 /** @returns a new JSON array [{code, message}] of the warnings of
  *           @p topic (NULL: the producer-level ones). */

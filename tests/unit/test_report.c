@@ -155,6 +155,38 @@ static void test_config_copy_and_topics(void)
         ks_config_destroy(&b);
 }
 
+/** One stderr line per code, counting each topic once. */
+static void test_warning_lines(void)
+{
+        ks_warn_list_t wl;
+        char           buf[4096] = "";
+        FILE          *fp        = fmemopen(buf, sizeof(buf), "w");
+
+        ks_warn_list_init(&wl);
+        ks_warn_add(&wl, "KEYS_WOULD_MOVE", "a", "6 -> 12");
+        ks_warn_add(&wl, "HOT_KEY", "a", "x");
+        ks_warn_add(&wl, "KEYS_WOULD_MOVE", "a", "6 -> 24");
+        ks_warn_add(&wl, "KEYS_WOULD_MOVE", "b", "6 -> 12");
+        ks_warn_add(&wl, "HOT_KEY", "c", "y");
+        ks_warn_add(&wl, "KEYS_WOULD_MOVE", "c", "6 -> 12");
+        ks_warn_add(&wl, "REPORT_WRITE_FAILED", NULL, "z");
+        ks_warn_list_log(&wl, fp, "p#producer-1");
+        fclose(fp);
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "KEYS_WOULD_MOVE on 3 topics"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "HOT_KEY on 2 topics"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "|KEYSHIFT|p#producer-1| "
+                                           "REPORT_WRITE_FAILED: z"));
+        CU_ASSERT_EQUAL(strchr(buf, '\n') ? 1 : 0, 1);
+        {
+                int         lines = 0;
+                const char *p;
+                for (p = buf; (p = strchr(p, '\n')); p++)
+                        lines++;
+                CU_ASSERT_EQUAL(lines, 3);
+        }
+        ks_warn_list_clear(&wl);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("report file",
@@ -164,4 +196,5 @@ void ks_test_register(void)
         KS_ADD_SUITE("configuration values",
                      {"report path template", test_path_template},
                      {"copy and topic selection", test_config_copy_and_topics});
+        KS_ADD_SUITE("warnings", {"one line per code", test_warning_lines});
 }

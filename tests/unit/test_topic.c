@@ -142,6 +142,7 @@ static void test_explicit_partitions(void)
         CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
         CU_ASSERT_EQUAL(s.c.explicit_partition.messages, 3);
         CU_ASSERT_EQUAL(s.c.explicit_out_of_range, 1);
+        CU_ASSERT_EQUAL(s.window_total.messages, 2); /* refused: nowhere */
         CU_ASSERT_EQUAL(s.current[3].messages, 1);
         CU_ASSERT_EQUAL(s.current[2].messages, 1);
         CU_ASSERT_EQUAL(s.proposals[0].partitions[3].messages, 1);

@@ -1,0 +1,461 @@
+/**
+ * @file test_cli_merge.c
+ * @brief `keyshift merge` on reports of real producers (the plugin loaded
+ *        by full path, librdkafka's mock cluster).
+ *
+ * One seeded stream (Zipf-like keys over 30,000 ids, text and int32 keys,
+ * NULL keys, explicit partitions; two topics) is produced three times: by
+ * one producer whole (W), and split between two producers (A, B). The
+ * merged report of A and B must equal W's report in every exact counter,
+ * and the merged sketches must give W's sketches where the merge is exact
+ * (HyperLogLog registers, the bottom-k sample) and estimates within their
+ * stated error of the truth, which the test knows from the stream it
+ * generated (distinct keys, moved-key fractions with librdkafka's own
+ * partitioner as the oracle, Space-Saving bounds of hot keys).
+ *
+ * Then the refusals: a topic with another partition count, other proposed
+ * counts or another partitioner is not merged, with a message naming the
+ * file and the field.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_test_support.h"
+#include "ks_e2e_support.h"
+#include "ks_test.h"
+
+#define N_MSGS 150000
+#define N_IDS 30000
+#define N_AUDIT 3000
+#define CUR 6
+
+static const int32_t proposed[] = {8, 12};
+
+static const char *dir;
+static char        path_w[600], path_a[600], path_b[600], path_m[600];
+static uint32_t   *msg_id;     /* id of message i; N_IDS: NULL key */
+static int32_t    *msg_part;   /* explicit partition, or -1 */
+static uint64_t   *true_count; /* hashed messages per id */
+
+/** @brief Key bytes of id: every tenth id as a 4-byte big-endian int
+ *         (IntegerSerializer), the others as text. */
+static size_t key_of(uint32_t id, uint8_t *key)
+{
+        if (id % 10 == 0) {
+                uint32_t v = 100000 + id;
+                key[0]     = (uint8_t)(v >> 24);
+                key[1]     = (uint8_t)(v >> 16);
+                key[2]     = (uint8_t)(v >> 8);
+                key[3]     = (uint8_t)v;
+                return 4;
+        }
+        return (size_t)snprintf((char *)key, 32, "vessel-%u", id);
+}
+
+/** @brief The stream: Zipf(1.1) ids by inverse CDF on a seeded LCG; one
+ *         message in 97 NULL-keyed, one in 101 to an explicit partition. */
+static void make_stream(void)
+{
+        double  *cdf = malloc(N_IDS * sizeof(*cdf)), sum = 0;
+        uint64_t s = 0x5eed;
+        int      i;
+
+        msg_id     = malloc(N_MSGS * sizeof(*msg_id));
+        msg_part   = malloc(N_MSGS * sizeof(*msg_part));
+        true_count = calloc(N_IDS + 1, sizeof(*true_count));
+        for (i = 0; i < N_IDS; i++)
+                cdf[i] = (sum += 1.0 / pow(i + 1, 1.1));
+        for (i = 0; i < N_MSGS; i++) {
+                double u;
+                int    lo = 0, hi = N_IDS - 1;
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                u = (double)(s >> 11) / 9007199254740992.0 * sum;
+                while (lo < hi) {
+                        int mid = (lo + hi) / 2;
+                        if (cdf[mid] < u)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                msg_id[i]   = i % 97 == 0 ? N_IDS : (uint32_t)lo;
+                msg_part[i] = i % 101 == 0 ? i % CUR : -1;
+                if (msg_id[i] < N_IDS && msg_part[i] < 0)
+                        true_count[msg_id[i]]++;
+        }
+        free(cdf);
+}
+
+/** @brief Produces the messages i with pick(i) (all when pick is NULL) to
+ *         topic "fleet", and every tenth audit message to "audit". */
+static void produce(const char *path, int (*pick)(int), const char *partitions,
+                    const char *proposed_s, const char *partitioner)
+{
+        ks_e2e_producer_t p;
+        rd_kafka_conf_t  *conf;
+        uint8_t           key[32];
+        char              value[64];
+        int               i;
+        size_t            n = 0;
+        char              cur[16];
+
+        snprintf(cur, sizeof(cur), "%d", atoi(partitions));
+        conf = ks_e2e_conf(
+            "keyshift.report.path", path, "keyshift.report.interval.ms", "0",
+            "keyshift.partitions.proposed", proposed_s,
+            "keyshift.partitions.current", cur, "partitioner", partitioner,
+            "queue.buffering.max.messages", "200000", NULL);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&p, conf, "fleet", atoi(partitions)) == 0);
+        /* keyshift.partitions.current is for every topic: same count */
+        CU_ASSERT_FATAL(
+            rd_kafka_mock_topic_create(rd_kafka_handle_mock_cluster(p.rk),
+                                       "audit", atoi(partitions), 1) == 0);
+        for (i = 0; i < N_MSGS; i++) {
+                size_t kl;
+                int    vl;
+                if (pick && !pick(i))
+                        continue;
+                kl = msg_id[i] < N_IDS ? key_of(msg_id[i], key) : 0;
+                vl = snprintf(value, sizeof(value), "position-%d-%.*s", i,
+                              i % 23, "................................");
+                ks_e2e_produce(&p, "fleet", msg_id[i] < N_IDS ? key : NULL, kl,
+                               msg_part[i], value, (size_t)vl);
+                n++;
+                if (i < N_AUDIT * 10 && i % 10 == 0) {
+                        kl = key_of((uint32_t)(i / 10 % 1000), key);
+                        ks_e2e_produce(&p, "audit", key, kl, -1, "a", 1);
+                        n++;
+                }
+        }
+        ks_e2e_producer_close(&p);
+        CU_ASSERT_EQUAL(p.dr_cnt, n);
+        ks_e2e_producer_free(&p);
+}
+
+static int pick_a(int i)
+{
+        return (int)((uint32_t)i * 2654435761u % 5) < 2;
+}
+
+static int pick_b(int i)
+{
+        return !pick_a(i);
+}
+
+static int pick_small(int i)
+{
+        return i < 3000;
+}
+
+static int setup(void)
+{
+        dir = ks_e2e_tmpdir("cli-merge");
+        snprintf(path_w, sizeof(path_w), "%s/whole.json", dir);
+        snprintf(path_a, sizeof(path_a), "%s/producer-a.json", dir);
+        snprintf(path_b, sizeof(path_b), "%s/producer-b.json", dir);
+        snprintf(path_m, sizeof(path_m), "%s/fleet.json", dir);
+        make_stream();
+        return 0;
+}
+
+/** @brief Asserts @p a and @p b are equal JSON at @p path. */
+static void same(json_t *a, json_t *b, const char *path)
+{
+        json_t *x = ks_e2e_get(a, path), *y = ks_e2e_get(b, path);
+        int     eq;
+
+        if (json_is_real(x) || json_is_real(y))
+                eq = x && y &&
+                     fabs(json_number_value(x) - json_number_value(y)) < 1e-12;
+        else
+                eq = x && y && json_equal(x, y);
+        if (!eq) {
+                char *sx = x ? json_dumps(x, JSON_COMPACT) : NULL;
+                char *sy = y ? json_dumps(y, JSON_COMPACT) : NULL;
+                printf("\n      %s: merged %.200s, whole %.200s", path,
+                       sx ? sx : "(absent)", sy ? sy : "(absent)");
+                free(sx);
+                free(sy);
+        }
+        CU_ASSERT(eq);
+}
+
+/** @returns 1 if both sample entry arrays hold the same entries. */
+static int same_sample(json_t *a, json_t *b)
+{
+        size_t i, j, n = json_array_size(a);
+
+        if (n != json_array_size(b))
+                return 0;
+        for (i = 0; i < n; i++) {
+                json_t *e = json_array_get(a, i);
+                for (j = 0; j < n; j++)
+                        if (json_equal(e, json_array_get(b, j)))
+                                break;
+                if (j == n)
+                        return 0;
+        }
+        return 1;
+}
+
+static void test_merge_equals_whole(void)
+{
+        static const char *exact[]    = {"messages",
+                                         "bytes",
+                                         "keys/null",
+                                         "keys/empty",
+                                         "keys/explicit_partition",
+                                         "keys/hashed",
+                                         "keys/sticky",
+                                         "keys/random",
+                                         "keys/unplaced",
+                                         "window",
+                                         "current",
+                                         "key_encodings",
+                                         "acknowledged/messages",
+                                         "acknowledged/failed",
+                                         "partition_count/current",
+                                         "merge/distinct_hll/registers_hex",
+                                         "merge/key_sample/capacity",
+                                         "keys/distinct_estimate",
+                                         "keys/distinct_error",
+                                         NULL};
+        static const char *per_prop[] = {"partition_count",
+                                         "partitions",
+                                         "flow",
+                                         "moved/messages",
+                                         "moved/bytes",
+                                         "moved/messages_fraction",
+                                         "moved/traffic_fraction",
+                                         "moved/distinct_keys",
+                                         "moved/distinct_keys_fraction",
+                                         "moved/distinct_keys_fraction_error",
+                                         NULL};
+        static const char *topics[]   = {"fleet", "audit"};
+        ks_clit_run_t      r;
+        json_t            *w, *m;
+        size_t             t, i, j;
+        char               path[256];
+
+        produce(path_w, NULL, "6", "8,12", "consistent_random");
+        produce(path_a, pick_a, "6", "8,12", "consistent_random");
+        produce(path_b, pick_b, "6", "8,12", "consistent_random");
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", path_a, path_b, path_m),
+            0);
+        ks_clit_run_free(&r);
+        w = ks_e2e_load_json(path_w);
+        m = ks_e2e_load_json(path_m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_EQUAL(json_array_size(ks_e2e_get(m, "producer/merged_from")),
+                        2);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(m, "producer/merged_from/0/file")),
+            path_a);
+        CU_ASSERT(json_is_true(json_object_get(m, "final")));
+        for (t = 0; t < 2; t++) {
+                json_t *tw, *tm;
+                snprintf(path, sizeof(path), "topics/%s", topics[t]);
+                tw = ks_e2e_get(w, path);
+                tm = ks_e2e_get(m, path);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(tw);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(tm);
+                for (i = 0; exact[i]; i++)
+                        same(tm, tw, exact[i]);
+                for (j = 0; j < 2; j++)
+                        for (i = 0; per_prop[i]; i++) {
+                                snprintf(path, sizeof(path), "proposals/%zu/%s",
+                                         j, per_prop[i]);
+                                same(tm, tw, path);
+                        }
+                CU_ASSERT(
+                    same_sample(ks_e2e_get(tm, "merge/key_sample/entries"),
+                                ks_e2e_get(tw, "merge/key_sample/entries")));
+                same(tm, tw, "hot_keys/0/key_hex");
+        }
+        /* the stream really exercises the sketches: the sample is full and
+         * the hot-key summary evicted */
+        CU_ASSERT(ks_e2e_int(w, "topics/fleet/keys/distinct_estimate") > 4096);
+        CU_ASSERT(json_real_value(ks_e2e_get(w, "topics/fleet/keys/"
+                                                "distinct_error")) > 0);
+        json_decref(w);
+        json_decref(m);
+}
+
+/** The merged estimates against the truth the test knows. */
+static void test_merge_estimates_within_error(void)
+{
+        json_t  *m = ks_e2e_load_json(path_m);
+        json_t  *t = ks_e2e_get(m, "topics/fleet");
+        json_t  *hot;
+        uint64_t hashed = 0, distinct = 0, moved[2] = {0};
+        double   est, err, f, ferr, bound;
+        uint8_t  key[32];
+        size_t   i, j, kl;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (i = 0; i < N_IDS; i++) {
+                if (!true_count[i])
+                        continue;
+                hashed += true_count[i];
+                distinct++;
+                kl = key_of((uint32_t)i, key);
+                for (j = 0; j < 2; j++)
+                        moved[j] += rd_kafka_msg_partitioner_consistent(
+                                        NULL, key, kl, CUR, NULL, NULL) !=
+                                    rd_kafka_msg_partitioner_consistent(
+                                        NULL, key, kl, proposed[j], NULL, NULL);
+        }
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "keys/hashed"), (long long)hashed);
+
+        est = (double)ks_e2e_int(t, "keys/distinct_estimate");
+        err = json_number_value(ks_e2e_get(t, "keys/distinct_error"));
+        printf("\n      distinct: true %llu, merged estimate %.0f "
+               "(stated error %.2f%%)",
+               (unsigned long long)distinct, est, 100 * err);
+        CU_ASSERT(fabs(est - (double)distinct) <= 4 * err * (double)distinct);
+
+        for (j = 0; j < 2; j++) {
+                char   p[128];
+                double truth = (double)moved[j] / (double)distinct;
+                snprintf(p, sizeof(p),
+                         "proposals/%zu/moved/"
+                         "distinct_keys_fraction",
+                         j);
+                f = json_number_value(ks_e2e_get(t, p));
+                snprintf(p, sizeof(p),
+                         "proposals/%zu/moved/"
+                         "distinct_keys_fraction_error",
+                         j);
+                ferr = json_number_value(ks_e2e_get(t, p));
+                printf("\n      keys moving 6 -> %d: true %.4f, merged %.4f "
+                       "+- %.4f",
+                       (int)proposed[j], truth, f, ferr);
+                CU_ASSERT(ferr > 0);
+                CU_ASSERT(fabs(f - truth) <= 4 * ferr);
+        }
+
+        /* Space-Saving: the true count of every listed key is in
+         * [messages - messages_error, messages]; the busiest keys are
+         * listed in order; the error is at most N / capacity. */
+        hot = json_object_get(t, "hot_keys");
+        bound =
+            (double)hashed / (double)ks_e2e_int(t, "merge/hot_keys/capacity");
+        CU_ASSERT_EQUAL(json_array_size(hot), 20);
+        for (i = 0; i < json_array_size(hot); i++) {
+                json_t  *h   = json_array_get(hot, i);
+                uint64_t c   = (uint64_t)ks_e2e_int(h, "messages");
+                uint64_t e   = (uint64_t)ks_e2e_int(h, "messages_error");
+                uint64_t tru = 0;
+                char     hex[80];
+                for (j = 0; j < N_IDS && !tru; j++) {
+                        size_t k;
+                        kl = key_of((uint32_t)j, key);
+                        for (k = 0; k < kl; k++)
+                                sprintf(hex + 2 * k, "%02x", key[k]);
+                        if (!strcmp(hex, json_string_value(
+                                             json_object_get(h, "key_hex"))))
+                                tru = true_count[j];
+                }
+                CU_ASSERT(tru >= c - e && tru <= c);
+                CU_ASSERT((double)e <= bound);
+                if (i < 10) /* Zipf's head is well separated */
+                        CU_ASSERT_EQUAL(tru, true_count[i]);
+        }
+        json_decref(m);
+}
+
+/** A report merged with itself doubles every counter, keeps distinct keys. */
+static void test_merge_self_and_views(void)
+{
+        ks_clit_run_t r;
+        char          self[700];
+        json_t       *a, *s;
+
+        snprintf(self, sizeof(self), "%s/self.json", dir);
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", path_a, path_a, self),
+            0);
+        ks_clit_run_free(&r);
+        a = ks_e2e_load_json(path_a);
+        s = ks_e2e_load_json(self);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_EQUAL(ks_e2e_int(s, "topics/fleet/messages"),
+                        2 * ks_e2e_int(a, "topics/fleet/messages"));
+        CU_ASSERT_EQUAL(ks_e2e_int(s, "topics/fleet/keys/distinct_estimate"),
+                        ks_e2e_int(a, "topics/fleet/keys/distinct_estimate"));
+        CU_ASSERT_EQUAL(ks_e2e_int(s, "topics/fleet/hot_keys/0/messages"),
+                        2 * ks_e2e_int(a, "topics/fleet/hot_keys/0/messages"));
+        json_decref(a);
+        json_decref(s);
+
+        /* the merged report reads like any other */
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", path_m), 0);
+        CU_ASSERT(ks_clit_has(r.out, "merged from 2 producer reports"));
+        CU_ASSERT(ks_clit_has(r.out, "topic fleet: 6 -> 8, 12 partitions"));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "html '%s' -o '%s/fleet.html'", path_m, dir), 0);
+        ks_clit_run_free(&r);
+        /* and to standard output, then back in through a pipe */
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s' | '%s' show -", path_a,
+                                    path_b, ks_clit_cli()),
+                        0);
+        CU_ASSERT(ks_clit_has(r.out, "topic audit"));
+        ks_clit_run_free(&r);
+}
+
+static void test_merge_refuses(void)
+{
+        ks_clit_run_t r;
+        char          p12[700], p16[700], pm[700];
+
+        snprintf(p12, sizeof(p12), "%s/twelve.json", dir);
+        snprintf(p16, sizeof(p16), "%s/proposed-16.json", dir);
+        snprintf(pm, sizeof(pm), "%s/murmur.json", dir);
+        /* small producers are enough: the first 3000 messages */
+        produce(p12, pick_small, "12", "24", "consistent_random");
+        produce(p16, pick_small, "6", "8,16", "consistent_random");
+        produce(pm, pick_small, "6", "8,12", "murmur2_random");
+
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s'", path_a, p12), 1);
+        CU_ASSERT(ks_clit_has(r.err, p12));
+        /* the first topic found incompatible: fleet or audit */
+        CU_ASSERT(ks_clit_has(r.err, ".partition_count.current: 12, but"));
+        CU_ASSERT_EQUAL(r.out_len, 0);
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s/x.json'", path_a, p16, dir),
+            1);
+        CU_ASSERT(ks_clit_has(r.err, p16));
+        CU_ASSERT(ks_clit_has(r.err, ".proposals: partition counts"));
+        CU_ASSERT(ks_clit_has(r.err, "[8, 16]"));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s'", path_a, pm), 1);
+        CU_ASSERT(ks_clit_has(r.err, ".partitioner: murmur2_random"));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge"), 2);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge --help"), 0);
+        CU_ASSERT(ks_clit_has(r.out, "Usage: keyshift merge"));
+        ks_clit_run_free(&r);
+}
+
+void ks_test_register(void)
+{
+        CU_pSuite s = CU_add_suite("cli merge", setup, NULL);
+        CU_add_test(s, "merged exact counters equal the whole stream's",
+                    test_merge_equals_whole);
+        CU_add_test(s, "merged sketch estimates within their stated error",
+                    test_merge_estimates_within_error);
+        CU_add_test(s, "self-merge doubles counts; show and html read it",
+                    test_merge_self_and_views);
+        CU_add_test(s, "different counts, proposals, partitioners refused",
+                    test_merge_refuses);
+}

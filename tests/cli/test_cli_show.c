@@ -1,0 +1,215 @@
+/**
+ * @file test_cli_show.c
+ * @brief `keyshift show` on reports of real producers: every figure it
+ *        prints is checked against the report (the skew against max and
+ *        median computed here from the per-partition arrays), colour
+ *        appears on a terminal (a pseudo-terminal from forkpty) and never
+ *        in a pipe, and the AIS replay's report reads as a summary.
+ */
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_test_support.h"
+#include "ks_e2e_support.h"
+#include "ks_test.h"
+
+static char report[600];
+
+static int setup(void)
+{
+        snprintf(report, sizeof(report), "%s/orders.json",
+                 ks_e2e_tmpdir("cli-show"));
+        return 0;
+}
+
+/** @brief "34,013" as show prints counts. */
+static const char *commas(long long v, char *buf)
+{
+        char   d[32];
+        size_t n = (size_t)sprintf(d, "%lld", v), i, o = 0;
+
+        for (i = 0; i < n; i++) {
+                if (i && (n - i) % 3 == 0)
+                        buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = '\0';
+        return buf;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+        long long x = *(const long long *)a, y = *(const long long *)b;
+        return x < y ? -1 : x > y;
+}
+
+/** @returns busiest / median of a partitions array, computed here. */
+static double max_over_median(json_t *parts)
+{
+        size_t    n = json_array_size(parts), i;
+        long long v[256];
+        double    med;
+
+        for (i = 0; i < n; i++)
+                v[i] = json_integer_value(
+                    json_object_get(json_array_get(parts, i), "messages"));
+        qsort(v, n, sizeof(v[0]), cmp_ll);
+        med = n % 2 ? (double)v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+        return (double)v[n - 1] / med;
+}
+
+static void test_show_figures(void)
+{
+        ks_clit_run_t r;
+        json_t       *rep, *t;
+        char          buf[64], want[128];
+        size_t        i;
+
+        ks_clit_make_report(report, 20000);
+        rep = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        t = ks_e2e_get(rep, "topics/orders");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", report), 0);
+        CU_ASSERT(ks_clit_has(r.out, "topic orders: 6 -> 8, 12 partitions"));
+        CU_ASSERT(ks_clit_has(r.out, commas(ks_e2e_int(t, "messages"), buf)));
+        for (i = 0; i < 2; i++) {
+                char p[64];
+                snprintf(p, sizeof(p), "proposals/%zu/moved/messages", i);
+                snprintf(want, sizeof(want), "6 -> %d",
+                         (int)ks_e2e_int(t, i ? "proposals/1/partition_count"
+                                              : "proposals/0/partition_count"));
+                CU_ASSERT(ks_clit_has(r.out, want));
+                CU_ASSERT(ks_clit_has(r.out, commas(ks_e2e_int(t, p), buf)));
+                snprintf(p, sizeof(p), "proposals/%zu/partitions", i);
+                snprintf(want, sizeof(want), "%.2fx",
+                         max_over_median(ks_e2e_get(t, p)));
+                CU_ASSERT(ks_clit_has(r.out, want));
+        }
+        snprintf(want, sizeof(want), "%.2fx",
+                 max_over_median(ks_e2e_get(t, "current/partitions")));
+        CU_ASSERT(ks_clit_has(r.out, want));
+        /* the busiest key, its count, its partitions */
+        if (json_is_string(ks_e2e_get(t, "hot_keys/0/key")))
+                snprintf(want, sizeof(want), "%s",
+                         json_string_value(ks_e2e_get(t, "hot_keys/0/key")));
+        else /* binary keys are shown in hex */
+                snprintf(
+                    want, sizeof(want), "0x%s",
+                    json_string_value(ks_e2e_get(t, "hot_keys/0/key_hex")));
+        CU_ASSERT(ks_clit_has(r.out, want));
+        CU_ASSERT(ks_clit_has(
+            r.out, commas(ks_e2e_int(t, "hot_keys/0/messages"), buf)));
+        /* mixed serializers: the report has some, show says so */
+        CU_ASSERT(ks_e2e_int(t, "mixed_keys/total") > 0);
+        CU_ASSERT(ks_clit_has(r.out, "arrive under more than one encoding"));
+        CU_ASSERT(ks_clit_has(r.out, "MIXED_KEY_SERIALIZERS"));
+        CU_ASSERT(ks_clit_has(r.out, "KEYS_WOULD_MOVE"));
+        CU_ASSERT(ks_clit_has(r.out, "delivery check"));
+        /* a pipe: no colour */
+        CU_ASSERT(!ks_clit_has(r.out, "\033["));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "show --hot 3 --topic orders '%s'", report), 0);
+        CU_ASSERT(ks_clit_has(r.out, "\n  3   "));
+        CU_ASSERT(!ks_clit_has(r.out, "\n  4   "));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show --color=always '%s'", report), 0);
+        CU_ASSERT(ks_clit_has(r.out, "\033["));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show --color=sometimes '%s'", report),
+                        2);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show --help"), 0);
+        CU_ASSERT(ks_clit_has(r.out, "Usage: keyshift show"));
+        ks_clit_run_free(&r);
+        json_decref(rep);
+}
+
+/** @returns what `keyshift show` printed on a pseudo-terminal (owned). */
+static char *show_on_tty(const char *no_color)
+{
+        int    fd;
+        pid_t  pid = forkpty(&fd, NULL, NULL, NULL);
+        char  *out = calloc(1, 1 << 20);
+        size_t n   = 0;
+        int    st;
+
+        if (pid == 0) {
+                if (no_color)
+                        setenv("NO_COLOR", no_color, 1);
+                else
+                        unsetenv("NO_COLOR");
+                execl(ks_clit_cli(), "keyshift", "show", report, (char *)NULL);
+                _exit(127);
+        }
+        CU_ASSERT_FATAL(pid > 0);
+        for (;;) {
+                ssize_t got = read(fd, out + n, (1 << 20) - 1 - n);
+                if (got <= 0) /* EIO once the child has gone */
+                        break;
+                n += (size_t)got;
+        }
+        close(fd);
+        waitpid(pid, &st, 0);
+        CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        return out;
+}
+
+static void test_show_colour_on_tty_only(void)
+{
+        char *tty = show_on_tty(NULL), *nc = show_on_tty("1");
+
+        CU_ASSERT(ks_clit_has(tty, "topic orders"));
+        CU_ASSERT(ks_clit_has(tty, "\033[1m"));  /* bold topic */
+        CU_ASSERT(ks_clit_has(tty, "\033[31m")); /* red warnings */
+        CU_ASSERT(ks_clit_has(nc, "topic orders"));
+        CU_ASSERT(!ks_clit_has(nc, "\033["));
+        free(tty);
+        free(nc);
+}
+
+static void test_show_ais_replay(void)
+{
+        const char   *ais    = ks_test_shared_path("ais/risky_ais.txt.gz");
+        const char   *replay = getenv("KS_REPLAY");
+        char          path[700];
+        struct stat   sb;
+        ks_clit_run_t r;
+
+        if (stat(ais, &sb) || !replay) {
+                printf("\n      SKIPPED: %s or $KS_REPLAY missing\n", ais);
+                return;
+        }
+        snprintf(path, sizeof(path), "%s/ais.json", ks_e2e_tmpdir("cli-ais"));
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("'%s' --plugin '%s' --report '%s' '%s' >/dev/null "
+                          "2>&1",
+                          replay, ks_e2e_plugin(), path, ais),
+            0);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", path), 0);
+        CU_ASSERT(ks_clit_has(r.out, "topic ais: 6 -> 12 partitions"));
+        CU_ASSERT(ks_clit_has(r.out, "34,013 messages"));
+        CU_ASSERT(ks_clit_has(r.out, "16,828 (49.5%)"));
+        CU_ASSERT(ks_clit_has(r.out, "1.22x"));
+        CU_ASSERT(ks_clit_has(r.out, "5030045"));
+        printf("%s", r.out);
+        ks_clit_run_free(&r);
+}
+
+void ks_test_register(void)
+{
+        CU_pSuite s = CU_add_suite("cli show", setup, NULL);
+        CU_add_test(s, "figures match the report", test_show_figures);
+        CU_add_test(s, "colour on a terminal only",
+                    test_show_colour_on_tty_only);
+        CU_add_test(s, "the AIS replay's report", test_show_ais_replay);
+}
