@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define KS_PREFIX "keyshift."
 
@@ -145,6 +147,45 @@ static ks_config_res_t set_current(ks_config_t *conf, const char *v,
         return KS_CONFIG_OK;
 }
 
+/**
+ * @brief Refuses a report path whose folder does not exist or cannot be
+ *        written, or that names a folder: found now rather than at the
+ *        first report. A folder part holding a placeholder (%c, %p) is
+ *        checked at write time only. @returns 0, or -1 with @p errstr set.
+ */
+static int check_report_dir(const char *path, char *errstr, size_t size)
+{
+        const char *slash = strrchr(path, '/');
+        char        dir[4096];
+        struct stat st;
+
+        if (slash == path)
+                snprintf(dir, sizeof(dir), "/");
+        else if (slash)
+                snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+        else
+                snprintf(dir, sizeof(dir), ".");
+        if (strchr(dir, '%'))
+                return 0;
+        if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
+            access(dir, W_OK | X_OK)) {
+                snprintf(errstr, size,
+                         "Invalid value \"%s\" for keyshift.report.path: "
+                         "expected a file in an existing, writable folder "
+                         "(%s is not)",
+                         path, dir);
+                return -1;
+        }
+        if (!strchr(path, '%') && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                snprintf(errstr, size,
+                         "Invalid value \"%s\" for keyshift.report.path: "
+                         "expected a file name, not a folder",
+                         path);
+                return -1;
+        }
+        return 0;
+}
+
 static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
                                 size_t size)
 {
@@ -162,6 +203,10 @@ static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
         if (!*v || !(copy = strdup(v)))
                 return invalid(errstr, size, "keyshift.report.path", v,
                                KS_ACCEPT_PATH);
+        if (check_report_dir(copy, errstr, size)) {
+                free(copy);
+                return KS_CONFIG_INVALID;
+        }
         free(conf->report_path);
         conf->report_path = copy;
         return KS_CONFIG_OK;

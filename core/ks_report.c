@@ -8,6 +8,7 @@
 #include "ks_report.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -467,21 +468,30 @@ json_t *ks_report_build(const ks_report_producer_t *p,
 int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
                            size_t errstr_size)
 {
-        char  tmp[4096];
-        int   fd;
-        FILE *fp;
+        static atomic_uint seq;
+        char               tmp[4096];
+        int                fd = -1, tries;
+        FILE              *fp;
 
-        if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
-            (int)sizeof(tmp)) {
-                snprintf(errstr, errstr_size, "report path too long: %s", path);
-                return -1;
+        /* O_EXCL with mode 0666: the process's umask decides who may read
+         * the report (it holds key values). */
+        for (tries = 0; fd == -1 && tries < 100; tries++) {
+                if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path,
+                             (long)getpid(),
+                             atomic_fetch_add(&seq, 1)) >= (int)sizeof(tmp)) {
+                        snprintf(errstr, errstr_size,
+                                 "report path too long: %s", path);
+                        return -1;
+                }
+                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+                if (fd == -1 && errno != EEXIST)
+                        break;
         }
-        if ((fd = mkstemp(tmp)) == -1) {
+        if (fd == -1) {
                 snprintf(errstr, errstr_size, "cannot create %s: %s", tmp,
                          strerror(errno));
                 return -1;
         }
-        fchmod(fd, 0644);
         if (!(fp = fdopen(fd, "w"))) {
                 snprintf(errstr, errstr_size, "cannot open %s: %s", tmp,
                          strerror(errno));
