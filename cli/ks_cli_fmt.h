@@ -1,0 +1,55 @@
+/**
+ * @file ks_cli_fmt.h
+ * @brief How the CLI writes numbers, shares, keys and markup-safe text,
+ *        the same way in the terminal and in the HTML page.
+ *
+ * Every ks_cli_fmt_* function writes into the caller's buffer and returns
+ * it, so several can be used in one printf().
+ */
+#ifndef KS_CLI_FMT_H
+#define KS_CLI_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/** @returns @p v with thousands separators: "34,013". */
+const char *ks_cli_fmt_count(uint64_t v, char *buf, size_t size);
+
+/** @returns @p v in three significant digits with a k/M/G/T suffix:
+ *           "950", "34.0k", "1.99M". */
+const char *ks_cli_fmt_si(double v, char *buf, size_t size);
+
+/** @returns @p bytes in decimal units: "512 B", "1.99 MB". */
+const char *ks_cli_fmt_bytes(double bytes, char *buf, size_t size);
+
+/** @returns fraction @p f (0..1) as a percentage: "49.5%", "1.34%"
+ *           (two decimals below 10%), "<0.01%" for a tiny non-zero one,
+ *           "0%" for zero. */
+const char *ks_cli_fmt_pct(double f, char *buf, size_t size);
+
+/**
+ * @brief A key for display: the text when the report has it (`key` not
+ *        null), else 0x and its hex; shortened to @p width characters
+ *        with "..." when longer.
+ * @param obj an object with `key` and `key_hex` (a report's hot key).
+ */
+const char *ks_cli_fmt_key(const json_t *obj, size_t width, char *buf,
+                           size_t size);
+
+/** @brief Writes @p s with &, <, >, " and ' escaped for HTML and SVG. */
+void ks_cli_fmt_xml(FILE *fp, const char *s);
+
+/**
+ * @brief Decodes a hex string into @p out (at most @p max bytes).
+ * @returns the number of bytes, or -1 on a non-hex character, an odd
+ *          length or more than @p max bytes.
+ */
+long ks_cli_fmt_unhex(const char *hex, uint8_t *out, size_t max);
+
+/** @brief Writes @p n bytes as lower-case hex into @p out (2n + 1 bytes). */
+void ks_cli_fmt_hex(const uint8_t *b, size_t n, char *out);
+
+#endif /* KS_CLI_FMT_H */

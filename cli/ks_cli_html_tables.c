@@ -1,0 +1,317 @@
+/**
+ * @file ks_cli_html_tables.c
+ * @brief The tables of the HTML page: hot keys, warnings, other clients,
+ *        mixed key serializers, the delivery check, and the sizing basis.
+ *        Every text from the report is escaped (keys are user data).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ks_cli_fmt.h"
+#include "ks_cli_html.h"
+#include "ks_cli_report.h"
+
+/** @brief <td> with a count, right-aligned. */
+static void ks_td_count(FILE *fp, uint64_t v)
+{
+        char b[32];
+        fprintf(fp, "<td class=\"num\">%s</td>",
+                ks_cli_fmt_count(v, b, sizeof(b)));
+}
+
+/** @brief <td> with a share as a percentage, right-aligned. */
+static void ks_td_pct(FILE *fp, double f)
+{
+        char b[32];
+        fprintf(fp, "<td class=\"num\">%s</td>",
+                ks_cli_fmt_pct(f, b, sizeof(b)));
+}
+
+/** @brief <td> with escaped text @p s and an optional class. */
+static void ks_td_text(FILE *fp, const char *cls, const char *s)
+{
+        fprintf(fp, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
+                cls ? "\"" : "");
+        ks_cli_fmt_xml(fp, s);
+        fprintf(fp, "</td>");
+}
+
+void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
+{
+        const json_t *hot   = json_object_get(topic, "hot_keys");
+        const json_t *props = json_object_get(topic, "proposals");
+        size_t        i, j;
+        char          key[160], name[16];
+
+        fprintf(fp, "<table class=\"ks-table ks-hot\"><caption>Hot keys, "
+                    "busiest first</caption>\n<thead><tr><th>#</th><th>key"
+                    "</th><th class=\"num\">messages</th><th "
+                    "class=\"num\">share</th><th class=\"num\">partition "
+                    "now</th>");
+        for (j = 0; j < json_array_size(props); j++)
+                fprintf(fp, "<th class=\"num\">at %d</th>",
+                        (int)ks_cli_u64(json_array_get(props, j),
+                                        "partition_count"));
+        fprintf(fp, "</tr></thead><tbody>\n");
+        for (i = 0; i < json_array_size(hot) && i < (size_t)max; i++) {
+                const json_t *h    = json_array_get(hot, i);
+                const json_t *pp   = json_object_get(h, "partition_proposed");
+                const json_t *mv   = json_object_get(h, "moves");
+                const json_t *pcur = json_object_get(h, "partition_current");
+                uint64_t      err  = ks_cli_u64(h, "messages_error");
+
+                fprintf(fp, "<tr><td class=\"num\">%zu</td>", i + 1);
+                ks_td_text(fp, "key", ks_cli_fmt_key(h, 40, key, sizeof(key)));
+                if (err)
+                        fprintf(fp,
+                                "<td class=\"num\" title=\"may be up to %llu "
+                                "too high\">%llu&#x2009;*</td>",
+                                (unsigned long long)err,
+                                (unsigned long long)ks_cli_u64(h, "messages"));
+                else
+                        ks_td_count(fp, ks_cli_u64(h, "messages"));
+                ks_td_pct(fp, ks_cli_num(h, "share"));
+                if (json_is_integer(pcur))
+                        fprintf(fp, "<td class=\"num\">%lld</td>",
+                                (long long)json_integer_value(pcur));
+                else
+                        fprintf(fp, "<td class=\"num\">?</td>");
+                for (j = 0; j < json_array_size(props); j++) {
+                        const json_t *p;
+                        int           moves;
+                        snprintf(name, sizeof(name), "%d",
+                                 (int)ks_cli_u64(json_array_get(props, j),
+                                                 "partition_count"));
+                        p     = json_object_get(pp, name);
+                        moves = json_is_true(json_object_get(mv, name));
+                        fprintf(fp, "<td class=\"num%s\">%lld%s</td>",
+                                moves ? " moves" : "",
+                                json_is_integer(p)
+                                    ? (long long)json_integer_value(p)
+                                    : -1LL,
+                                moves ? " &#x2192; moves" : "");
+                }
+                fprintf(fp, "</tr>\n");
+        }
+        if (!json_array_size(hot))
+                fprintf(fp, "<tr><td colspan=\"9\">no hashed keys</td></tr>\n");
+        fprintf(fp, "</tbody></table>\n");
+}
+
+void ks_cli_html_warnings(FILE *fp, const json_t *arr, const char *caption)
+{
+        size_t i;
+
+        fprintf(fp, "<table class=\"ks-table ks-warnings\"><caption>");
+        ks_cli_fmt_xml(fp, caption);
+        fprintf(fp, "</caption>\n<tbody>\n");
+        for (i = 0; i < json_array_size(arr); i++) {
+                const json_t *w = json_array_get(arr, i);
+                fprintf(fp, "<tr>");
+                ks_td_text(fp, "code", ks_cli_str(w, "code", "?"));
+                ks_td_text(fp, NULL, ks_cli_str(w, "message", ""));
+                fprintf(fp, "</tr>\n");
+        }
+        if (!json_array_size(arr))
+                fprintf(fp, "<tr><td class=\"ok\">none</td></tr>\n");
+        fprintf(fp, "</tbody></table>\n");
+}
+
+void ks_cli_html_clients(FILE *fp, const json_t *topic)
+{
+        const json_t *oc  = json_object_get(topic, "other_clients");
+        const json_t *mk  = json_object_get(topic, "mixed_keys");
+        const json_t *ack = json_object_get(topic, "acknowledged");
+        const char   *name;
+        json_t       *m;
+        size_t        i;
+        char          b[64], b2[32];
+
+        if (json_object_size(oc)) {
+                fprintf(fp,
+                        "<table class=\"ks-table ks-clients\"><caption>Other "
+                        "clients on this topic at %d partitions</caption>\n"
+                        "<thead><tr><th>client model</th><th "
+                        "class=\"num\">keyed traffic placed elsewhere</th>"
+                        "<th class=\"num\">keys</th><th>rule</th></tr>"
+                        "</thead><tbody>\n",
+                        (int)ks_cli_topic_current(topic));
+                json_object_foreach((json_t *)oc, name, m)
+                {
+                        fprintf(fp, "<tr>");
+                        ks_td_text(fp, "code", name);
+                        ks_td_pct(fp,
+                                  ks_cli_num(m, "messages_fraction_different"));
+                        ks_td_pct(fp, ks_cli_num(m, "keys_fraction_different"));
+                        ks_td_text(fp, "rule", ks_cli_str(m, "is", ""));
+                        fprintf(fp, "</tr>\n");
+                }
+                fprintf(fp, "</tbody></table>\n");
+        }
+        if (json_is_object(mk)) {
+                const json_t *keys = json_object_get(mk, "keys");
+                fprintf(fp,
+                        "<table class=\"ks-table ks-mixed\"><caption>Mixed "
+                        "key serializers: %s logical keys under several "
+                        "encodings (of %s sampled)</caption>\n<tbody>\n",
+                        ks_cli_fmt_count(ks_cli_u64(mk, "total"), b, sizeof(b)),
+                        ks_cli_fmt_count(ks_cli_u64(mk, "sampled"), b2,
+                                         sizeof(b2)));
+                for (i = 0; i < json_array_size(keys) && i < 10; i++) {
+                        const json_t *k = json_array_get(keys, i);
+                        const char   *enc;
+                        json_t       *e;
+                        fprintf(fp, "<tr>");
+                        ks_td_text(fp, "key", ks_cli_str(k, "logical_key", ""));
+                        fprintf(fp, "<td>");
+                        json_object_foreach(json_object_get(k, "encodings"),
+                                            enc, e)
+                        {
+                                const json_t *pc =
+                                    json_object_get(e, "partition_current");
+                                ks_cli_fmt_xml(fp, enc);
+                                fprintf(
+                                    fp, ": %s msgs",
+                                    ks_cli_fmt_count(ks_cli_u64(e, "messages"),
+                                                     b, sizeof(b)));
+                                if (json_is_integer(pc))
+                                        fprintf(
+                                            fp, " in partition %lld",
+                                            (long long)json_integer_value(pc));
+                                fprintf(fp, "; ");
+                        }
+                        fprintf(fp, "</td></tr>\n");
+                }
+                if (!json_array_size(keys))
+                        fprintf(fp, "<tr><td class=\"ok\">none</td></tr>\n");
+                fprintf(fp, "</tbody></table>\n");
+        }
+        fprintf(fp,
+                "<table class=\"ks-table ks-acks\"><caption>Delivery check: "
+                "delivered partitions against the model</caption><tbody>\n");
+        {
+                static const char *const f[] = {"messages",
+                                                "matched",
+                                                "mismatched",
+                                                "failed",
+                                                "not_predictable",
+                                                "unverified",
+                                                "pending_verification"};
+                for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+                        fprintf(fp, "<tr>");
+                        ks_td_text(fp,
+                                   i == 2 && ks_cli_u64(ack, f[i]) ? "code bad"
+                                                                   : "code",
+                                   f[i]);
+                        ks_td_count(fp, ks_cli_u64(ack, f[i]));
+                        fprintf(fp, "</tr>\n");
+                }
+        }
+        fprintf(fp, "</tbody></table>\n");
+}
+
+/** @brief One row of the sizing table: a label and a member as text. */
+static void ks_sizing_row(FILE *fp, const char *label, const json_t *v,
+                          const char *unit)
+{
+        char b[64];
+
+        fprintf(fp, "<tr>");
+        ks_td_text(fp, NULL, label);
+        if (json_is_integer(v))
+                fprintf(fp, "<td class=\"num\">%s%s</td>",
+                        ks_cli_fmt_count((uint64_t)json_integer_value(v), b,
+                                         sizeof(b)),
+                        unit);
+        else if (json_is_real(v))
+                fprintf(fp, "<td class=\"num\">%.4g%s</td>", json_real_value(v),
+                        unit);
+        else if (json_is_string(v))
+                ks_td_text(fp, "num", json_string_value(v));
+        else if (json_is_boolean(v))
+                fprintf(fp, "<td class=\"num\">%s</td>",
+                        json_is_true(v) ? "yes" : "no");
+        else
+                fprintf(fp, "<td class=\"num unknown\">unknown</td>");
+        fprintf(fp, "</tr>\n");
+}
+
+void ks_cli_html_sizing(FILE *fp, const json_t *topic)
+{
+        const json_t *sz = json_object_get(topic, "sizing");
+        const json_t *b  = json_object_get(sz, "basis");
+        const json_t *rb = json_object_get(sz, "rebalance");
+        const json_t *cs, *c;
+        const char   *name;
+        char          key[24];
+
+        if (!json_is_object(sz)) {
+                fprintf(fp, "<p class=\"ks-nosizing\">This report has no "
+                            "sizing basis (written by a keyshift before "
+                            "sizing advice). <code>keyshift plan</code> "
+                            "gives the advice from planned rates.</p>\n");
+                return;
+        }
+        fprintf(fp,
+                "<table class=\"ks-table ks-sizing\"><caption>Sizing: "
+                "%lld partitions recommended</caption><tbody>\n",
+                (long long)ks_cli_u64(sz, "recommended"));
+        ks_sizing_row(fp, "recommended (next power of two of the floor)",
+                      json_object_get(sz, "recommended"), "");
+        ks_sizing_row(fp, "partition floor = ceil(base x skew factor)",
+                      json_object_get(sz, "partition_floor"), "");
+        ks_sizing_row(fp, "current count already sufficient",
+                      json_object_get(sz, "already_sufficient"), "");
+        ks_sizing_row(fp, "base partitions",
+                      json_object_get(b, "base_partitions"), "");
+        ks_sizing_row(fp, "base from", json_object_get(b, "base_source"), "");
+        ks_sizing_row(fp, "peak messages/s (0.999 of seconds)",
+                      json_object_get(b, "peak_msgs_s"), "");
+        ks_sizing_row(fp, "one consumer's messages/s",
+                      json_object_get(b, "per_consumer_msgs_s"), "");
+        ks_sizing_row(fp, "consumers planned",
+                      json_object_get(b, "max_consumers_planned"), "");
+        ks_sizing_row(fp, "measured key skew (busiest / median key)",
+                      json_object_get(b, "measured_key_skew"), "");
+        ks_sizing_row(fp, "skew factor clamp(skew / 30, 2, 4)",
+                      json_object_get(b, "skew_factor"), "");
+        ks_sizing_row(fp, "rebalance stall at the recommended count",
+                      json_object_get(rb, "per_rebalance_s"), " s");
+        ks_sizing_row(fp, "fewest brokers",
+                      json_object_get(sz, "fewest_brokers"), "");
+        snprintf(key, sizeof(key), "%lld",
+                 (long long)ks_cli_u64(sz, "recommended"));
+        cs = json_object_get(json_object_get(sz, "constraints"), key);
+        json_object_foreach((json_t *)cs, name, c)
+        {
+                char label[96];
+                if (!json_is_object(c) && !json_is_null(c))
+                        continue;
+                snprintf(label, sizeof(label), "at %s partitions: %s%s", key,
+                         name, json_is_null(c) ? " (inputs unknown)" : "");
+                fprintf(fp, "<tr>");
+                ks_td_text(fp, NULL, label);
+                if (json_is_null(c))
+                        fprintf(fp, "<td class=\"num unknown\">unknown</td>");
+                else {
+                        char v[32], l[32];
+                        int  ok = json_is_true(json_object_get(c, "ok"));
+                        ks_cli_fmt_si(ks_cli_num(c, "value"), v, sizeof(v));
+                        ks_cli_fmt_si(ks_cli_num(c, "limit"), l, sizeof(l));
+                        if (!strcmp(ks_cli_str(c, "bound", ""), "at_least"))
+                                fprintf(fp,
+                                        "<td class=\"num%s\">needs %s, has "
+                                        "%s: %s</td>",
+                                        ok ? "" : " bad", l, v,
+                                        ok ? "ok" : "violated");
+                        else
+                                fprintf(fp,
+                                        "<td class=\"num%s\">%s, limit %s: "
+                                        "%s</td>",
+                                        ok ? "" : " bad", v, l,
+                                        ok ? "ok" : "violated");
+                }
+                fprintf(fp, "</tr>\n");
+        }
+        fprintf(fp, "</tbody></table>\n");
+}

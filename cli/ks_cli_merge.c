@@ -1,0 +1,261 @@
+/**
+ * @file ks_cli_merge.c
+ * @brief `keyshift merge A.json B.json ... -o fleet.json`: one report for
+ *        a fleet of producer processes of the same topics.
+ *
+ * Topics are merged one by one over the inputs that have them
+ * (ks_cli_merge_topic.c); the top level says where the data came from:
+ * `started_at` the earliest start, `generated_at` the latest report,
+ * `final` only if every input was final, `producer.merged_from` the
+ * inputs, and the inputs' producer-level warnings prefixed with their
+ * file. The output is checked like any input before it is written, and
+ * written atomically (core/ks_report.h).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_cli.h"
+#include "ks_cli_merge.h"
+#include "ks_cli_report.h"
+#include "ks_report.h"
+
+/** @brief Prints the usage of `keyshift merge` to @p fp. */
+static void ks_merge_help(FILE *fp)
+{
+        fprintf(fp,
+                "Usage: keyshift merge [OPTIONS] REPORT.json... [-o "
+                "FLEET.json]\n"
+                "Combines the reports of several producer processes of the "
+                "same topics into\n"
+                "one %s report. Exact counters are summed (messages,\n"
+                "bytes, keys, per-partition loads, flows, moved, "
+                "acknowledged, key encodings);\n"
+                "sketches are merged (distinct-key HyperLogLog, key sample, "
+                "hot keys), and\n"
+                "distinct keys, moved-key fractions and hot keys recomputed "
+                "from them. A topic\n"
+                "whose partition count, proposed counts or partitioner "
+                "differ between reports\n"
+                "is refused.\n\n"
+                "  -o, --output FILE  the merged report (default - : "
+                "standard output)\n"
+                "  -k, --hot N        hot keys listed per topic (default: "
+                "the most any input\n"
+                "                     lists)\n"
+                "  -h, --help         this help\n\n"
+                "Exit: 0 ok, 1 unreadable, invalid or incompatible report, "
+                "or unwritable output,\n"
+                "2 usage.\n",
+                KEYSHIFT_REPORT_SCHEMA);
+}
+
+/** @returns seconds since the epoch of an RFC 3339 UTC time with
+ *           milliseconds ("2026-11-29T20:41:48.743Z"), or -1. */
+static double ks_merge_time(const char *s)
+{
+        struct tm tm = {0};
+        int       ms = 0;
+
+        if (!s ||
+            sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
+                   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) < 6)
+                return -1;
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        return (double)timegm(&tm) + ms / 1000.0;
+}
+
+/** @brief The producer object of the merged report. */
+static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
+{
+        const json_t *p0   = json_object_get(r[0].root, "producer");
+        json_t       *from = json_array();
+        const char   *part = ks_cli_str(p0, "partitioner", "?");
+        const char   *rdk  = ks_cli_str(p0, "librdkafka_version", "?");
+        char          name[64];
+        size_t        i;
+
+        for (i = 0; i < n; i++) {
+                const json_t *p = json_object_get(r[i].root, "producer");
+                if (strcmp(part, ks_cli_str(p, "partitioner", "?")))
+                        part = "mixed";
+                if (strcmp(rdk, ks_cli_str(p, "librdkafka_version", "?")))
+                        rdk = "mixed";
+                json_array_append_new(
+                    from,
+                    json_pack(
+                        "{s:s, s:s, s:s, s:I, s:s, s:b}", "file", r[i].path,
+                        "client_id", ks_cli_str(p, "client_id", ""), "name",
+                        ks_cli_str(p, "name", ""), "pid",
+                        (json_int_t)ks_cli_u64(p, "pid"), "generated_at",
+                        ks_cli_str(r[i].root, "generated_at", ""), "final",
+                        json_is_true(json_object_get(r[i].root, "final"))));
+        }
+        snprintf(name, sizeof(name), "keyshift merge of %zu reports", n);
+        return json_pack(
+            "{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:O, s:O, s:o}", "client_id",
+            "keyshift-merge", "name", name, "pid", (json_int_t)getpid(),
+            "librdkafka_version", rdk, "keyshift_version", KEYSHIFT_VERSION_STR,
+            "partitioner", part, "partitioner_source", "merged",
+            "sticky_partitioning_linger_ms",
+            json_object_get(p0, "sticky_partitioning_linger_ms")
+                ? json_object_get(p0, "sticky_partitioning_linger_ms")
+                : json_integer(0),
+            "report_interval_ms",
+            json_object_get(p0, "report_interval_ms")
+                ? json_object_get(p0, "report_interval_ms")
+                : json_integer(0),
+            "merged_from", from);
+}
+
+/** @returns the merged report, or NULL with @p err set. */
+static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
+                                size_t hot_max, char *err, size_t errsz)
+{
+        json_t            *topics = json_object(), *warnings = json_array();
+        ks_cli_merge_in_t *in      = calloc(n, sizeof(*in));
+        const char        *started = NULL, *generated = NULL, *name;
+        json_t            *t, *out;
+        int                final = 1;
+        size_t             i, j, cnt;
+        char               msg[1024];
+
+        for (i = 0; i < n; i++) {
+                const char   *s  = ks_cli_str(r[i].root, "started_at", NULL);
+                const char   *g  = ks_cli_str(r[i].root, "generated_at", NULL);
+                const json_t *ws = json_object_get(r[i].root, "warnings");
+                if (s && (!started || strcmp(s, started) < 0))
+                        started = s;
+                if (g && (!generated || strcmp(g, generated) > 0))
+                        generated = g;
+                final &= json_is_true(json_object_get(r[i].root, "final"));
+                for (j = 0; j < json_array_size(ws); j++) {
+                        snprintf(
+                            msg, sizeof(msg), "%s: %s", r[i].path,
+                            ks_cli_str(json_array_get(ws, j), "message", ""));
+                        json_array_append_new(
+                            warnings,
+                            json_pack(
+                                "{s:s, s:s}", "code",
+                                ks_cli_str(json_array_get(ws, j), "code", "?"),
+                                "message", msg));
+                }
+                /* topics in the order first seen */
+                json_object_foreach(ks_cli_report_topics(&r[i]), name, t)
+                {
+                        if (json_object_get(topics, name))
+                                continue;
+                        for (cnt = 0, j = i; j < n; j++)
+                                if ((in[cnt].topic = json_object_get(
+                                         ks_cli_report_topics(&r[j]), name)))
+                                        in[cnt++].report = &r[j];
+                        if (!(t = ks_cli_merge_topic(name, in, cnt, hot_max, n,
+                                                     err, errsz))) {
+                                free(in);
+                                json_decref(topics);
+                                json_decref(warnings);
+                                return NULL;
+                        }
+                        json_object_set_new(topics, name, t);
+                }
+        }
+        free(in);
+        if (!started)
+                started = generated ? generated : "";
+        if (!generated)
+                generated = started;
+        out = json_pack("{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:o}", "schema",
+                        KEYSHIFT_REPORT_SCHEMA, "generated_at", generated,
+                        "started_at", started, "uptime_s",
+                        ks_merge_time(started) >= 0 &&
+                                ks_merge_time(generated) >= 0
+                            ? ks_merge_time(generated) - ks_merge_time(started)
+                            : 0.0,
+                        "final", final, "producer", ks_merge_producer(r, n),
+                        "topics", topics, "warnings", warnings);
+        if (!out)
+                snprintf(err, errsz, "out of memory");
+        return out;
+}
+
+int ks_cli_merge_main(int argc, char **argv)
+{
+        static const struct option longopts[] = {
+            {"output", required_argument, NULL, 'o'},
+            {"hot", required_argument, NULL, 'k'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        const char      *out     = "-";
+        size_t           hot_max = 0, n, i;
+        ks_cli_report_t *r;
+        json_t          *merged;
+        char             err[2048];
+        long long        v;
+        int              c, rc = KS_CLI_EXIT_OK;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "o:k:h", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'o':
+                        out = optarg;
+                        break;
+                case 'k':
+                        if (ks_cli_parse_long(optarg, 1, 1000, &v, err,
+                                              sizeof(err)))
+                                return ks_cli_usage_error("merge", "--hot: %s",
+                                                          err);
+                        hot_max = (size_t)v;
+                        break;
+                case 'h':
+                        ks_merge_help(stdout);
+                        return KS_CLI_EXIT_OK;
+                default:
+                        return ks_cli_usage_error("merge", "bad option");
+                }
+        }
+        if (optind >= argc)
+                return ks_cli_usage_error("merge", "no REPORT.json given");
+        n = (size_t)(argc - optind);
+        r = calloc(n, sizeof(*r));
+        for (i = 0; i < n; i++)
+                if (ks_cli_report_load(argv[optind + (int)i], &r[i], err,
+                                       sizeof(err))) {
+                        rc = ks_cli_fail("merge", "%s", err);
+                        goto done;
+                }
+        if (!(merged = ks_merge_reports(r, n, hot_max, err, sizeof(err)))) {
+                rc = ks_cli_fail("merge", "%s", err);
+                goto done;
+        }
+        /* what we write must read back as a report */
+        if (ks_cli_report_check(merged, out, err, sizeof(err))) {
+                rc = ks_cli_fail("merge",
+                                 "internal error, merged report "
+                                 "invalid: %s",
+                                 err);
+        } else if (!strcmp(out, "-")) {
+                if (json_dumpf(merged, stdout,
+                               JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
+                    fputc('\n', stdout) == EOF || fflush(stdout))
+                        rc = ks_cli_fail("merge", "cannot write the output");
+        } else if (ks_report_write_atomic(merged, out, err, sizeof(err))) {
+                rc = ks_cli_fail("merge", "%s", err);
+        } else {
+                fprintf(stderr,
+                        "keyshift merge: wrote %s (%zu reports, %zu "
+                        "topics)\n",
+                        out, n,
+                        json_object_size(json_object_get(merged, "topics")));
+        }
+        json_decref(merged);
+done:
+        for (i = 0; i < n; i++)
+                ks_cli_report_free(&r[i]);
+        free(r);
+        return rc;
+}

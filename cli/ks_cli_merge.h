@@ -1,0 +1,123 @@
+/**
+ * @file ks_cli_merge.h
+ * @brief `keyshift merge`: the parts of combining reports of many producer
+ *        processes of the same topics into one keyshift.report.v1.
+ *
+ *  - ks_cli_merge_sketch.c: a topic's sketches (HyperLogLog, bottom-k key
+ *    sample, Space-Saving hot keys) merged, and the figures recomputed
+ *    from them (distinct keys, moved-key fractions, hot keys);
+ *  - ks_cli_merge_topic.c: one topic: refuse incompatible inputs, sum the
+ *    exact counters, recompute fractions and warnings;
+ *  - ks_cli_merge.c: the command, the top level and the output.
+ */
+#ifndef KS_CLI_MERGE_H
+#define KS_CLI_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "ks_cli_report.h"
+
+/* ---- sketches (ks_cli_merge_sketch.c) --------------------------- */
+
+typedef struct ks_cli_sketch ks_cli_sketch_t;
+
+/**
+ * @brief An empty merged sketch set.
+ * @param sample_capacity k of the merged key sample: the smallest of the
+ *        inputs' (the bottom-k of a union is known only to the smallest k).
+ * @param hot_capacity counters of the merged Space-Saving summary: the
+ *        largest of the inputs'.
+ * @returns NULL on ENOMEM.
+ */
+ks_cli_sketch_t *ks_cli_sketch_new(size_t sample_capacity, size_t hot_capacity);
+
+void ks_cli_sketch_destroy(ks_cli_sketch_t *m);
+
+/**
+ * @brief Merges one input topic's `merge` object (checked by
+ *        ks_cli_report_check()).
+ * @returns 0, or -1 with @p err set (an unreadable hash or hex key).
+ */
+int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
+                      size_t errsz);
+
+/** @returns distinct hashed keys: exact while the merged sample is not
+ *           full, else the HyperLogLog estimate; *rel_err its relative
+ *           standard error (0 when exact). */
+double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err);
+
+/**
+ * @brief Sets `distinct_keys`, `distinct_keys_fraction` and
+ *        `distinct_keys_fraction_error` of a proposal's `moved` object from
+ *        the merged key sample (the fraction of sampled keys whose
+ *        partition differs between @p cur and @p prop).
+ */
+void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
+                         double distinct, json_t *moved);
+
+/**
+ * @returns the topic's `hot_keys` array from the merged summary, busiest
+ *          first, at most @p max, in the report's form (key, key_hex,
+ *          key_length, key_truncated, messages, messages_error, bytes,
+ *          share of @p topic_messages, partition_current,
+ *          partition_proposed, moves).
+ */
+json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
+                               const int32_t *props, size_t prop_cnt,
+                               uint64_t topic_messages, size_t max);
+
+/** @returns the merged `merge` object; @p hot_total is the hot-key
+ *           summary's stream total (the inputs' totals summed). */
+json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total);
+
+/* ---- one topic (ks_cli_merge_topic.c) --------------------------- */
+
+/** One input's view of a topic. */
+typedef struct ks_cli_merge_in {
+        const ks_cli_report_t *report;
+        const json_t          *topic;
+} ks_cli_merge_in_t;
+
+/**
+ * @brief Merges topic @p name of @p n inputs (n >= 1) into a new topic
+ *        object.
+ * @param hot_max hot keys listed (0: the most any input lists).
+ * @param total_inputs how many reports are merged in all (for warnings).
+ * @returns the object, or NULL with @p err naming the file and field at
+ *          fault (different partition counts, proposals or partitioners
+ *          are refused).
+ */
+json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
+                           size_t n, size_t hot_max, size_t total_inputs,
+                           char *err, size_t errsz);
+
+/** @brief dst += src for every integer member, recursively into
+ *         objects; members only in src are copied, others kept. */
+void ks_cli_merge_sum(json_t *dst, const json_t *src);
+
+/* ---- derived parts of a topic (ks_cli_merge_derived.c) ----------- */
+
+/** @returns other_clients: each model's fractions weighted by the inputs'
+ *           keyed messages (traffic) and distinct keys (keys); `exact`
+ *           false once two reports are merged; examples joined. */
+json_t *ks_cli_merge_clients(const ks_cli_merge_in_t *in, size_t n);
+
+/** @returns mixed_keys: totals summed (an upper bound: a key mixed in two
+ *           producers counts twice), the lists joined by logical key and
+ *           sorted busiest first; NULL when no input has mixed_keys. */
+json_t *ks_cli_merge_mixed(const ks_cli_merge_in_t *in, size_t n);
+
+/**
+ * @returns the warnings of merged topic @p topic: KEYS_WOULD_MOVE,
+ *          PROPOSAL_NOT_AN_INCREASE and PARTITIONER_NOT_JAVA_COMPATIBLE
+ *          recomputed from its merged figures, in the plugin's words;
+ *          every other code once, with the first input's message and in
+ *          how many of the @p total_inputs reports it was raised.
+ */
+json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
+                              const json_t *topic, size_t total_inputs);
+
+#endif /* KS_CLI_MERGE_H */

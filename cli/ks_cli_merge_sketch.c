@@ -1,0 +1,324 @@
+/**
+ * @file ks_cli_merge_sketch.c
+ * @brief A topic's sketches merged across reports, with the core's own
+ *        merge operations, and the figures recomputed from them.
+ *
+ *  - HyperLogLog (ks_hll.h): the union of streams is the register-wise
+ *    maximum; the estimate of the union is as good as of one stream
+ *    (relative standard error 1.04 / sqrt(2^14) = 0.81 %).
+ *  - Bottom-k key sample (ks_keysample.h): the k smallest key hashes of
+ *    the union are among the k smallest of each input, so inserting every
+ *    input's entries into one sample of the smallest input k gives exactly
+ *    the sample the whole stream would have given, counts of a key seen by
+ *    several producers summed. Moved-key fractions come from it, with
+ *    standard error sqrt(f (1 - f) / k).
+ *  - Space-Saving hot keys (ks_topk.h): each input's summary is rebuilt
+ *    from its entries (same capacity, so its bound, the smallest counter,
+ *    is the same) and merged by Agarwal et al. 2012: true counts stay in
+ *    [count - error, count].
+ */
+#include "ks_cli_merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_cli_fmt.h"
+#include "ks_hll.h"
+#include "ks_keysample.h"
+#include "ks_partitioner.h"
+#include "ks_topk.h"
+
+struct ks_cli_sketch {
+        ks_hll_t        hll;
+        ks_keysample_t *sample;
+        ks_topk_t      *hot;
+};
+
+ks_cli_sketch_t *ks_cli_sketch_new(size_t sample_capacity, size_t hot_capacity)
+{
+        ks_cli_sketch_t *m = calloc(1, sizeof(*m));
+
+        if (!m)
+                return NULL;
+        ks_hll_init(&m->hll);
+        m->sample = ks_keysample_new(sample_capacity < 2 ? 2 : sample_capacity);
+        m->hot    = ks_topk_new(hot_capacity < 1 ? 1 : hot_capacity);
+        if (!m->sample || !m->hot) {
+                ks_cli_sketch_destroy(m);
+                return NULL;
+        }
+        return m;
+}
+
+void ks_cli_sketch_destroy(ks_cli_sketch_t *m)
+{
+        if (!m)
+                return;
+        ks_keysample_destroy(m->sample);
+        ks_topk_destroy(m->hot);
+        free(m);
+}
+
+/** @returns 0 and *out for 16 hex digits, else -1. */
+static int ks_sketch_hash64(const char *hex, uint64_t *out)
+{
+        uint8_t b[8];
+        int     i;
+
+        if (strlen(hex) != 16 || ks_cli_fmt_unhex(hex, b, 8) != 8)
+                return -1;
+        *out = 0;
+        for (i = 0; i < 8; i++)
+                *out = *out << 8 | b[i];
+        return 0;
+}
+
+/**
+ * @brief Rebuilds one input's Space-Saving summary from its entries
+ *        (same capacity, so the same bound) and merges it into @p m.
+ * @returns 0, or -1 with @p err set.
+ */
+static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
+                             size_t errsz)
+{
+        const json_t   *entries = json_object_get(hot, "entries");
+        size_t          cap     = (size_t)ks_cli_u64(hot, "capacity");
+        ks_topk_t      *one;
+        ks_topk_entry_t e;
+        size_t          i;
+
+        if (cap < json_array_size(entries))
+                cap = json_array_size(entries);
+        if (!(one = ks_topk_new(cap ? cap : 1))) {
+                snprintf(err, errsz, "out of memory");
+                return -1;
+        }
+        for (i = 0; i < json_array_size(entries); i++) {
+                const json_t *j = json_array_get(entries, i);
+                long          kl;
+
+                memset(&e, 0, sizeof(e));
+                kl = ks_cli_fmt_unhex(
+                    json_string_value(json_object_get(j, "key_hex")), e.key,
+                    KS_TOPK_KEY_MAX);
+                if (kl < 0 ||
+                    ks_sketch_hash64(
+                        json_string_value(json_object_get(j, "hash64")),
+                        &e.hash64)) {
+                        snprintf(err, errsz,
+                                 "merge.hot_keys.entries[%zu]: unreadable "
+                                 "key_hex or hash64",
+                                 i);
+                        ks_topk_destroy(one);
+                        return -1;
+                }
+                e.keylen = (uint32_t)ks_cli_u64(j, "key_length");
+                if (e.keylen < (uint32_t)kl)
+                        e.keylen = (uint32_t)kl;
+                e.phash = (uint32_t)ks_cli_u64(j, "phash");
+                e.count = ks_cli_u64(j, "count");
+                e.error = ks_cli_u64(j, "error");
+                e.bytes = ks_cli_u64(j, "bytes");
+                ks_topk_insert_entry(one, &e);
+        }
+        ks_topk_merge(m->hot, one);
+        ks_topk_destroy(one);
+        return 0;
+}
+
+int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
+                      size_t errsz)
+{
+        const json_t *hll = json_object_get(merge, "distinct_hll");
+        const json_t *ks  = json_object_get(merge, "key_sample");
+        const json_t *arr = json_object_get(ks, "entries");
+        ks_hll_t      one;
+        size_t        i;
+
+        if (ks_cli_fmt_unhex(
+                json_string_value(json_object_get(hll, "registers_hex")),
+                one.reg, sizeof(one.reg)) != KS_HLL_REGISTERS) {
+                snprintf(err, errsz,
+                         "merge.distinct_hll.registers_hex: "
+                         "not %u registers",
+                         KS_HLL_REGISTERS);
+                return -1;
+        }
+        ks_hll_merge(&m->hll, &one);
+        for (i = 0; i < json_array_size(arr); i++) {
+                const json_t        *e = json_array_get(arr, i);
+                ks_keysample_entry_t k;
+                if (ks_sketch_hash64(json_string_value(json_array_get(e, 0)),
+                                     &k.hash64)) {
+                        snprintf(err, errsz,
+                                 "merge.key_sample.entries[%zu][0]: not a "
+                                 "64-bit hash in hex",
+                                 i);
+                        return -1;
+                }
+                k.phash    = (uint32_t)json_integer_value(json_array_get(e, 1));
+                k.messages = (uint64_t)json_integer_value(json_array_get(e, 2));
+                k.bytes    = (uint64_t)json_integer_value(json_array_get(e, 3));
+                ks_keysample_insert_entry(m->sample, &k);
+        }
+        return ks_sketch_add_hot(m, json_object_get(merge, "hot_keys"), err,
+                                 errsz);
+}
+
+double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err)
+{
+        size_t n = ks_keysample_size(m->sample);
+
+        if (n < ks_keysample_capacity(m->sample)) {
+                *rel_err = 0;
+                return (double)n;
+        }
+        *rel_err = ks_hll_std_error();
+        return ks_hll_estimate(&m->hll);
+}
+
+void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
+                         double distinct, json_t *moved)
+{
+        size_t                n = ks_keysample_size(m->sample), i, moves = 0;
+        ks_keysample_entry_t *e = calloc(n ? n : 1, sizeof(*e));
+        double                f, f_err;
+
+        if (!e)
+                return;
+        ks_keysample_entries(m->sample, e);
+        for (i = 0; cur > 0 && prop > 0 && i < n; i++)
+                moves += ks_partition_of(e[i].phash, cur) !=
+                         ks_partition_of(e[i].phash, prop);
+        free(e);
+        f     = n ? (double)moves / (double)n : 0;
+        f_err = n < ks_keysample_capacity(m->sample) || !n
+                    ? 0
+                    : sqrt(f * (1 - f) / (double)n);
+        json_object_set_new(moved, "distinct_keys",
+                            json_integer((json_int_t)llround(f * distinct)));
+        json_object_set_new(moved, "distinct_keys_fraction", json_real(f));
+        json_object_set_new(moved, "distinct_keys_fraction_error",
+                            json_real(f_err));
+}
+
+/** @returns the key as a JSON string when printable UTF-8 (no control
+ *           characters), else null: the report's rule (ks_report.c). */
+static json_t *ks_sketch_key_json(const uint8_t *key, size_t n)
+{
+        size_t  i;
+        json_t *j;
+
+        for (i = 0; i < n; i++)
+                if (key[i] < 0x20 || key[i] == 0x7f)
+                        return json_null();
+        j = json_stringn((const char *)key, n);
+        return j ? j : json_null();
+}
+
+json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
+                               const int32_t *props, size_t prop_cnt,
+                               uint64_t topic_messages, size_t max)
+{
+        size_t           cap = ks_topk_capacity(m->hot), n, i, j;
+        ks_topk_entry_t *e   = calloc(cap, sizeof(*e));
+        json_t          *arr = json_array();
+        char             hex[2 * KS_TOPK_KEY_MAX + 1], name[16];
+
+        if (!e || !arr) {
+                free(e);
+                return arr;
+        }
+        n = ks_topk_sorted(m->hot, e, max < cap ? max : cap);
+        for (i = 0; i < n; i++) {
+                size_t  kl = e[i].keylen < KS_TOPK_KEY_MAX ? e[i].keylen
+                                                           : KS_TOPK_KEY_MAX;
+                json_t *pp = json_object(), *mv = json_object();
+                int32_t pc = cur > 0 ? ks_partition_of(e[i].phash, cur) : -1;
+
+                for (j = 0; pc >= 0 && j < prop_cnt; j++) {
+                        int32_t p = ks_partition_of(e[i].phash, props[j]);
+                        snprintf(name, sizeof(name), "%d", (int)props[j]);
+                        json_object_set_new(pp, name, json_integer(p));
+                        json_object_set_new(mv, name, json_boolean(p != pc));
+                }
+                ks_cli_fmt_hex(e[i].key, kl, hex);
+                json_array_append_new(
+                    arr,
+                    json_pack("{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:f, s:o, "
+                              "s:o, s:o}",
+                              "key", ks_sketch_key_json(e[i].key, kl),
+                              "key_hex", hex, "key_length", (int)e[i].keylen,
+                              "key_truncated", e[i].keylen > KS_TOPK_KEY_MAX,
+                              "messages", (json_int_t)e[i].count,
+                              "messages_error", (json_int_t)e[i].error, "bytes",
+                              (json_int_t)e[i].bytes, "share",
+                              topic_messages
+                                  ? (double)e[i].count / (double)topic_messages
+                                  : 0.0,
+                              "partition_current",
+                              pc >= 0 ? json_integer(pc) : json_null(),
+                              "partition_proposed", pp, "moves", mv));
+        }
+        free(e);
+        return arr;
+}
+
+json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
+{
+        size_t                n      = ks_keysample_size(m->sample), i;
+        size_t                hcap   = ks_topk_capacity(m->hot), hn;
+        ks_keysample_entry_t *se     = calloc(n ? n : 1, sizeof(*se));
+        ks_topk_entry_t      *he     = calloc(hcap, sizeof(*he));
+        char                 *regs   = malloc(2 * KS_HLL_REGISTERS + 1);
+        json_t               *sample = json_array(), *hot = json_array(), *o;
+        char                  h[24], hex[2 * KS_TOPK_KEY_MAX + 1];
+
+        if (!se || !he || !regs) {
+                free(se);
+                free(he);
+                free(regs);
+                json_decref(sample);
+                json_decref(hot);
+                return NULL;
+        }
+        ks_keysample_entries(m->sample, se);
+        for (i = 0; i < n; i++) {
+                snprintf(h, sizeof(h), "%016llx",
+                         (unsigned long long)se[i].hash64);
+                json_array_append_new(sample,
+                                      json_pack("[s, I, I, I]", h,
+                                                (json_int_t)se[i].phash,
+                                                (json_int_t)se[i].messages,
+                                                (json_int_t)se[i].bytes));
+        }
+        hn = ks_topk_sorted(m->hot, he, hcap);
+        for (i = 0; i < hn; i++) {
+                size_t kl = he[i].keylen < KS_TOPK_KEY_MAX ? he[i].keylen
+                                                           : KS_TOPK_KEY_MAX;
+                ks_cli_fmt_hex(he[i].key, kl, hex);
+                snprintf(h, sizeof(h), "%016llx",
+                         (unsigned long long)he[i].hash64);
+                json_array_append_new(
+                    hot,
+                    json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I}", "key_hex",
+                              hex, "key_length", (int)he[i].keylen, "hash64", h,
+                              "phash", (json_int_t)he[i].phash, "count",
+                              (json_int_t)he[i].count, "error",
+                              (json_int_t)he[i].error, "bytes",
+                              (json_int_t)he[i].bytes));
+        }
+        ks_cli_fmt_hex(m->hll.reg, KS_HLL_REGISTERS, regs);
+        o = json_pack("{s:{s:i, s:s}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
+                      "distinct_hll", "p", KS_HLL_P, "registers_hex", regs,
+                      "key_sample", "capacity",
+                      (int)ks_keysample_capacity(m->sample), "entries", sample,
+                      "hot_keys", "capacity", (int)hcap, "total",
+                      (json_int_t)hot_total, "entries", hot);
+        free(se);
+        free(he);
+        free(regs);
+        return o;
+}

@@ -1,0 +1,319 @@
+/**
+ * @file ks_cli_merge_topic.c
+ * @brief One topic of `keyshift merge`: refuse inputs that describe
+ *        different partitionings, sum what is exact, merge the sketches,
+ *        recompute what derives from them.
+ *
+ * Exact and summed here: messages, bytes, keys.*, window.*,
+ * acknowledged.*, key_encodings (schema ids too), current.partitions[],
+ * and per proposal partitions[], flow (null if any input has none) and
+ * moved messages and bytes; every fraction of those sums recomputed.
+ * From the merged sketches (ks_cli_merge_sketch.c): keys.distinct_estimate,
+ * the moved-key fractions and hot_keys. Not plain sums
+ * (ks_cli_merge_derived.c): other_clients, mixed_keys, warnings. Members a
+ * later report version adds (rates, skew, sizing, migration) are not
+ * merged: per-second peaks of different processes do not add up.
+ */
+#include "ks_cli_merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "keyshift/keyshift.h"
+
+void ks_cli_merge_sum(json_t *dst, const json_t *src)
+{
+        const char *k;
+        json_t     *v;
+
+        json_object_foreach((json_t *)src, k, v)
+        {
+                json_t *d = json_object_get(dst, k);
+                if (!d)
+                        json_object_set_new(dst, k, json_deep_copy(v));
+                else if (json_is_integer(d) && json_is_integer(v))
+                        json_integer_set(d, json_integer_value(d) +
+                                                json_integer_value(v));
+                else if (json_is_object(d) && json_is_object(v))
+                        ks_cli_merge_sum(d, v);
+        }
+}
+
+/** @brief dst[i].messages, .bytes += src[i]'s (checked, same length). */
+static void ks_merge_partitions(json_t *dst, const json_t *src)
+{
+        static const char *const f[] = {"messages", "bytes"};
+        size_t                   i, j;
+
+        for (i = 0; i < json_array_size(dst); i++)
+                for (j = 0; j < 2; j++) {
+                        json_t *d =
+                            json_object_get(json_array_get(dst, i), f[j]);
+                        json_integer_set(
+                            d, json_integer_value(d) +
+                                   json_integer_value(json_object_get(
+                                       json_array_get(src, i), f[j])));
+                }
+}
+
+/** @brief dst += src cell by cell (checked, same shape). */
+static void ks_merge_flow(json_t *dst, const json_t *src)
+{
+        size_t r, c;
+
+        for (r = 0; r < json_array_size(dst); r++)
+                for (c = 0; c < json_array_size(json_array_get(dst, r)); c++) {
+                        json_t *d = json_array_get(json_array_get(dst, r), c);
+                        json_integer_set(d,
+                                         json_integer_value(d) +
+                                             json_integer_value(json_array_get(
+                                                 json_array_get(src, r), c)));
+                }
+}
+
+/** @brief Writes the proposals' counts as "[12, 24]". */
+static void ks_merge_counts_str(const json_t *props, char *buf, size_t size)
+{
+        size_t i, o = 0;
+
+        o += (size_t)snprintf(buf, size, "[");
+        for (i = 0; i < json_array_size(props) && o < size; i++)
+                o += (size_t)snprintf(
+                    buf + o, size - o, "%s%lld", i ? ", " : "",
+                    (long long)json_integer_value(json_object_get(
+                        json_array_get(props, i), "partition_count")));
+        if (o < size)
+                snprintf(buf + o, size - o, "]");
+}
+
+/** @returns 0 when input @p b can be merged with @p a, else -1 with @p err
+ *           naming b's file and the field. */
+static int ks_merge_compatible(const char *name, const ks_cli_merge_in_t *a,
+                               const ks_cli_merge_in_t *b, char *err,
+                               size_t errsz)
+{
+        int32_t     ca = ks_cli_topic_current(a->topic);
+        int32_t     cb = ks_cli_topic_current(b->topic);
+        const char *pa = ks_cli_str(a->topic, "partitioner", "");
+        const char *pb = ks_cli_str(b->topic, "partitioner", "");
+        char        sa[256], sb[256];
+
+        if (ca != cb) {
+                snprintf(err, errsz,
+                         "%s: topics.%s.partition_count.current: %d, but %s "
+                         "has %d: reports of different partition counts cannot "
+                         "be merged (merge those written before and after "
+                         "the change separately)",
+                         b->report->path, name, (int)cb, a->report->path,
+                         (int)ca);
+                return -1;
+        }
+        ks_merge_counts_str(json_object_get(a->topic, "proposals"), sa,
+                            sizeof(sa));
+        ks_merge_counts_str(json_object_get(b->topic, "proposals"), sb,
+                            sizeof(sb));
+        if (strcmp(sa, sb)) {
+                snprintf(err, errsz,
+                         "%s: topics.%s.proposals: partition counts %s, but "
+                         "%s has %s: give every producer the same "
+                         "keyshift.partitions.proposed",
+                         b->report->path, name, sb, a->report->path, sa);
+                return -1;
+        }
+        if (strcmp(pa, pb)) {
+                snprintf(err, errsz,
+                         "%s: topics.%s.partitioner: %s, but %s has %s: keys "
+                         "hashed by different partitioners cannot be merged",
+                         b->report->path, name, pb, a->report->path, pa);
+                return -1;
+        }
+        return 0;
+}
+
+/** @brief The partition_count object: the first input's, analysis_since
+ *         the earliest, changed_at the latest seen. */
+static json_t *ks_merge_partition_count(const ks_cli_merge_in_t *in, size_t n)
+{
+        json_t *pc =
+            json_deep_copy(json_object_get(in[0].topic, "partition_count"));
+        size_t i;
+
+        for (i = 1; i < n; i++) {
+                const json_t *o =
+                    json_object_get(in[i].topic, "partition_count");
+                const char *as = ks_cli_str(o, "analysis_since", NULL);
+                const char *ca = ks_cli_str(o, "changed_at", NULL);
+                if (as && strcmp(as, ks_cli_str(pc, "analysis_since", "~")) < 0)
+                        json_object_set_new(pc, "analysis_since",
+                                            json_string(as));
+                if (ca && strcmp(ca, ks_cli_str(pc, "changed_at", "")) > 0) {
+                        json_object_set_new(pc, "changed_at", json_string(ca));
+                        json_object_set(pc, "previous",
+                                        json_object_get(o, "previous"));
+                }
+        }
+        return pc;
+}
+
+/** @brief One proposal merged: partitions, flow and moved summed, the
+ *         fractions and distinct keys recomputed. */
+static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
+                                 size_t idx, const ks_cli_sketch_t *sk,
+                                 const json_t *window, double distinct)
+{
+        json_t *p = json_deep_copy(
+            json_array_get(json_object_get(in[0].topic, "proposals"), idx));
+        json_t *mv   = json_object_get(p, "moved");
+        json_t *flow = json_object_get(p, "flow");
+        int32_t cur  = ks_cli_topic_current(in[0].topic);
+        double  all  = (double)ks_cli_u64(window, "messages");
+        double  hm   = (double)ks_cli_u64(window, "hashed_messages");
+        size_t  i;
+
+        for (i = 1; i < n; i++) {
+                const json_t *q = json_array_get(
+                    json_object_get(in[i].topic, "proposals"), idx);
+                const json_t *qf = json_object_get(q, "flow");
+                if (cur)
+                        ks_merge_partitions(json_object_get(p, "partitions"),
+                                            json_object_get(q, "partitions"));
+                if (json_is_array(flow) && json_is_array(qf))
+                        ks_merge_flow(flow, qf);
+                else if (flow && !json_is_null(flow)) {
+                        json_object_set_new(p, "flow", json_null());
+                        flow = NULL;
+                }
+                ks_cli_merge_sum(mv, json_object_get(q, "moved"));
+        }
+        json_object_set_new(
+            mv, "messages_fraction",
+            json_real(hm > 0 ? (double)ks_cli_u64(mv, "messages") / hm : 0));
+        json_object_set_new(
+            mv, "traffic_fraction",
+            json_real(all > 0 ? (double)ks_cli_u64(mv, "messages") / all : 0));
+        ks_cli_sketch_moved(sk, cur, (int32_t)ks_cli_u64(p, "partition_count"),
+                            distinct, mv);
+        return p;
+}
+
+json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
+                           size_t n, size_t hot_max, size_t total_inputs,
+                           char *err, size_t errsz)
+{
+        const json_t    *first = in[0].topic;
+        const json_t    *props = json_object_get(first, "proposals");
+        size_t           scap = SIZE_MAX, hcap = 0, hot_total = 0, i, j;
+        size_t           listed, most_listed = 0;
+        int32_t          cur = ks_cli_topic_current(first);
+        int32_t          pcounts[KEYSHIFT_PROPOSED_MAX];
+        ks_cli_sketch_t *sk;
+        json_t          *t, *keys, *window, *ack, *enc, *curp = NULL, *ps;
+        double           distinct, derr;
+        char             e2[512];
+
+        for (i = 1; i < n; i++)
+                if (ks_merge_compatible(name, &in[0], &in[i], err, errsz))
+                        return NULL;
+        for (i = 0; i < n; i++) {
+                const json_t *m = json_object_get(in[i].topic, "merge");
+                size_t sc = (size_t)ks_cli_u64(json_object_get(m, "key_sample"),
+                                               "capacity");
+                size_t hc = (size_t)ks_cli_u64(json_object_get(m, "hot_keys"),
+                                               "capacity");
+                scap      = sc < scap ? sc : scap;
+                hcap      = hc > hcap ? hc : hcap;
+                hot_total +=
+                    ks_cli_u64(json_object_get(m, "hot_keys"), "total");
+                listed =
+                    json_array_size(json_object_get(in[i].topic, "hot_keys"));
+                most_listed = listed > most_listed ? listed : most_listed;
+        }
+        if (!hot_max)
+                hot_max = most_listed;
+        if (!(sk = ks_cli_sketch_new(scap, hcap))) {
+                snprintf(err, errsz, "out of memory");
+                return NULL;
+        }
+        for (i = 0; i < n; i++)
+                if (ks_cli_sketch_add(sk, json_object_get(in[i].topic, "merge"),
+                                      e2, sizeof(e2))) {
+                        snprintf(err, errsz, "%s: topics.%s.%s",
+                                 in[i].report->path, name, e2);
+                        ks_cli_sketch_destroy(sk);
+                        return NULL;
+                }
+
+        keys   = json_deep_copy(json_object_get(first, "keys"));
+        window = json_deep_copy(json_object_get(first, "window"));
+        ack    = json_deep_copy(json_object_get(first, "acknowledged"));
+        enc    = json_deep_copy(json_object_get(first, "key_encodings"));
+        if (cur)
+                curp = json_deep_copy(json_object_get(
+                    json_object_get(first, "current"), "partitions"));
+        t = json_pack("{s:o, s:s, s:O, s:I, s:I}", "partition_count",
+                      ks_merge_partition_count(in, n), "partitioner",
+                      ks_cli_str(first, "partitioner", "?"),
+                      "proposals_default",
+                      json_object_get(first, "proposals_default")
+                          ? json_object_get(first, "proposals_default")
+                          : json_false(),
+                      "messages", (json_int_t)0, "bytes", (json_int_t)0);
+        for (i = 0; i < n; i++) {
+                const json_t *o = in[i].topic;
+                for (j = 0; j < 2; j++) {
+                        const char *f = j ? "bytes" : "messages";
+                        json_object_set_new(
+                            t, f,
+                            json_integer((json_int_t)(ks_cli_u64(t, f) +
+                                                      ks_cli_u64(o, f))));
+                }
+                if (!i)
+                        continue;
+                ks_cli_merge_sum(keys, json_object_get(o, "keys"));
+                ks_cli_merge_sum(window, json_object_get(o, "window"));
+                ks_cli_merge_sum(ack, json_object_get(o, "acknowledged"));
+                if (enc)
+                        ks_cli_merge_sum(enc,
+                                         json_object_get(o, "key_encodings"));
+                if (curp)
+                        ks_merge_partitions(
+                            curp, json_object_get(json_object_get(o, "current"),
+                                                  "partitions"));
+        }
+        distinct = ks_cli_sketch_distinct(sk, &derr);
+        json_object_set_new(keys, "distinct_estimate",
+                            json_integer((json_int_t)llround(distinct)));
+        json_object_set_new(keys, "distinct_error", json_real(derr));
+        json_object_set_new(t, "keys", keys);
+        json_object_set_new(t, "window", window);
+        json_object_set_new(t, "acknowledged", ack);
+        json_object_set_new(t, "current",
+                            curp ? json_pack("{s:o}", "partitions", curp)
+                                 : json_null());
+        if (enc)
+                json_object_set_new(t, "key_encodings", enc);
+        if ((ps = ks_cli_merge_mixed(in, n)))
+                json_object_set_new(t, "mixed_keys", ps);
+        if (json_object_get(first, "other_clients"))
+                json_object_set_new(t, "other_clients",
+                                    ks_cli_merge_clients(in, n));
+        ps = json_array();
+        for (i = 0; i < json_array_size(props) && i < KEYSHIFT_PROPOSED_MAX;
+             i++) {
+                pcounts[i] = (int32_t)ks_cli_u64(json_array_get(props, i),
+                                                 "partition_count");
+                json_array_append_new(
+                    ps, ks_merge_proposal(in, n, i, sk, window, distinct));
+        }
+        json_object_set_new(t, "proposals", ps);
+        json_object_set_new(
+            t, "hot_keys",
+            ks_cli_sketch_hot_keys(sk, cur, pcounts, json_array_size(ps),
+                                   ks_cli_u64(t, "messages"), hot_max));
+        json_object_set_new(t, "merge", ks_cli_sketch_json(sk, hot_total));
+        json_object_set_new(t, "warnings",
+                            ks_cli_merge_warnings(in, n, t, total_inputs));
+        ks_cli_sketch_destroy(sk);
+        return t;
+}

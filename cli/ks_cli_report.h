@@ -1,0 +1,65 @@
+/**
+ * @file ks_cli_report.h
+ * @brief Reads a keyshift.report.v1 file and checks every field the CLI
+ *        uses, so that the subcommands can read them without checks and
+ *        a bad file is refused with the file and the field at fault.
+ *
+ * Checked (docs/report-schema.md): `schema`, `producer`, `topics` and per
+ * topic `partition_count.current`, `partitioner`, `messages`, `bytes`,
+ * `keys`, `window`, `current.partitions` (one entry per partition of the
+ * current count), `proposals[]` (partitions, flow, moved), `hot_keys[]`,
+ * `acknowledged`, `warnings[]` and the `merge` sketches. Members the CLI
+ * does not know (later additions such as `sizing`) are left alone.
+ * Error messages read `FILE: topics.orders.proposals[0].partitions:
+ * expected 12 entries (partition_count), got 11`.
+ */
+#ifndef KS_CLI_REPORT_H
+#define KS_CLI_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+typedef struct ks_cli_report {
+        const char *path; /**< as given (borrowed); "-" is stdin */
+        json_t     *root; /**< owned */
+} ks_cli_report_t;
+
+/**
+ * @brief Reads, parses and checks @p path ("-": standard input).
+ * @returns 0, or -1 with @p err = "PATH: [FIELD: ]problem" (missing file,
+ *          invalid or truncated JSON, another schema, a field missing or
+ *          of the wrong type, arrays of the wrong length).
+ */
+int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
+                       size_t errsz);
+
+/**
+ * @brief Checks an already parsed report (what ks_cli_report_load() does
+ *        after parsing). @p path only names it in @p err.
+ * @returns 0, or -1 with @p err set.
+ */
+int ks_cli_report_check(json_t *root, const char *path, char *err,
+                        size_t errsz);
+
+/** @brief Releases what @p r holds. */
+void ks_cli_report_free(ks_cli_report_t *r);
+
+/** @returns the topics object (borrowed). */
+json_t *ks_cli_report_topics(const ks_cli_report_t *r);
+
+/** @returns a member as an unsigned count (0 when absent or not an
+ *           integer: use after ks_cli_report_check()). */
+uint64_t ks_cli_u64(const json_t *obj, const char *key);
+
+/** @returns a member as a number, integer or real (0 when absent). */
+double ks_cli_num(const json_t *obj, const char *key);
+
+/** @returns a member as a string, or @p def when absent or not a string. */
+const char *ks_cli_str(const json_t *obj, const char *key, const char *def);
+
+/** @returns the current partition count of a topic object, 0 if unknown. */
+int32_t ks_cli_topic_current(const json_t *topic);
+
+#endif /* KS_CLI_REPORT_H */

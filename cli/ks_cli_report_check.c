@@ -1,0 +1,524 @@
+/**
+ * @file ks_cli_report_check.c
+ * @brief Checks, field by field, what the CLI reads of a report.
+ *
+ * The checker walks the report with a path ("topics.ais.proposals[0]")
+ * and stops at the first problem, which it names with that path: a user
+ * who edited, truncated or hand-built a report learns where it is wrong,
+ * and the subcommands never meet a missing member or a string where a
+ * count should be.
+ */
+#include "ks_cli_report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_hll.h"
+#include "ks_topk.h"
+
+/** What a member must be. */
+enum {
+        KS_V_INT = 1, /**< an integer >= 0 */
+        KS_V_NUM,     /**< any number */
+        KS_V_STR,
+        KS_V_OBJ,
+        KS_V_ARR,
+        KS_V_BOOL,
+        KS_V_KIND   = 0xff,
+        KS_V_NULL   = 0x100, /**< JSON null is accepted too */
+        KS_V_OPTION = 0x200, /**< may be absent */
+};
+
+typedef struct ks_vctx {
+        const char *file;
+        char       *err;
+        size_t      errsz;
+        char        path[512];
+        size_t      len;
+        int         failed;
+} ks_vctx_t;
+
+/** @brief Appends a path segment; @returns the length to restore. */
+static size_t ks_vpush(ks_vctx_t *v, const char *fmt, ...)
+{
+        size_t  old = v->len;
+        va_list ap;
+        int     n;
+
+        if (v->len && fmt[0] != '[' && v->len < sizeof(v->path) - 1)
+                v->path[v->len++] = '.';
+        va_start(ap, fmt);
+        n = vsnprintf(v->path + v->len, sizeof(v->path) - v->len, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                v->len += (size_t)n;
+        if (v->len >= sizeof(v->path))
+                v->len = sizeof(v->path) - 1;
+        return old;
+}
+
+/** @brief Restores the path to the length ks_vpush() returned. */
+static void ks_vpop(ks_vctx_t *v, size_t len)
+{
+        v->len       = len;
+        v->path[len] = '\0';
+}
+
+/** @brief Records the first problem as "FILE: PATH: problem". */
+static void ks_vfail(ks_vctx_t *v, const char *fmt, ...)
+{
+        char    msg[512];
+        va_list ap;
+
+        if (v->failed)
+                return;
+        v->failed = 1;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (v->len)
+                snprintf(v->err, v->errsz, "%s: %s: %s", v->file, v->path, msg);
+        else
+                snprintf(v->err, v->errsz, "%s: %s", v->file, msg);
+}
+
+/** @returns what @p j is, for error messages ("a string"). */
+static const char *ks_vtype(const json_t *j)
+{
+        switch (json_typeof(j)) {
+        case JSON_OBJECT:
+                return "an object";
+        case JSON_ARRAY:
+                return "an array";
+        case JSON_STRING:
+                return "a string";
+        case JSON_INTEGER:
+                return json_integer_value(j) < 0 ? "a negative integer"
+                                                 : "an integer";
+        case JSON_REAL:
+                return "a real number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return "a boolean";
+        default:
+                return "null";
+        }
+}
+
+/** @returns what a member of @p kind must be, for error messages. */
+static const char *ks_vwant(int kind)
+{
+        static const char *names[] = {"?",         "a non-negative integer",
+                                      "a number",  "a string",
+                                      "an object", "an array",
+                                      "a boolean"};
+        return names[kind & KS_V_KIND];
+}
+
+/** @returns 1 if @p j is of @p kind (KS_V_INT: an integer >= 0). */
+static int ks_vkind_ok(const json_t *j, int kind)
+{
+        switch (kind & KS_V_KIND) {
+        case KS_V_INT:
+                return json_is_integer(j) && json_integer_value(j) >= 0;
+        case KS_V_NUM:
+                return json_is_number(j);
+        case KS_V_STR:
+                return json_is_string(j);
+        case KS_V_OBJ:
+                return json_is_object(j);
+        case KS_V_ARR:
+                return json_is_array(j);
+        case KS_V_BOOL:
+                return json_is_boolean(j);
+        }
+        return 0;
+}
+
+/** @brief Checks one value at the current path. @returns it, or NULL. */
+static json_t *ks_vis(ks_vctx_t *v, json_t *j, int kind)
+{
+        if (v->failed)
+                return NULL;
+        if (json_is_null(j) && (kind & KS_V_NULL))
+                return j;
+        if (!ks_vkind_ok(j, kind)) {
+                ks_vfail(v, "expected %s, got %s", ks_vwant(kind), ks_vtype(j));
+                return NULL;
+        }
+        return j;
+}
+
+/** @brief Checks member @p key of @p obj. @returns it, or NULL when
+ *         absent (and optional) or wrong (then v->failed is set). */
+static json_t *ks_vget(ks_vctx_t *v, json_t *obj, const char *key, int kind)
+{
+        json_t *j;
+        size_t  mark;
+
+        if (v->failed)
+                return NULL;
+        j    = json_object_get(obj, key);
+        mark = ks_vpush(v, "%s", key);
+        if (!j) {
+                if (!(kind & KS_V_OPTION))
+                        ks_vfail(v, "missing");
+        } else {
+                j = ks_vis(v, j, kind);
+        }
+        ks_vpop(v, mark);
+        return j;
+}
+
+/** @brief Checks that @p key holds an even-length hex string of at most
+ *         @p max_bytes bytes (exactly, when @p exact). */
+static void ks_vhex(ks_vctx_t *v, json_t *obj, const char *key,
+                    size_t max_bytes, int exact)
+{
+        json_t     *j = ks_vget(v, obj, key, KS_V_STR);
+        const char *s;
+        size_t      n, i, mark;
+
+        if (!j)
+                return;
+        s    = json_string_value(j);
+        n    = strlen(s);
+        mark = ks_vpush(v, "%s", key);
+        for (i = 0; i < n; i++)
+                if (!strchr("0123456789abcdefABCDEF", s[i]))
+                        break;
+        if (i < n || n % 2)
+                ks_vfail(v, "not a hex string");
+        else if (n / 2 > max_bytes || (exact && n / 2 != max_bytes))
+                ks_vfail(v, "%zu bytes, expected %s%zu", n / 2,
+                         exact ? "" : "at most ", max_bytes);
+        ks_vpop(v, mark);
+}
+
+/** @brief Checks that each of the NULL-terminated @p keys of @p obj
+ *         is an integer >= 0. */
+static void ks_vints(ks_vctx_t *v, json_t *obj, const char *const *keys)
+{
+        for (; *keys; keys++)
+                ks_vget(v, obj, *keys, KS_V_INT);
+}
+
+/** @brief partitions: exactly @p count of {partition = i, messages, bytes}. */
+static void ks_check_partitions(ks_vctx_t *v, json_t *arr, int64_t count)
+{
+        static const char *const f[] = {"messages", "bytes", NULL};
+        size_t                   i, mark;
+
+        if (!arr || v->failed)
+                return;
+        if ((int64_t)json_array_size(arr) != count) {
+                ks_vfail(v,
+                         "expected %lld entries (the partition count), got %zu",
+                         (long long)count, json_array_size(arr));
+                return;
+        }
+        for (i = 0; i < json_array_size(arr) && !v->failed; i++) {
+                json_t *p = json_array_get(arr, i);
+                json_t *n;
+                mark = ks_vpush(v, "[%zu]", i);
+                if (ks_vis(v, p, KS_V_OBJ) &&
+                    (n = ks_vget(v, p, "partition", KS_V_INT)) &&
+                    json_integer_value(n) != (json_int_t)i)
+                        ks_vfail(v, "partition is %lld, expected %zu",
+                                 (long long)json_integer_value(n), i);
+                ks_vints(v, p, f);
+                ks_vpop(v, mark);
+        }
+}
+
+/** @brief flow: null, or @p rows arrays of @p cols counts. */
+static void ks_check_flow(ks_vctx_t *v, json_t *flow, int64_t rows,
+                          int64_t cols)
+{
+        size_t i, j, mark;
+
+        if (!flow || json_is_null(flow) || v->failed)
+                return;
+        if ((int64_t)json_array_size(flow) != rows) {
+                ks_vfail(v, "expected %lld rows (the current count), got %zu",
+                         (long long)rows, json_array_size(flow));
+                return;
+        }
+        for (i = 0; i < json_array_size(flow) && !v->failed; i++) {
+                json_t *row = json_array_get(flow, i);
+                mark        = ks_vpush(v, "[%zu]", i);
+                if (ks_vis(v, row, KS_V_ARR) &&
+                    (int64_t)json_array_size(row) != cols)
+                        ks_vfail(v, "expected %lld cells, got %zu",
+                                 (long long)cols, json_array_size(row));
+                for (j = 0; !v->failed && j < json_array_size(row); j++) {
+                        size_t m2 = ks_vpush(v, "[%zu]", j);
+                        ks_vis(v, json_array_get(row, j), KS_V_INT);
+                        ks_vpop(v, m2);
+                }
+                ks_vpop(v, mark);
+        }
+}
+
+/** @brief One proposals[] entry: partition_count, partitions (when the
+ *         current count is known), moved, flow. */
+static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
+{
+        static const char *const mi[] = {"messages", "bytes", "distinct_keys",
+                                         NULL};
+        static const char *const mn[] = {
+            "messages_fraction", "traffic_fraction", "distinct_keys_fraction",
+            "distinct_keys_fraction_error", NULL};
+        const char *const *k;
+        json_t            *pc, *moved, *flow;
+        int64_t            count;
+        size_t             mark;
+
+        if (!ks_vis(v, p, KS_V_OBJ) ||
+            !(pc = ks_vget(v, p, "partition_count", KS_V_INT)))
+                return;
+        count = json_integer_value(pc);
+        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX) {
+                mark = ks_vpush(v, "partition_count");
+                ks_vfail(v, "%lld is not a partition count", (long long)count);
+                ks_vpop(v, mark);
+                return;
+        }
+        if (current) {
+                json_t *parts = ks_vget(v, p, "partitions", KS_V_ARR);
+                mark          = ks_vpush(v, "partitions");
+                ks_check_partitions(v, parts, count);
+                ks_vpop(v, mark);
+        }
+        if ((moved = ks_vget(v, p, "moved", KS_V_OBJ))) {
+                mark = ks_vpush(v, "moved");
+                ks_vints(v, moved, mi);
+                for (k = mn; *k; k++)
+                        ks_vget(v, moved, *k, KS_V_NUM);
+                ks_vpop(v, mark);
+        }
+        flow = ks_vget(v, p, "flow", KS_V_ARR | KS_V_NULL | KS_V_OPTION);
+        mark = ks_vpush(v, "flow");
+        if (current)
+                ks_check_flow(v, flow, current, count);
+        ks_vpop(v, mark);
+}
+
+/** @brief One hot_keys[] entry. */
+static void ks_check_hot_key(ks_vctx_t *v, json_t *h)
+{
+        static const char *const f[] = {"key_length", "messages",
+                                        "messages_error", "bytes", NULL};
+
+        if (!ks_vis(v, h, KS_V_OBJ))
+                return;
+        ks_vget(v, h, "key", KS_V_STR | KS_V_NULL);
+        ks_vhex(v, h, "key_hex", KS_TOPK_KEY_MAX, 0);
+        ks_vints(v, h, f);
+        ks_vget(v, h, "share", KS_V_NUM);
+        ks_vget(v, h, "partition_current", KS_V_INT | KS_V_NULL);
+        ks_vget(v, h, "partition_proposed", KS_V_OBJ);
+        ks_vget(v, h, "moves", KS_V_OBJ);
+}
+
+/** @brief The `merge` sketches (docs/report-schema.md, "merge"). */
+static void ks_check_sketches(ks_vctx_t *v, json_t *m)
+{
+        static const char *const hf[] = {"key_length", "phash", "count",
+                                         "error",      "bytes", NULL};
+        json_t                  *hll, *ks, *hk, *arr, *p;
+        size_t                   i, j, mark;
+
+        if ((hll = ks_vget(v, m, "distinct_hll", KS_V_OBJ))) {
+                mark = ks_vpush(v, "distinct_hll");
+                if ((p = ks_vget(v, hll, "p", KS_V_INT)) &&
+                    json_integer_value(p) != KS_HLL_P) {
+                        ks_vpush(v, "p");
+                        ks_vfail(v,
+                                 "%lld, but this keyshift's HyperLogLog "
+                                 "has p = %d",
+                                 (long long)json_integer_value(p), KS_HLL_P);
+                }
+                ks_vhex(v, hll, "registers_hex", KS_HLL_REGISTERS, 1);
+                ks_vpop(v, mark);
+        }
+        if ((ks = ks_vget(v, m, "key_sample", KS_V_OBJ))) {
+                mark = ks_vpush(v, "key_sample");
+                ks_vget(v, ks, "capacity", KS_V_INT);
+                arr = ks_vget(v, ks, "entries", KS_V_ARR);
+                for (i = 0; !v->failed && i < json_array_size(arr); i++) {
+                        json_t *e  = json_array_get(arr, i);
+                        size_t  m2 = ks_vpush(v, "entries[%zu]", i);
+                        if (ks_vis(v, e, KS_V_ARR) && json_array_size(e) != 4)
+                                ks_vfail(v, "expected [hash64_hex, "
+                                            "partitioner_hash, messages, "
+                                            "bytes]");
+                        for (j = 0; !v->failed && j < 4; j++) {
+                                size_t m3 = ks_vpush(v, "[%zu]", j);
+                                ks_vis(v, json_array_get(e, j),
+                                       j ? KS_V_INT : KS_V_STR);
+                                ks_vpop(v, m3);
+                        }
+                        ks_vpop(v, m2);
+                }
+                ks_vpop(v, mark);
+        }
+        if ((hk = ks_vget(v, m, "hot_keys", KS_V_OBJ))) {
+                mark = ks_vpush(v, "hot_keys");
+                ks_vget(v, hk, "capacity", KS_V_INT);
+                ks_vget(v, hk, "total", KS_V_INT);
+                arr = ks_vget(v, hk, "entries", KS_V_ARR);
+                for (i = 0; !v->failed && i < json_array_size(arr); i++) {
+                        json_t *e  = json_array_get(arr, i);
+                        size_t  m2 = ks_vpush(v, "entries[%zu]", i);
+                        if (ks_vis(v, e, KS_V_OBJ)) {
+                                ks_vhex(v, e, "key_hex", KS_TOPK_KEY_MAX, 0);
+                                ks_vhex(v, e, "hash64", 8, 1);
+                                ks_vints(v, e, hf);
+                        }
+                        ks_vpop(v, m2);
+                }
+                ks_vpop(v, mark);
+        }
+}
+
+/** @brief A warnings array: [{code, message}]. */
+static void ks_check_warnings(ks_vctx_t *v, json_t *arr)
+{
+        size_t i, mark;
+
+        for (i = 0; !v->failed && i < json_array_size(arr); i++) {
+                json_t *w = json_array_get(arr, i);
+                mark      = ks_vpush(v, "warnings[%zu]", i);
+                if (ks_vis(v, w, KS_V_OBJ)) {
+                        ks_vget(v, w, "code", KS_V_STR);
+                        ks_vget(v, w, "message", KS_V_STR);
+                }
+                ks_vpop(v, mark);
+        }
+}
+
+/** @brief Every member of one topic object the CLI reads. */
+static void ks_check_topic(ks_vctx_t *v, json_t *t)
+{
+        static const char *const keys[] = {"null",
+                                           "empty",
+                                           "explicit_partition",
+                                           "hashed",
+                                           "distinct_estimate",
+                                           NULL};
+        static const char *const win[]  = {
+             "messages", "bytes", "hashed_messages", "hashed_bytes", NULL};
+        static const char *const top[] = {"messages", "bytes", NULL};
+        json_t                  *pc, *cur, *cur_parts = NULL, *o, *arr;
+        int64_t                  current = 0;
+        size_t                   i, mark;
+
+        if (!ks_vis(v, t, KS_V_OBJ))
+                return;
+        if ((pc = ks_vget(v, t, "partition_count", KS_V_OBJ)) &&
+            (cur = ks_vget(v, pc, "current", KS_V_INT | KS_V_NULL)) &&
+            json_is_integer(cur)) {
+                current = json_integer_value(cur);
+                if (current < 1 || current > KEYSHIFT_PARTITIONS_MAX) {
+                        ks_vpush(v, "partition_count.current");
+                        ks_vfail(v, "%lld is not a partition count",
+                                 (long long)current);
+                }
+        }
+        ks_vget(v, t, "partitioner", KS_V_STR);
+        ks_vints(v, t, top);
+        if ((o = ks_vget(v, t, "keys", KS_V_OBJ))) {
+                mark = ks_vpush(v, "keys");
+                ks_vints(v, o, keys);
+                ks_vget(v, o, "distinct_error", KS_V_NUM);
+                ks_vpop(v, mark);
+        }
+        if ((o = ks_vget(v, t, "window", KS_V_OBJ))) {
+                mark = ks_vpush(v, "window");
+                ks_vints(v, o, win);
+                ks_vpop(v, mark);
+        }
+        o = ks_vget(v, t, "current", KS_V_OBJ | KS_V_NULL);
+        if (o && json_is_object(o)) {
+                mark      = ks_vpush(v, "current");
+                cur_parts = ks_vget(v, o, "partitions", KS_V_ARR);
+                ks_vpush(v, "partitions");
+                ks_check_partitions(v, cur_parts, current);
+                ks_vpop(v, mark);
+        }
+        if (!v->failed && current && !cur_parts) {
+                mark = ks_vpush(v, "current");
+                ks_vfail(v, "null although partition_count.current is %lld",
+                         (long long)current);
+                ks_vpop(v, mark);
+        }
+        arr = ks_vget(v, t, "proposals", KS_V_ARR);
+        for (i = 0; !v->failed && i < json_array_size(arr); i++) {
+                mark = ks_vpush(v, "proposals[%zu]", i);
+                ks_check_proposal(v, json_array_get(arr, i), current);
+                ks_vpop(v, mark);
+        }
+        if (!v->failed && json_array_size(arr) > KEYSHIFT_PROPOSED_MAX) {
+                mark = ks_vpush(v, "proposals");
+                ks_vfail(v, "%zu proposals, at most %d", json_array_size(arr),
+                         KEYSHIFT_PROPOSED_MAX);
+                ks_vpop(v, mark);
+        }
+        arr = ks_vget(v, t, "hot_keys", KS_V_ARR);
+        for (i = 0; !v->failed && i < json_array_size(arr); i++) {
+                mark = ks_vpush(v, "hot_keys[%zu]", i);
+                ks_check_hot_key(v, json_array_get(arr, i));
+                ks_vpop(v, mark);
+        }
+        ks_vget(v, t, "acknowledged", KS_V_OBJ);
+        ks_vget(v, t, "key_encodings", KS_V_OBJ | KS_V_OPTION);
+        ks_vget(v, t, "mixed_keys", KS_V_OBJ | KS_V_OPTION);
+        ks_vget(v, t, "other_clients", KS_V_OBJ | KS_V_OPTION);
+        if ((o = ks_vget(v, t, "merge", KS_V_OBJ))) {
+                mark = ks_vpush(v, "merge");
+                ks_check_sketches(v, o);
+                ks_vpop(v, mark);
+        }
+        ks_check_warnings(v, ks_vget(v, t, "warnings", KS_V_ARR));
+}
+
+int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
+{
+        ks_vctx_t   v = {.file = path, .err = err, .errsz = errsz};
+        json_t     *schema, *topics;
+        const char *name;
+        json_t     *t;
+        size_t      mark;
+
+        if (!json_is_object(root)) {
+                ks_vfail(&v,
+                         "not a keyshift report: the top level is %s, "
+                         "not an object",
+                         ks_vtype(root));
+                return -1;
+        }
+        schema = ks_vget(&v, root, "schema", KS_V_STR);
+        if (schema &&
+            strcmp(json_string_value(schema), KEYSHIFT_REPORT_SCHEMA)) {
+                ks_vpush(&v, "schema");
+                ks_vfail(&v, "\"%s\", but this keyshift reads \"%s\"",
+                         json_string_value(schema), KEYSHIFT_REPORT_SCHEMA);
+                return -1;
+        }
+        ks_vget(&v, root, "generated_at", KS_V_STR);
+        ks_vget(&v, root, "producer", KS_V_OBJ);
+        topics = ks_vget(&v, root, "topics", KS_V_OBJ);
+        json_object_foreach(topics, name, t)
+        {
+                if (v.failed)
+                        break;
+                mark = ks_vpush(&v, "topics.%s", name);
+                ks_check_topic(&v, t);
+                ks_vpop(&v, mark);
+        }
+        ks_check_warnings(&v, ks_vget(&v, root, "warnings", KS_V_ARR));
+        return v.failed ? -1 : 0;
+}

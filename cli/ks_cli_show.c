@@ -1,0 +1,275 @@
+/**
+ * @file ks_cli_show.c
+ * @brief `keyshift show REPORT.json`: the report in the terminal. Per
+ *        topic: current -> proposed counts, traffic and keys that move,
+ *        partition skew now and after (busiest / median of the
+ *        per-partition arrays), hot keys, mixed key serializers, other
+ *        clients, the delivery check, sizing when present, warnings.
+ *        Colour only when standard output is a terminal.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ks_cli.h"
+#include "ks_cli_fmt.h"
+#include "ks_cli_report.h"
+#include "ks_cli_show.h"
+#include "ks_cli_stats.h"
+
+#define KS_SHOW_TOPICS_MAX 64
+
+static const ks_cli_show_style_t ks_show_color = {
+    "\033[1m",  "\033[2m",  "\033[31m", "\033[33m",
+    "\033[32m", "\033[36m", "\033[0m"};
+static const ks_cli_show_style_t ks_show_plain = {"", "", "", "", "", "", ""};
+
+/** @brief Prints the usage of `keyshift show` to @p fp. */
+static void ks_show_help(FILE *fp)
+{
+        fprintf(fp,
+                "Usage: keyshift show [OPTIONS] REPORT.json\n"
+                "Summarises a keyshift report (or a merged one) in the "
+                "terminal: per topic,\n"
+                "current -> proposed partitions, traffic and keys that move, "
+                "partition skew\n"
+                "before and after, hot keys, mixed key serializers, other "
+                "clients, warnings.\n\n"
+                "  -t, --topic NAME   only this topic (repeatable; default "
+                "all)\n"
+                "  -k, --hot N        hot keys listed per topic (default 10)\n"
+                "      --color WHEN   auto (default: only on a terminal), "
+                "always, never\n"
+                "  -h, --help         this help\n\n"
+                "REPORT.json may be - for standard input. NO_COLOR set turns "
+                "auto colour off.\n"
+                "Exit: 0 ok, 1 unreadable or invalid report or unknown topic, "
+                "2 usage.\n");
+}
+
+void ks_cli_show_wrap(const char *text, int col, int indent)
+{
+        const char *p = text;
+
+        while (*p) {
+                const char *sp = p, *brk = NULL;
+                while (*sp && sp - p + col <= 100) {
+                        if (*sp == ' ')
+                                brk = sp;
+                        sp++;
+                }
+                if (!*sp || !brk)
+                        brk = *sp ? sp : sp;
+                printf("%.*s\n", (int)(brk - p), p);
+                p = brk;
+                while (*p == ' ')
+                        p++;
+                if (*p)
+                        printf("%*s", indent, "");
+                col = indent;
+        }
+}
+
+/** @brief Which producer (or which merged reports), when, how final. */
+static void ks_show_header(const ks_cli_report_t *r)
+{
+        const json_t *pr = json_object_get(r->root, "producer");
+        const json_t *mf = json_object_get(pr, "merged_from");
+        double        up = ks_cli_num(r->root, "uptime_s");
+
+        printf("keyshift report %s\n", r->path);
+        if (json_array_size(mf)) {
+                size_t i;
+                printf("  merged from %zu producer reports:",
+                       json_array_size(mf));
+                for (i = 0; i < json_array_size(mf) && i < 6; i++)
+                        printf("%s %s (%s)", i ? "," : "",
+                               ks_cli_str(json_array_get(mf, i), "file", "?"),
+                               ks_cli_str(json_array_get(mf, i), "name", "?"));
+                printf("%s\n", json_array_size(mf) > 6 ? ", ..." : "");
+        } else
+                printf("  producer %s (pid %lld), librdkafka %s, keyshift %s\n",
+                       ks_cli_str(pr, "name", "?"),
+                       (long long)ks_cli_u64(pr, "pid"),
+                       ks_cli_str(pr, "librdkafka_version", "?"),
+                       ks_cli_str(pr, "keyshift_version", "?"));
+        printf("  generated %s, %.1f s after start%s\n",
+               ks_cli_str(r->root, "generated_at", "?"), up,
+               json_is_true(json_object_get(r->root, "final"))
+                   ? " (final report)"
+                   : " (the producer was still running)");
+}
+
+/** @brief The warnings [{code, message}], messages wrapped. */
+static void ks_show_warnings(const ks_cli_show_t *s, const json_t *arr)
+{
+        size_t i;
+
+        if (!json_array_size(arr))
+                return;
+        printf("\n  %swarnings%s\n", s->st->bold, s->st->off);
+        for (i = 0; i < json_array_size(arr); i++) {
+                const json_t *w    = json_array_get(arr, i);
+                const char   *code = ks_cli_str(w, "code", "?");
+                printf("    %s%s%s: ", s->st->red, code, s->st->off);
+                ks_cli_show_wrap(ks_cli_str(w, "message", ""),
+                                 6 + (int)strlen(code), 6);
+        }
+}
+
+/** @brief One topic: heading, verdict, traffic, then every section. */
+static void ks_show_topic(const ks_cli_show_t *s, const char *name,
+                          const json_t *t)
+{
+        const json_t    *keys  = json_object_get(t, "keys");
+        const json_t    *props = json_object_get(t, "proposals");
+        const json_t    *pc    = json_object_get(t, "partition_count");
+        int32_t          cur   = ks_cli_topic_current(t);
+        uint64_t         msgs  = ks_cli_u64(t, "messages");
+        uint64_t         keyed = ks_cli_u64(keys, "hashed");
+        ks_cli_keyrank_t kr;
+        char             a[32], b[32], c[32], d[32], e[32], f[32];
+        char             verdict[1024];
+        size_t           i;
+
+        printf("\n%s== topic %s: ", s->st->bold, name);
+        if (cur)
+                printf("%d", (int)cur);
+        else
+                printf("? (count unknown)");
+        for (i = 0; i < json_array_size(props); i++)
+                printf("%s%d", i ? ", " : " -> ",
+                       (int)ks_cli_u64(json_array_get(props, i),
+                                       "partition_count"));
+        printf(" partitions ==%s\n", s->st->off);
+        printf("  partitioner %s, current count from %s, analysis since %s\n",
+               ks_cli_str(t, "partitioner", "?"), ks_cli_str(pc, "source", "?"),
+               ks_cli_str(pc, "analysis_since", "?"));
+        printf("  %s", s->st->bold);
+        ks_cli_show_wrap(ks_cli_verdict(t, verdict, sizeof(verdict)), 2, 2);
+        printf("%s", s->st->off);
+        printf("  traffic  %s messages, %s; keyed %s (%s), null key %s, "
+               "explicit partition %s\n",
+               ks_cli_fmt_count(msgs, a, sizeof(a)),
+               ks_cli_fmt_bytes((double)ks_cli_u64(t, "bytes"), b, sizeof(b)),
+               ks_cli_fmt_count(keyed, c, sizeof(c)),
+               ks_cli_fmt_pct(msgs ? (double)keyed / (double)msgs : 0, d,
+                              sizeof(d)),
+               ks_cli_fmt_count(ks_cli_u64(keys, "null"), e, sizeof(e)),
+               ks_cli_fmt_count(ks_cli_u64(keys, "explicit_partition"), f,
+                                sizeof(f)));
+        printf("  keys     %s distinct",
+               ks_cli_fmt_count(ks_cli_u64(keys, "distinct_estimate"), a,
+                                sizeof(a)));
+        if (ks_cli_num(keys, "distinct_error") > 0)
+                printf(" (estimate +-%s)",
+                       ks_cli_fmt_pct(ks_cli_num(keys, "distinct_error"), b,
+                                      sizeof(b)));
+        else
+                printf(" (exact)");
+        if (!ks_cli_keyrank_build(t, 0, &kr)) {
+                size_t nh = json_array_size(json_object_get(t, "hot_keys"));
+                if (nh && kr.cnt)
+                        printf("; the busiest %zu carry %s of keyed messages",
+                               nh,
+                               ks_cli_fmt_pct(
+                                   ks_cli_keyrank_share_of_top(&kr, (double)nh),
+                                   b, sizeof(b)));
+                ks_cli_keyrank_free(&kr);
+        }
+        printf("\n");
+        ks_cli_show_rates(json_object_get(t, "rates"));
+        printf("\n");
+        ks_cli_show_moves(s, t, cur);
+        ks_cli_show_skew(s, t, cur);
+        ks_cli_show_hot(s, t, cur);
+        ks_cli_show_clients(s, t, cur);
+        ks_cli_show_acks(s, t);
+        ks_cli_show_sizing(s, t);
+        ks_show_warnings(s, json_object_get(t, "warnings"));
+}
+
+int ks_cli_show_main(int argc, char **argv)
+{
+        static const struct option longopts[] = {
+            {"topic", required_argument, NULL, 't'},
+            {"hot", required_argument, NULL, 'k'},
+            {"color", required_argument, NULL, 'c'},
+            {"colour", required_argument, NULL, 'c'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        const char     *only[KS_SHOW_TOPICS_MAX];
+        size_t          only_cnt = 0, i;
+        const char     *color    = "auto";
+        ks_cli_show_t   s        = {.hot_max = 10};
+        ks_cli_report_t r;
+        char            err[1024];
+        long long       v;
+        int             c, on;
+        const char     *name;
+        json_t         *t;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "t:k:h", longopts, NULL)) != -1) {
+                switch (c) {
+                case 't':
+                        if (only_cnt == KS_SHOW_TOPICS_MAX)
+                                return ks_cli_usage_error("show",
+                                                          "at most %d --topic",
+                                                          KS_SHOW_TOPICS_MAX);
+                        only[only_cnt++] = optarg;
+                        break;
+                case 'k':
+                        if (ks_cli_parse_long(optarg, 0, 1000, &v, err,
+                                              sizeof(err)))
+                                return ks_cli_usage_error("show", "--hot: %s",
+                                                          err);
+                        s.hot_max = (int)v;
+                        break;
+                case 'c':
+                        color = optarg;
+                        break;
+                case 'h':
+                        ks_show_help(stdout);
+                        return KS_CLI_EXIT_OK;
+                default:
+                        return ks_cli_usage_error("show", "bad option");
+                }
+        }
+        if ((on = ks_cli_color_mode(color, STDOUT_FILENO)) < 0)
+                return ks_cli_usage_error(
+                    "show", "--color: '%s' is not auto, always or never",
+                    color);
+        s.st = on ? &ks_show_color : &ks_show_plain;
+        if (argc - optind != 1)
+                return ks_cli_usage_error("show", "expected one REPORT.json");
+        if (ks_cli_report_load(argv[optind], &r, err, sizeof(err)))
+                return ks_cli_fail("show", "%s", err);
+        for (i = 0; i < only_cnt; i++)
+                if (!json_object_get(ks_cli_report_topics(&r), only[i])) {
+                        ks_cli_fail("show",
+                                    "%s: topics: no topic '%s' in "
+                                    "this report",
+                                    r.path, only[i]);
+                        ks_cli_report_free(&r);
+                        return KS_CLI_EXIT_FAIL;
+                }
+        ks_show_header(&r);
+        json_object_foreach(ks_cli_report_topics(&r), name, t)
+        {
+                int want = !only_cnt;
+                for (i = 0; i < only_cnt; i++)
+                        want |= !strcmp(only[i], name);
+                if (want)
+                        ks_show_topic(&s, name, t);
+        }
+        if (!json_object_size(ks_cli_report_topics(&r)))
+                printf("\n  no topics: the producer sent nothing (or "
+                       "keyshift.topics matched none)\n");
+        ks_show_warnings(&s, json_object_get(r.root, "warnings"));
+        ks_cli_report_free(&r);
+        return fflush(stdout) ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
+}

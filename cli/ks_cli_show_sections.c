@@ -1,0 +1,324 @@
+/**
+ * @file ks_cli_show_sections.c
+ * @brief The blocks of a topic in `keyshift show`: what moves, partition
+ *        skew, hot keys, mixed serializers and other clients, the delivery
+ *        check, sizing and rates.
+ */
+#include "ks_cli_show.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ks_cli_fmt.h"
+#include "ks_cli_report.h"
+#include "ks_cli_stats.h"
+
+void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
+{
+        const json_t *props = json_object_get(t, "proposals");
+        char          a[32], b[32], c[32], d[32];
+        size_t        i;
+
+        if (!cur)
+                return;
+        printf("  %s%-14s %-28s %s%s\n", s->st->dim, "raise",
+               "keyed messages that move", "distinct keys that move",
+               s->st->off);
+        for (i = 0; i < json_array_size(props); i++) {
+                const json_t *p  = json_array_get(props, i);
+                const json_t *mv = json_object_get(p, "moved");
+                int32_t       pc = (int32_t)ks_cli_u64(p, "partition_count");
+                double        f  = ks_cli_num(mv, "messages_fraction");
+                double fe = ks_cli_num(mv, "distinct_keys_fraction_error");
+                char   label[40], err[32] = "";
+
+                snprintf(label, sizeof(label), "%d -> %d", (int)cur, (int)pc);
+                if (fe > 0)
+                        snprintf(err, sizeof(err), " +-%s",
+                                 ks_cli_fmt_pct(fe, d, sizeof(d)));
+                if (pc <= cur) {
+                        printf("  %-14s %snot an increase: Kafka cannot lower "
+                               "a partition count%s\n",
+                               label, s->st->red, s->st->off);
+                        continue;
+                }
+                snprintf(d, sizeof(d), "(%s)", ks_cli_fmt_pct(f, b, sizeof(b)));
+                printf(
+                    "  %-14s %s%12s %-9s%s %12s ", label,
+                    f > 0 ? s->st->yellow : s->st->green,
+                    ks_cli_fmt_count(ks_cli_u64(mv, "messages"), a, sizeof(a)),
+                    d, s->st->off,
+                    ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
+                                     sizeof(c)));
+                printf("(%s%s)\n",
+                       ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"),
+                                      b, sizeof(b)),
+                       err);
+        }
+}
+
+/** @brief One row of the skew table from a `partitions` array. */
+static void ks_show_skew_row(const ks_cli_show_t *s, const char *label,
+                             const json_t *parts)
+{
+        ks_cli_loads_t l;
+        char           a[32], b[32], c[32], r[32];
+        double         x;
+
+        if (!parts || ks_cli_loads_read(parts, &l))
+                return;
+        x = l.spread.max_over_median;
+        if (isinf(x))
+                snprintf(r, sizeof(r), "inf");
+        else
+                snprintf(r, sizeof(r), "%.2fx", x);
+        printf(
+            "  %-14s %10d %11s %11s %s%10s%s %11s   p%d\n", label, (int)l.count,
+            ks_cli_fmt_count(l.spread.max, a, sizeof(a)),
+            ks_cli_fmt_count((uint64_t)llround(l.spread.median), b, sizeof(b)),
+            x > 2.5   ? s->st->red
+            : x > 1.5 ? s->st->yellow
+                      : "",
+            r, s->st->off, ks_cli_fmt_count(l.spread.min, c, sizeof(c)),
+            (int)l.busiest);
+        ks_cli_loads_free(&l);
+}
+
+void ks_cli_show_skew(const ks_cli_show_t *s, const json_t *t, int32_t cur)
+{
+        const json_t *props = json_object_get(t, "proposals");
+        char          label[40];
+        size_t        i;
+
+        if (!cur)
+                return;
+        printf("\n  %s%-14s %10s %11s %11s %10s %11s   %s%s\n", s->st->dim,
+               "partition load", "partitions", "busiest", "median",
+               "max/median", "idlest", "busiest is", s->st->off);
+        snprintf(label, sizeof(label), "now");
+        ks_show_skew_row(
+            s, label,
+            json_object_get(json_object_get(t, "current"), "partitions"));
+        for (i = 0; i < json_array_size(props); i++) {
+                const json_t *p = json_array_get(props, i);
+                snprintf(label, sizeof(label), "at %d",
+                         (int)ks_cli_u64(p, "partition_count"));
+                ks_show_skew_row(s, label, json_object_get(p, "partitions"));
+        }
+}
+
+void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
+{
+        const json_t *hot   = json_object_get(t, "hot_keys");
+        const json_t *props = json_object_get(t, "proposals");
+        size_t        i, j, n = json_array_size(hot);
+        char          k[64], a[32], b[32];
+
+        if (!n || !s->hot_max)
+                return;
+        printf("\n  %s%-3s %-32s %10s %7s  %9s", s->st->dim, "#", "hot key",
+               "messages", "share", "partition");
+        for (j = 0; j < json_array_size(props); j++) {
+                char at[24];
+                snprintf(at, sizeof(at), "at %d",
+                         (int)ks_cli_u64(json_array_get(props, j),
+                                         "partition_count"));
+                printf(" %7s", at);
+        }
+        printf("%s\n", s->st->off);
+        for (i = 0; i < n && i < (size_t)s->hot_max; i++) {
+                const json_t *h     = json_array_get(hot, i);
+                const json_t *pp    = json_object_get(h, "partition_proposed");
+                const json_t *moves = json_object_get(h, "moves");
+                const json_t *pcur  = json_object_get(h, "partition_current");
+                int           moved = 0;
+                uint64_t      err   = ks_cli_u64(h, "messages_error");
+
+                printf(
+                    "  %-3zu %-32s %10s %7s  ", i + 1,
+                    ks_cli_fmt_key(h, 32, k, sizeof(k)),
+                    ks_cli_fmt_count(ks_cli_u64(h, "messages"), a, sizeof(a)),
+                    ks_cli_fmt_pct(ks_cli_num(h, "share"), b, sizeof(b)));
+                if (json_is_integer(pcur))
+                        printf("%9lld", (long long)json_integer_value(pcur));
+                else
+                        printf("%9s", "?");
+                for (j = 0; j < json_array_size(props); j++) {
+                        char    name[16];
+                        json_t *p;
+                        snprintf(name, sizeof(name), "%d",
+                                 (int)ks_cli_u64(json_array_get(props, j),
+                                                 "partition_count"));
+                        p = json_object_get(pp, name);
+                        moved |= json_is_true(json_object_get(moves, name));
+                        printf(" %s%7lld%s",
+                               json_is_true(json_object_get(moves, name))
+                                   ? s->st->yellow
+                                   : "",
+                               json_is_integer(p)
+                                   ? (long long)json_integer_value(p)
+                                   : -1LL,
+                               s->st->off);
+                }
+                if (moved)
+                        printf("  %smoves%s", s->st->yellow, s->st->off);
+                if (err)
+                        printf(" %s(count may be %s high)%s", s->st->dim,
+                               ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
+                printf("\n");
+        }
+        (void)cur;
+}
+
+void ks_cli_show_clients(const ks_cli_show_t *s, const json_t *t, int32_t cur)
+{
+        const json_t *mk = json_object_get(t, "mixed_keys");
+        const json_t *oc = json_object_get(t, "other_clients");
+        const char   *name;
+        json_t       *m;
+        char          a[32], b[32];
+        size_t        i;
+
+        if (mk) {
+                uint64_t tot = ks_cli_u64(mk, "total");
+                printf("\n  mixed key serializers: ");
+                if (!tot)
+                        printf("%snone%s among %s sampled logical keys\n",
+                               s->st->green, s->st->off,
+                               ks_cli_fmt_count(ks_cli_u64(mk, "sampled"), a,
+                                                sizeof(a)));
+                else
+                        printf("%s%s logical keys%s (of %s sampled) arrive "
+                               "under more than one encoding\n",
+                               s->st->red, ks_cli_fmt_count(tot, a, sizeof(a)),
+                               s->st->off,
+                               ks_cli_fmt_count(ks_cli_u64(mk, "sampled"), b,
+                                                sizeof(b)));
+                for (i = 0;
+                     i < json_array_size(json_object_get(mk, "keys")) && i < 5;
+                     i++) {
+                        const json_t *k =
+                            json_array_get(json_object_get(mk, "keys"), i);
+                        const char *enc;
+                        json_t     *e;
+                        printf("    %s:", ks_cli_str(k, "logical_key", "?"));
+                        json_object_foreach(json_object_get(k, "encodings"),
+                                            enc, e)
+                        {
+                                const json_t *pc =
+                                    json_object_get(e, "partition_current");
+                                printf(
+                                    " %s %s msgs", enc,
+                                    ks_cli_fmt_count(ks_cli_u64(e, "messages"),
+                                                     a, sizeof(a)));
+                                if (json_is_integer(pc))
+                                        printf(
+                                            " in p%lld",
+                                            (long long)json_integer_value(pc));
+                                printf(";");
+                        }
+                        printf("\n");
+                }
+        }
+        if (json_object_size(oc)) {
+                char text[512];
+                int  n = snprintf(text, sizeof(text),
+                                  "other clients' partitioners would put this "
+                                   "share of keyed traffic in another "
+                                   "partition at %d:",
+                                  (int)cur);
+                json_object_foreach((json_t *)oc, name, m)
+                {
+                        double f = ks_cli_num(m, "messages_fraction_different");
+                        if (n < (int)sizeof(text) - 64)
+                                n +=
+                                    snprintf(text + n, sizeof(text) - (size_t)n,
+                                             " %s %s,", name,
+                                             ks_cli_fmt_pct(f, a, sizeof(a)));
+                }
+                text[n - 1] = '\0';
+                printf("  ");
+                ks_cli_show_wrap(text, 2, 4);
+        }
+}
+
+void ks_cli_show_acks(const ks_cli_show_t *s, const json_t *t)
+{
+        const json_t *a  = json_object_get(t, "acknowledged");
+        uint64_t      mm = ks_cli_u64(a, "mismatched");
+        char          x[32], y[32], z[32], f[32];
+
+        printf("  delivery check: %s acknowledged, %s matched the model, "
+               "%s%s mismatched%s, %s failed\n",
+               ks_cli_fmt_count(ks_cli_u64(a, "messages"), x, sizeof(x)),
+               ks_cli_fmt_count(ks_cli_u64(a, "matched"), y, sizeof(y)),
+               mm ? s->st->red : "", ks_cli_fmt_count(mm, z, sizeof(z)),
+               mm ? s->st->off : "",
+               ks_cli_fmt_count(ks_cli_u64(a, "failed"), f, sizeof(f)));
+}
+
+/** @brief The `sizing` object a later keyshift adds (optional). */
+void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
+{
+        const json_t *sz = json_object_get(t, "sizing");
+        const json_t *b  = json_object_get(sz, "basis");
+        const json_t *rb = json_object_get(sz, "rebalance");
+        char          text[512];
+        int           n;
+
+        if (!json_is_object(sz))
+                return;
+        printf("  sizing   %s%lld partitions recommended%s\n           ",
+               s->st->bold, (long long)ks_cli_u64(sz, "recommended"),
+               s->st->off);
+        n = snprintf(text, sizeof(text),
+                     "floor %lld = %lld base (%s) x skew factor %.2g, then "
+                     "the next power of two",
+                     (long long)ks_cli_u64(sz, "partition_floor"),
+                     (long long)ks_cli_u64(b, "base_partitions"),
+                     ks_cli_str(b, "base_source", "?"),
+                     ks_cli_num(b, "skew_factor"));
+        if (json_is_number(json_object_get(b, "measured_key_skew")))
+                n += snprintf(text + n, sizeof(text) - (size_t)n,
+                              "; key skew %.3g (busiest / median key)",
+                              ks_cli_num(b, "measured_key_skew"));
+        if (json_is_boolean(json_object_get(sz, "already_sufficient")))
+                n += snprintf(
+                    text + n, sizeof(text) - (size_t)n,
+                    "; the current count is %s",
+                    json_is_true(json_object_get(sz, "already_sufficient"))
+                        ? "already sufficient"
+                        : "too low");
+        if (json_is_object(rb))
+                snprintf(text + n, sizeof(text) - (size_t)n,
+                         "; a rebalance at %lld stalls consumers %.2f s "
+                         "(%.1f s a day)",
+                         (long long)ks_cli_u64(rb, "partition_count"),
+                         ks_cli_num(rb, "per_rebalance_s"),
+                         ks_cli_num(rb, "per_day_s"));
+        ks_cli_show_wrap(text, 11, 11);
+}
+
+/** @brief The `rates` object a later keyshift adds (optional). */
+void ks_cli_show_rates(const json_t *r)
+{
+        char a[32], b[32];
+
+        if (!json_is_object(r))
+                return;
+        printf("  rate     %s msgs/s, %s/s on average",
+               ks_cli_fmt_si(ks_cli_num(r, "msgs_per_s"), a, sizeof(a)),
+               ks_cli_fmt_bytes(ks_cli_num(r, "bytes_per_s"), b, sizeof(b)));
+        if (ks_cli_u64(r, "seconds"))
+                printf("; peak %s msgs/s (the %.3g quantile of %llu s)",
+                       ks_cli_fmt_si((double)ks_cli_u64(r, "peak_msgs_per_s"),
+                                     a, sizeof(a)),
+                       ks_cli_num(r, "peak_quantile"),
+                       (unsigned long long)ks_cli_u64(r, "seconds"));
+        else
+                printf("; no whole second measured yet: no peak");
+        if (json_is_number(json_object_get(r, "peak_to_mean")))
+                printf(", peak / mean %.2g", ks_cli_num(r, "peak_to_mean"));
+        printf("\n");
+}

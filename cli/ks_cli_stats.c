@@ -1,0 +1,308 @@
+/**
+ * @file ks_cli_stats.c
+ * @brief Per-partition load and skew, and the rank-size curve of keys.
+ *
+ * The rank-size curve ("messages per key, busiest first") is what a Zipf
+ * plot shows: a few hot keys on the left, the long tail on the right.
+ * A report holds no per-key list, only two sketches, and each is good at
+ * one end:
+ *  - the Space-Saving summary (ks_topk.h) holds every key above N/m
+ *    messages with a count overestimated by at most its `error`: the
+ *    head, ranked exactly where count is large against error;
+ *  - the bottom-k sample (ks_keysample.h) is a uniform sample of k of
+ *    the D distinct keys with exact counts: its i-th busiest entry is an
+ *    estimate of the key at rank (i + 0.5) D / k (the sample quantile of
+ *    a uniform sample), standing for D / k keys.
+ * The curve joins the two at the last reliable hot key.
+ */
+#include "ks_cli_stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+
+#include "ks_cli_report.h"
+
+int ks_cli_loads_read(const json_t *partitions, ks_cli_loads_t *out)
+{
+        size_t    i, n = json_array_size(partitions);
+        uint64_t *copy;
+
+        memset(out, 0, sizeof(*out));
+        if (!n)
+                return -1;
+        out->messages = calloc(n, sizeof(*out->messages));
+        copy          = calloc(n, sizeof(*copy));
+        if (!out->messages || !copy) {
+                free(copy);
+                ks_cli_loads_free(out);
+                return -1;
+        }
+        out->count = (int32_t)n;
+        for (i = 0; i < n; i++) {
+                uint64_t m =
+                    ks_cli_u64(json_array_get(partitions, i), "messages");
+                out->messages[i] = copy[i] = m;
+                out->total += m;
+                if (m > out->messages[out->busiest])
+                        out->busiest = (int32_t)i;
+        }
+        out->mean = (double)out->total / (double)n;
+        ks_sizing_spread(copy, n, 2.5, &out->spread);
+        free(copy);
+        return 0;
+}
+
+void ks_cli_loads_free(ks_cli_loads_t *l)
+{
+        free(l->messages);
+        memset(l, 0, sizeof(*l));
+}
+
+/** @brief qsort() order: largest first. */
+static int ks_cli_desc_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? 1 : x > y ? -1 : 0;
+}
+
+typedef struct ks_cli_hot_count {
+        uint64_t count, error;
+} ks_cli_hot_count_t;
+
+/** @brief qsort() order of hot-key counts: largest first. */
+static int ks_cli_desc_hot(const void *a, const void *b)
+{
+        const ks_cli_hot_count_t *x = a, *y = b;
+        return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/** @brief Keeps about @p max points, evenly spaced on log(rank); the
+ *         first and last points always stay. */
+static void ks_cli_keyrank_thin(ks_cli_keyrank_t *k, size_t max)
+{
+        double last_rank, scale;
+        long   prev = -1;
+        size_t i, o = 0;
+
+        if (!max || k->cnt <= max)
+                return;
+        last_rank = k->points[k->cnt - 1].rank;
+        scale     = last_rank > 1 ? (double)max / log(last_rank) : 1;
+        for (i = 0; i < k->cnt; i++) {
+                long b = (long)(log(k->points[i].rank) * scale);
+                if (b == prev && i + 1 < k->cnt)
+                        continue;
+                prev           = b;
+                k->points[o++] = k->points[i];
+        }
+        k->cnt = o;
+}
+
+int ks_cli_keyrank_build(const json_t *topic, size_t max_points,
+                         ks_cli_keyrank_t *out)
+{
+        const json_t *merge   = json_object_get(topic, "merge");
+        const json_t *sample  = json_object_get(merge, "key_sample");
+        const json_t *hot     = json_object_get(merge, "hot_keys");
+        const json_t *entries = json_object_get(sample, "entries");
+        const json_t *hents   = json_object_get(hot, "entries");
+        size_t        k       = json_array_size(entries);
+        size_t        h       = json_array_size(hents);
+        size_t        cap     = (size_t)ks_cli_u64(sample, "capacity");
+        double        keyed =
+            (double)ks_cli_u64(json_object_get(topic, "keys"), "hashed");
+        uint64_t           *s  = calloc(k ? k : 1, sizeof(*s));
+        ks_cli_hot_count_t *hc = calloc(h ? h : 1, sizeof(*hc));
+        double              w, sum      = 0;
+        size_t              i, reliable = 0;
+
+        memset(out, 0, sizeof(*out));
+        out->points = calloc(k + h + 1, sizeof(*out->points));
+        if (!s || !hc || !out->points) {
+                free(s);
+                free(hc);
+                ks_cli_keyrank_free(out);
+                return -1;
+        }
+        for (i = 0; i < k; i++)
+                s[i] = (uint64_t)json_integer_value(
+                    json_array_get(json_array_get(entries, i), 2));
+        qsort(s, k, sizeof(*s), ks_cli_desc_u64);
+        for (i = 0; i < h; i++) {
+                const json_t *e = json_array_get(hents, i);
+                hc[i].count     = ks_cli_u64(e, "count");
+                hc[i].error     = ks_cli_u64(e, "error");
+        }
+        qsort(hc, h, sizeof(*hc), ks_cli_desc_hot);
+
+        out->exact    = k < cap;
+        out->distinct = out->exact ? (double)k
+                                   : ks_cli_num(json_object_get(topic, "keys"),
+                                                "distinct_estimate");
+        if (out->distinct < (double)k)
+                out->distinct = (double)k;
+        if (keyed <= 0)
+                keyed = 1;
+
+        if (!out->exact) {
+                /* head: the hot keys whose count is at least twice its
+                 * possible overestimate, while they stay so */
+                while (reliable < h && hc[reliable].count > 0 &&
+                       hc[reliable].count >= 2 * hc[reliable].error)
+                        reliable++;
+                for (i = 0; i < reliable; i++) {
+                        sum += (double)hc[i].count;
+                        out->points[out->cnt++] = (ks_cli_rank_point_t){
+                            (double)(i + 1), (double)hc[i].count, sum / keyed,
+                            1};
+                }
+                out->hot_cnt = reliable;
+        }
+        w = k ? out->distinct / (double)k : 1;
+        for (i = 0; i < k; i++) {
+                double rank = out->exact ? (double)(i + 1) : (i + 0.5) * w;
+                if (rank <= (double)out->hot_cnt || !s[i])
+                        continue;
+                sum += (double)s[i] * (out->exact ? 1 : w);
+                out->points[out->cnt++] = (ks_cli_rank_point_t){
+                    rank, (double)s[i], fmin(1.0, sum / keyed), 0};
+        }
+        if (out->exact) { /* the report's hot keys are the busiest ones */
+                out->hot_cnt =
+                    json_array_size(json_object_get(topic, "hot_keys"));
+                for (i = 0; i < out->cnt && i < out->hot_cnt; i++)
+                        out->points[i].hot = 1;
+        }
+        {
+                const json_t *rates = json_object_get(topic, "rates");
+                double        rate  = ks_cli_num(rates, "msgs_per_s");
+                double        secs =
+                    rate > 0 ? (double)ks_cli_u64(topic, "messages") / rate : 0;
+                out->seconds = secs >= 10 ? secs : 0;
+        }
+        free(s);
+        free(hc);
+        ks_cli_keyrank_thin(out, max_points);
+        return 0;
+}
+
+void ks_cli_keyrank_free(ks_cli_keyrank_t *k)
+{
+        free(k->points);
+        memset(k, 0, sizeof(*k));
+}
+
+double ks_cli_keyrank_share_of_top(const ks_cli_keyrank_t *k, double n)
+{
+        double share = 0;
+        size_t i;
+
+        for (i = 0; i < k->cnt && k->points[i].rank <= n; i++)
+                share = k->points[i].cumulative;
+        return share;
+}
+
+/** @brief Appends to @p buf at *@p o (bounded). */
+static void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt,
+                          ...) __attribute__((format(printf, 4, 5)));
+
+static void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt,
+                          ...)
+{
+        va_list ap;
+        int     n;
+
+        if (*o >= size)
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(buf + *o, size - *o, fmt, ap);
+        va_end(ap);
+        if (n > 0)
+                *o += (size_t)n;
+}
+
+char *ks_cli_verdict(const json_t *topic, char *buf, size_t size)
+{
+        const json_t  *props = json_object_get(topic, "proposals");
+        const json_t  *best = NULL, *sz = json_object_get(topic, "sizing");
+        int32_t        cur   = ks_cli_topic_current(topic);
+        double         worst = 0, best_f = 2;
+        int32_t        worst_at = cur;
+        ks_cli_loads_t l;
+        size_t         i, o = 0, increases = 0;
+
+        buf[0] = '\0';
+        if (!cur) {
+                ks_cli_append(buf, size, &o,
+                              "The current partition count is unknown: "
+                              "nothing can be said of an increase yet.");
+                return buf;
+        }
+        if (!ks_cli_loads_read(
+                json_object_get(json_object_get(topic, "current"),
+                                "partitions"),
+                &l)) {
+                worst = l.spread.max_over_median;
+                ks_cli_loads_free(&l);
+        }
+        for (i = 0; i < json_array_size(props); i++) {
+                const json_t *p  = json_array_get(props, i);
+                int32_t       pc = (int32_t)ks_cli_u64(p, "partition_count");
+                double        f  = ks_cli_num(json_object_get(p, "moved"),
+                                              "messages_fraction");
+                if (pc <= cur)
+                        continue;
+                increases++;
+                if (f < best_f) {
+                        best_f = f;
+                        best   = p;
+                }
+                if (!ks_cli_loads_read(json_object_get(p, "partitions"), &l)) {
+                        if (l.spread.max_over_median > worst) {
+                                worst    = l.spread.max_over_median;
+                                worst_at = pc;
+                        }
+                        ks_cli_loads_free(&l);
+                }
+        }
+        if (best)
+                ks_cli_append(
+                    buf, size, &o,
+                    "Raising %d -> %d%s moves %.1f%% of keyed messages and "
+                    "%.1f%% of keys to another partition (their order "
+                    "breaks at the switch). ",
+                    (int)cur, (int)ks_cli_u64(best, "partition_count"),
+                    increases > 1 ? ", the least of the proposals," : "",
+                    100 * best_f,
+                    100 * ks_cli_num(json_object_get(best, "moved"),
+                                     "distinct_keys_fraction"));
+        else
+                ks_cli_append(buf, size, &o,
+                              "No proposed count is above the current %d. ",
+                              (int)cur);
+        if (worst > 2.5)
+                ks_cli_append(buf, size, &o,
+                              "The busiest partition is %.2fx the median at "
+                              "%d: above keyshift's 2.5x limit. ",
+                              worst, (int)worst_at);
+        else if (worst > 0)
+                ks_cli_append(buf, size, &o,
+                              "The busiest partition stays within %.2fx the "
+                              "median at every count (limit 2.5x). ",
+                              worst);
+        if (json_is_object(sz))
+                ks_cli_append(buf, size, &o, "Sizing advice: %lld partitions. ",
+                              (long long)ks_cli_u64(sz, "recommended"));
+        if (ks_cli_u64(json_object_get(topic, "acknowledged"), "mismatched"))
+                ks_cli_append(buf, size, &o,
+                              "Delivered partitions disagreed with the "
+                              "model (PARTITIONER_MISMATCH): these figures "
+                              "are in doubt.");
+        if (o && o < size && buf[o - 1] == ' ')
+                buf[o - 1] = '\0';
+        return buf;
+}

@@ -1,0 +1,222 @@
+/**
+ * @file ks_cli_svg_rank.c
+ * @brief The rank-size chart: messages per key, busiest key at rank 1 on
+ *        the left, the long tail to the right, both axes logarithmic (a
+ *        Zipf plot: a power law is a straight line), and the cumulative
+ *        share of keyed messages on the right axis, so "the top 20 keys
+ *        carry 17%" and "half the traffic comes from the top 300 keys"
+ *        can be read off.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ks_cli_fmt.h"
+#include "ks_cli_svg.h"
+
+typedef struct ks_rank_axes {
+        double x0, y0, pw, ph;
+        double lx_max;         /**< log10 of the largest rank shown */
+        double ly_min, ly_max; /**< log10 of the y range */
+} ks_rank_axes_t;
+
+/** @returns the x pixel of @p rank (log scale). */
+static double ks_rank_x(const ks_rank_axes_t *a, double rank)
+{
+        return a->x0 + log10(rank) / a->lx_max * a->pw;
+}
+
+/** @returns the y pixel of @p msgs (log scale). */
+static double ks_rank_y(const ks_rank_axes_t *a, double msgs)
+{
+        double l = log10(msgs > 0 ? msgs : pow(10, a->ly_min));
+        return a->y0 + a->ph -
+               (l - a->ly_min) / (a->ly_max - a->ly_min) * a->ph;
+}
+
+/** @returns what the chart plots for a point: messages, or messages/s
+ *           when the counts' time span is known. */
+static double ks_rank_v(const ks_cli_keyrank_t *k, size_t i)
+{
+        return k->seconds > 0 ? k->points[i].messages / k->seconds
+                              : k->points[i].messages;
+}
+
+/** @returns the y pixel of a cumulative @p share 0..1 (right axis). */
+static double ks_rank_cy(const ks_rank_axes_t *a, double share)
+{
+        return a->y0 + a->ph - share * a->ph;
+}
+
+/** @brief Grid, ticks and axis titles (decades on both axes). */
+static void ks_rank_axes(FILE *fp, const ks_rank_axes_t *a, int rate)
+{
+        char   buf[32];
+        double d;
+        int    i;
+
+        for (d = ceil(a->ly_min); d <= a->ly_max + 1e-9; d++) {
+                double y = ks_rank_y(a, pow(10, d));
+                fprintf(fp,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\" class=\"ks-grid\"/>\n",
+                        a->x0, y, a->x0 + a->pw, y);
+                ks_cli_svg_text(fp, a->x0 - 6, y + 4, "end", "ks-tick", "%s",
+                                ks_cli_fmt_si(pow(10, d), buf, sizeof(buf)));
+        }
+        for (d = 0; d <= a->lx_max + 1e-9; d++) {
+                double x = ks_rank_x(a, pow(10, d));
+                fprintf(fp,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\" class=\"ks-grid\"/>\n",
+                        x, a->y0, x, a->y0 + a->ph);
+                ks_cli_svg_text(fp, x, a->y0 + a->ph + 15, "middle", "ks-tick",
+                                "%s",
+                                ks_cli_fmt_si(pow(10, d), buf, sizeof(buf)));
+        }
+        for (i = 0; i <= 4; i++)
+                ks_cli_svg_text(fp, a->x0 + a->pw + 6,
+                                ks_rank_cy(a, i / 4.0) + 4, "start",
+                                "ks-tick ks-cum-tick", "%d%%", i * 25);
+        ks_cli_svg_text(fp, a->x0 + a->pw / 2, a->y0 + a->ph + 34, "middle",
+                        "ks-axis", "key rank (1 = busiest key), log scale");
+        ks_cli_svg_text(fp, 14, a->y0 + a->ph / 2, "middle", "ks-axis-v",
+                        "%s per key (log)", rate ? "messages/s" : "messages");
+}
+
+/** @brief A vertical marker at @p rank with a two-line label. */
+static void ks_rank_marker(FILE *fp, const ks_rank_axes_t *a, double rank,
+                           double share, const char *l1, const char *l2)
+{
+        double x = ks_rank_x(a, rank), y = ks_rank_cy(a, share);
+        int    right = x > a->x0 + a->pw * 0.7;
+
+        fprintf(fp,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                "class=\"ks-marker\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
+                "r=\"3\" class=\"ks-cum-dot\"/>\n",
+                x, a->y0, x, a->y0 + a->ph, x, y);
+        ks_cli_svg_text(fp, right ? x - 6 : x + 6, y + 16,
+                        right ? "end" : "start", "ks-note", "%s", l1);
+        ks_cli_svg_text(fp, right ? x - 6 : x + 6, y + 30,
+                        right ? "end" : "start", "ks-note", "%s", l2);
+}
+
+void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
+                     const json_t *hot_keys, int w, int h)
+{
+        ks_rank_axes_t a        = {64, 50, w - 64 - 48, h - 50 - 44, 1, 0, 1};
+        double         max_msgs = 0, min_msgs = INFINITY, half_rank = 0;
+        char           buf[64], b2[32], b3[32];
+        size_t         i, labelled = 0;
+
+        ks_cli_svg_open(fp, w, h, "ks-rank",
+                        "messages per key, busiest first, log-log");
+        ks_cli_svg_text(
+            fp, 8, 18, "start", "ks-title",
+            "%s per key, busiest first: %s distinct keys%s",
+            k->seconds > 0 ? "Message rate" : "Messages",
+            ks_cli_fmt_count((uint64_t)llround(k->distinct), buf, sizeof(buf)),
+            k->exact ? "" : " (estimated)");
+        {
+                double lx = 10;
+                lx        = ks_cli_svg_legend(fp, lx, 36, 'd', "ks-hot-dot",
+                                              "hot keys");
+                lx        = ks_cli_svg_legend(fp, lx, 36, 'l', "ks-rank-line",
+                                       k->seconds > 0
+                                                  ? "messages/s per key (left)"
+                                                  : "messages per key (left)");
+                ks_cli_svg_legend(fp, lx, 36, 'l', "ks-cum",
+                                  "cumulative share of keyed messages "
+                                  "(right)");
+        }
+        if (!k->cnt) {
+                ks_cli_svg_text(fp, w / 2.0, h / 2.0, "middle", "ks-note",
+                                "no keyed messages");
+                ks_cli_svg_close(fp);
+                return;
+        }
+        for (i = 0; i < k->cnt; i++) {
+                max_msgs = fmax(max_msgs, ks_rank_v(k, i));
+                if (ks_rank_v(k, i) > 0)
+                        min_msgs = fmin(min_msgs, ks_rank_v(k, i));
+                if (!half_rank && k->points[i].cumulative >= 0.5)
+                        half_rank = k->points[i].rank;
+        }
+        a.lx_max = fmax(1, log10(k->points[k->cnt - 1].rank * 1.2));
+        a.ly_min = floor(log10(isfinite(min_msgs) ? min_msgs : 1));
+        a.ly_max = ceil(log10(fmax(max_msgs, 1e-9) * 1.05));
+        if (a.ly_max <= a.ly_min)
+                a.ly_max = a.ly_min + 1;
+        ks_rank_axes(fp, &a, k->seconds > 0);
+
+        /* the curve, with the area under it */
+        fprintf(fp, "<path class=\"ks-rank-area\" d=\"M%.1f %.1f",
+                ks_rank_x(&a, k->points[0].rank), a.y0 + a.ph);
+        for (i = 0; i < k->cnt; i++)
+                fprintf(fp, " L%.1f %.1f", ks_rank_x(&a, k->points[i].rank),
+                        ks_rank_y(&a, ks_rank_v(k, i)));
+        fprintf(fp, " L%.1f %.1f Z\"/>\n",
+                ks_rank_x(&a, k->points[k->cnt - 1].rank), a.y0 + a.ph);
+        fprintf(fp, "<polyline class=\"ks-rank-line\" points=\"");
+        for (i = 0; i < k->cnt; i++)
+                fprintf(fp, "%.1f,%.1f ", ks_rank_x(&a, k->points[i].rank),
+                        ks_rank_y(&a, ks_rank_v(k, i)));
+        fprintf(fp, "\"/>\n<polyline class=\"ks-cum\" points=\"");
+        for (i = 0; i < k->cnt; i++)
+                fprintf(fp, "%.1f,%.1f ", ks_rank_x(&a, k->points[i].rank),
+                        ks_rank_cy(&a, k->points[i].cumulative));
+        fprintf(fp, "\"/>\n");
+
+        /* the hot keys: a dot each, the busiest three named */
+        for (i = 0; i < k->cnt && k->points[i].hot; i++) {
+                const json_t *hk = json_array_get(hot_keys, i);
+                double        x  = ks_rank_x(&a, k->points[i].rank);
+                double        y  = ks_rank_y(&a, ks_rank_v(k, i));
+                fprintf(fp,
+                        "<circle class=\"ks-hot-dot\" cx=\"%.1f\" cy=\"%.1f\" "
+                        "r=\"4\"><title>rank %.0f: ",
+                        x, y, k->points[i].rank);
+                if (hk)
+                        ks_cli_fmt_xml(
+                            fp, ks_cli_fmt_key(hk, 48, buf, sizeof(buf)));
+                fprintf(fp, " (%s messages)</title></circle>\n",
+                        ks_cli_fmt_count((uint64_t)k->points[i].messages, b2,
+                                         sizeof(b2)));
+                if (hk && labelled < 3) {
+                        /* named in a column right of the busiest keys,
+                         * with a leader line to the dot */
+                        double lx = ks_rank_x(&a, 4) + 24;
+                        double ly = a.y0 + 14 + 15.0 * labelled;
+                        fprintf(fp,
+                                "<line class=\"ks-leader\" x1=\"%.1f\" "
+                                "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+                                x, y, lx - 3, ly - 4);
+                        ks_cli_svg_text(
+                            fp, lx, ly, "start", "ks-keylabel",
+                            "#%zu %s (%s%s)", i + 1,
+                            ks_cli_fmt_key(hk, 24, buf, sizeof(buf)),
+                            ks_cli_fmt_si(ks_rank_v(k, i), b2, sizeof(b2)),
+                            k->seconds > 0 ? "/s" : "");
+                        labelled++;
+                }
+        }
+        if (k->hot_cnt && k->hot_cnt < k->points[k->cnt - 1].rank) {
+                double r = (double)k->hot_cnt;
+                snprintf(buf, sizeof(buf), "top %zu keys:", k->hot_cnt);
+                snprintf(b3, sizeof(b3), "%s of messages",
+                         ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(k, r), b2,
+                                        sizeof(b2)));
+                ks_rank_marker(fp, &a, r, ks_cli_keyrank_share_of_top(k, r),
+                               buf, b3);
+        }
+        if (half_rank > 1.5 * (double)k->hot_cnt) {
+                char b4[32];
+                snprintf(
+                    b3, sizeof(b3), "top %s keys (%s)",
+                    ks_cli_fmt_si(half_rank, b2, sizeof(b2)),
+                    ks_cli_fmt_pct(half_rank / k->distinct, b4, sizeof(b4)));
+                ks_rank_marker(fp, &a, half_rank, 0.5,
+                               "half of all messages:", b3);
+        }
+        ks_cli_svg_close(fp);
+}
