@@ -129,6 +129,16 @@ found:
         return e->topic;
 }
 
+size_t ks_registry_seen(ks_registry_t *reg)
+{
+        size_t n;
+
+        pthread_mutex_lock(&reg->lock);
+        n = reg->used;
+        pthread_mutex_unlock(&reg->lock);
+        return n;
+}
+
 ks_topic_t *ks_registry_find(ks_registry_t *reg, const char *name)
 {
         size_t          slot;

@@ -61,6 +61,9 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created);
 
+/** @returns the number of topics seen (analysed or not). @locks reg->lock */
+size_t ks_registry_seen(ks_registry_t *reg);
+
 /** @returns topic @p name if it is analysed, never creating it.
  *  @locality any thread; lock-free. */
 ks_topic_t *ks_registry_find(ks_registry_t *reg, const char *name);

@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+static int  claim_report_path(char *path, size_t size);
+static void release_report_path(const char *path);
+
 /** Messages kept per topic while its partition count is unknown. */
 #define KS_PENDING_MAX 65536
 
@@ -103,9 +106,22 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
             kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
         c->params.flow_max_cells = kconf->flow_max_cells;
         c->params.pending_max    = KS_PENDING_MAX;
-        ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
-                              c->report_path, sizeof(c->report_path));
         ks_warn_list_init(&c->carry);
+        if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
+                                  c->report_path, sizeof(c->report_path))) {
+                snprintf(c->report_path, sizeof(c->report_path),
+                         "keyshift-%ld.json", (long)getpid());
+                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "keyshift.report.path expands to a path too "
+                            "long; writing %s instead",
+                            c->report_path);
+        }
+        if (claim_report_path(c->report_path, sizeof(c->report_path)))
+                ks_warn_log_line(stderr, 5, c->client_id,
+                                 "another producer in this process writes "
+                                 "the same keyshift.report.path: this one "
+                                 "writes %s",
+                                 c->report_path);
         pthread_mutex_init(&c->lock, NULL);
         pthread_mutex_init(&c->brokers_lock, NULL);
         c->metadata_timeout_ms = 1000;
@@ -123,6 +139,63 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 return NULL;
         }
         return c;
+}
+
+/* Report paths in use by this process's producers: two producers with the
+ * same client.id (an AdminClient made from a producer's configuration is a
+ * producer too) would otherwise overwrite each other's report. */
+static pthread_mutex_t ks_paths_lock = PTHREAD_MUTEX_INITIALIZER;
+static char           *ks_paths[256];
+
+/** @brief Claims @p path for this producer, making it unique in the
+ *         process ("name-2.json", ...). @returns 1 if it had to change. */
+static int claim_report_path(char *path, size_t size)
+{
+        char        base[4096], try[4096];
+        const char *dot;
+        int         n, i, taken, changed = 0;
+
+        snprintf(base, sizeof(base), "%s", path);
+        dot = strrchr(base, '.');
+        if (dot && strchr(dot, '/'))
+                dot = NULL;
+        pthread_mutex_lock(&ks_paths_lock);
+        for (n = 1; n < 1000; n++) {
+                if (n == 1)
+                        snprintf(try, sizeof(try), "%s", base);
+                else if (dot)
+                        snprintf(try, sizeof(try), "%.*s-%d%s",
+                                 (int)(dot - base), base, n, dot);
+                else
+                        snprintf(try, sizeof(try), "%s-%d", base, n);
+                for (i = 0, taken = 0; i < 256 && !taken; i++)
+                        taken = ks_paths[i] && !strcmp(ks_paths[i], try);
+                if (!taken)
+                        break;
+                changed = 1;
+        }
+        for (i = 0; i < 256; i++)
+                if (!ks_paths[i]) {
+                        ks_paths[i] = strdup(try);
+                        break;
+                }
+        pthread_mutex_unlock(&ks_paths_lock);
+        snprintf(path, size, "%s", try);
+        return changed;
+}
+
+static void release_report_path(const char *path)
+{
+        int i;
+
+        pthread_mutex_lock(&ks_paths_lock);
+        for (i = 0; i < 256; i++)
+                if (ks_paths[i] && !strcmp(ks_paths[i], path)) {
+                        free(ks_paths[i]);
+                        ks_paths[i] = NULL;
+                        break;
+                }
+        pthread_mutex_unlock(&ks_paths_lock);
 }
 
 /** @brief Wakes the reporter thread (new topic: fetch its metadata now). */
@@ -223,6 +296,7 @@ void ks_client_destroy(ks_client_t *c)
                 ks_registry_foreach(&c->reg, settle_acks, NULL);
                 ks_reporter_write(c, 1);
         }
+        release_report_path(c->report_path);
         ks_registry_destroy(&c->reg);
         ks_warn_list_clear(&c->carry);
         pthread_cond_destroy(&c->cond);

@@ -227,6 +227,11 @@ void ks_reporter_write(ks_client_t *c, int final)
         size_t           i;
         uint64_t         untracked;
 
+        /* A producer that never produced (e.g. an AdminClient made from a
+         * producer's configuration) has nothing to report. */
+        if (!ks_registry_seen(&c->reg) &&
+            !atomic_load(&c->reg.untracked_messages) && !c->reports_written)
+                return;
         ks_warn_list_init(&wl);
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",

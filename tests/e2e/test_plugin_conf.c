@@ -215,6 +215,53 @@ static void test_two_producers(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** Two producers with one client.id in one process: two reports, and a
+ *  handle that never produced (an AdminClient made from a producer's
+ *  configuration) writes none. */
+static void test_same_client_id(void)
+{
+        const char       *dir = ks_e2e_tmpdir("sameid");
+        char              tmpl[600], p2[700];
+        ks_e2e_producer_t a, b;
+        rd_kafka_t       *idle;
+        char              errstr[256];
+        json_t           *ra, *rb;
+
+        snprintf(tmpl, sizeof(tmpl), "%s/%%c.json", dir);
+        snprintf(p2, sizeof(p2), "%s/same-2.json", dir);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&a,
+                                ks_e2e_conf("client.id", "same",
+                                            "keyshift.report.path", tmpl, NULL),
+                                "ta", 2) == 0);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&b,
+                                ks_e2e_conf("client.id", "same",
+                                            "keyshift.report.path", tmpl, NULL),
+                                "tb", 2) == 0);
+        idle = rd_kafka_new(
+            RD_KAFKA_PRODUCER,
+            ks_e2e_conf("client.id", "same", "keyshift.report.path", tmpl,
+                        "bootstrap.servers", "127.0.0.1:1", NULL),
+            errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(idle);
+        ks_e2e_produce(&a, "ta", "k", 1, -1, "v", 1);
+        ks_e2e_produce(&b, "tb", "k", 1, -1, "v", 1);
+        ks_e2e_producer_free(&a);
+        rd_kafka_destroy(idle);
+        ks_e2e_producer_free(&b);
+        ra = report_at(dir, "same.json");
+        rb = ks_e2e_load_json(p2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ra);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+        CU_ASSERT_PTR_NOT_NULL(ks_e2e_get(ra, "topics/ta"));
+        CU_ASSERT_PTR_NOT_NULL(ks_e2e_get(rb, "topics/tb"));
+        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 2", dir), 0);
+        json_decref(ra);
+        json_decref(rb);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 static void test_disabled(void)
 {
         const char *dir = ks_e2e_tmpdir("off");
@@ -455,6 +502,8 @@ void ks_test_register(void)
         KS_ADD_SUITE("live producers",
                      {"two producers in one process", test_two_producers},
                      {"keyshift.enable=false", test_disabled},
+                     {"one client.id, two producers and an idle handle",
+                      test_same_client_id},
                      {"keyshift.topics", test_topic_selection},
                      {"count override and explicit partitions",
                       test_count_override_and_explicit},
