@@ -109,11 +109,13 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                 return invalid(errstr, size, "keyshift.partitions.proposed", v,
                                KS_ACCEPT_PROPOSED);
         strcpy(buf, v);
-        for (tok = strtok_r(buf, ",", &save); tok;
-             tok = strtok_r(NULL, ",", &save)) {
+        for (tok = buf; tok; tok = save) {
                 int64_t n;
                 size_t  i;
                 int     dup = 0;
+                /* "12,,16" and ",12," are refused: no empty counts */
+                if ((save = strchr(tok, ',')))
+                        *save++ = '\0';
                 if (parse_int(tok, 1, KEYSHIFT_PARTITIONS_MAX, &n))
                         return invalid(errstr, size,
                                        "keyshift.partitions.proposed", v,
@@ -377,6 +379,9 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                 off +=
                     (size_t)snprintf(errstr + off, errstr_size - off, "%s %s",
                                      i ? "," : "", ks_props[i].name);
+        for (i = 0; ks_sizing_param_descs[i].name && off < errstr_size; i++)
+                off += (size_t)snprintf(errstr + off, errstr_size - off, ", %s",
+                                        ks_sizing_param_descs[i].name);
         return KS_CONFIG_INVALID;
 }
 

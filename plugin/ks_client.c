@@ -161,13 +161,19 @@ static int claim_report_path(char *path, size_t size)
                 dot = NULL;
         pthread_mutex_lock(&ks_paths_lock);
         for (n = 1; n < 1000; n++) {
+                int len;
                 if (n == 1)
-                        snprintf(try, sizeof(try), "%s", base);
+                        len = snprintf(try, sizeof(try), "%s", base);
                 else if (dot)
-                        snprintf(try, sizeof(try), "%.*s-%d%s",
-                                 (int)(dot - base), base, n, dot);
+                        len = snprintf(try, sizeof(try), "%.*s-%d%s",
+                                       (int)(dot - base), base, n, dot);
                 else
-                        snprintf(try, sizeof(try), "%s-%d", base, n);
+                        len = snprintf(try, sizeof(try), "%s-%d", base, n);
+                if (len < 0 || (size_t)len >= size) {
+                        /* no room for a suffix: share the path */
+                        snprintf(try, sizeof(try), "%s", base);
+                        break;
+                }
                 for (i = 0, taken = 0; i < 256 && !taken; i++)
                         taken = ks_paths[i] && !strcmp(ks_paths[i], try);
                 if (!taken)
