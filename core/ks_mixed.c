@@ -92,41 +92,76 @@ static int by_messages_desc(const void *a, const void *b)
                                            : 0;
 }
 
-size_t ks_mixed_collisions(const ks_mixed_t *m, ks_mixed_collision_t *out,
-                           size_t max, ks_mixed_summary_t *sum)
+int ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw)
 {
-        size_t                n = ks_keysample_size(m->sample), i, c = 0;
-        ks_keysample_entry_t *e   = malloc((n + 1) * sizeof(*e));
-        ks_mixed_value_t     *v   = malloc((n + 1) * sizeof(*v));
-        ks_mixed_collision_t *all = malloc((n + 1) * sizeof(*all));
+        memset(raw, 0, sizeof(*raw));
+        raw->capacity = ks_keysample_capacity(m->sample);
+        raw->entries  = malloc(raw->capacity * sizeof(*raw->entries));
+        raw->values   = malloc(raw->capacity * sizeof(*raw->values));
+        if (!raw->entries || !raw->values) {
+                ks_mixed_raw_free(raw);
+                return -1;
+        }
+        return 0;
+}
+
+void ks_mixed_raw_free(ks_mixed_raw_t *raw)
+{
+        free(raw->entries);
+        free(raw->values);
+        memset(raw, 0, sizeof(*raw));
+}
+
+void ks_mixed_copy(const ks_mixed_t *m, ks_mixed_raw_t *raw)
+{
+        raw->n =
+            ks_keysample_entries_payload(m->sample, raw->entries, raw->values);
+        raw->logical_keys = ks_keysample_distinct_estimate(m->sample);
+}
+
+size_t ks_mixed_raw_collisions(const ks_mixed_raw_t *raw,
+                               ks_mixed_collision_t *out, size_t max,
+                               ks_mixed_summary_t *sum)
+{
+        ks_mixed_collision_t *all = malloc((raw->n + 1) * sizeof(*all));
+        size_t                i, c = 0;
 
         memset(sum, 0, sizeof(*sum));
-        sum->capacity = ks_keysample_capacity(m->sample);
-        if (!e || !v || !all) {
-                free(e);
-                free(v);
-                free(all);
+        sum->capacity = raw->capacity;
+        if (!all)
                 return 0;
-        }
-        n = ks_keysample_entries_payload(m->sample, e, v);
-        for (i = 0; i < n; i++) {
-                if (v[i].nslots < 2)
+        for (i = 0; i < raw->n; i++) {
+                if (raw->values[i].nslots < 2)
                         continue;
-                all[c].messages = e[i].messages;
-                all[c].v        = v[i];
+                all[c].messages = raw->entries[i].messages;
+                all[c].v        = raw->values[i];
                 c++;
         }
         qsort(all, c, sizeof(*all), by_messages_desc);
-        sum->sampled      = n;
+        sum->sampled      = raw->n;
         sum->collisions   = c;
-        sum->logical_keys = ks_keysample_distinct_estimate(m->sample);
+        sum->logical_keys = raw->logical_keys;
         sum->collisions_estimate =
-            n ? (double)c * sum->logical_keys / (double)n : 0.0;
+            raw->n ? (double)c * sum->logical_keys / (double)raw->n : 0.0;
         if (c > max)
                 c = max;
         memcpy(out, all, c * sizeof(*out));
-        free(e);
-        free(v);
         free(all);
         return c;
+}
+
+size_t ks_mixed_collisions(const ks_mixed_t *m, ks_mixed_collision_t *out,
+                           size_t max, ks_mixed_summary_t *sum)
+{
+        ks_mixed_raw_t raw;
+        size_t         n;
+
+        if (ks_mixed_raw_alloc(m, &raw)) {
+                memset(sum, 0, sizeof(*sum));
+                return 0;
+        }
+        ks_mixed_copy(m, &raw);
+        n = ks_mixed_raw_collisions(&raw, out, max, sum);
+        ks_mixed_raw_free(&raw);
+        return n;
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ks_keyenc.h"
+#include "ks_keysample.h"
 
 #define KS_MIXED_KEY_MAX 40
 #define KS_MIXED_SLOTS 2
@@ -80,6 +81,25 @@ typedef struct ks_mixed_summary {
         size_t collisions;   /**< sampled logical keys with >= 2 encodings */
         double collisions_estimate; /**< scaled to all logical keys */
 } ks_mixed_summary_t;
+
+/** The sample's raw state, copied under the caller's lock. */
+typedef struct ks_mixed_raw {
+        ks_keysample_entry_t *entries; /**< [capacity] */
+        ks_mixed_value_t     *values;  /**< [capacity] */
+        size_t                n, capacity;
+        double logical_keys; /**< distinct logical keys (estimate) */
+} ks_mixed_raw_t;
+
+/** @returns 0 and buffers for ks_mixed_copy() (capacity entries), -1 on
+ *           ENOMEM. Free with ks_mixed_raw_free(). */
+int  ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw);
+void ks_mixed_raw_free(ks_mixed_raw_t *raw);
+/** @brief Copies the sample (no allocation: under the caller's lock). */
+void ks_mixed_copy(const ks_mixed_t *m, ks_mixed_raw_t *raw);
+/** @brief ks_mixed_collisions() of a copy (outside any lock). */
+size_t ks_mixed_raw_collisions(const ks_mixed_raw_t *raw,
+                               ks_mixed_collision_t *out, size_t max,
+                               ks_mixed_summary_t *sum);
 
 /**
  * @brief Copies up to @p max collisions, busiest first, into @p out.

@@ -675,20 +675,23 @@ static void *dup_mem(const void *src, size_t size)
 
 int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
-        size_t i, hot_cap = ks_topk_capacity(t->topk);
-        int    oom = 0;
+        size_t         i, hot_cap = ks_topk_capacity(t->topk);
+        size_t         k = ks_keysample_capacity(t->sample);
+        ks_mixed_raw_t mixed_raw;
+        int            oom = ks_mixed_raw_alloc(t->mixed, &mixed_raw) != 0;
 
+        /* Everything that allocates, sorts or searches happens outside the
+         * topic's lock, which on_send takes: under it, only copies. */
         memset(s, 0, sizeof(*s));
-        s->name = strdup(t->name);
-        s->hot  = malloc(hot_cap * sizeof(*s->hot));
+        s->name            = strdup(t->name);
+        s->hot             = malloc(hot_cap * sizeof(*s->hot));
+        s->sample_capacity = k;
+        s->sample          = malloc((k + 1) * sizeof(*s->sample));
+        s->sample_models   = malloc((k + 1) * sizeof(*s->sample_models));
+        s->mixed           = malloc(KS_TOPIC_MIXED_MAX * sizeof(*s->mixed));
         pthread_mutex_lock(&t->lock);
-        s->sample_capacity = ks_keysample_capacity(t->sample);
-        s->sample =
-            malloc((ks_keysample_size(t->sample) + 1) * sizeof(*s->sample));
-        s->sample_models = malloc((ks_keysample_size(t->sample) + 1) *
-                                  sizeof(*s->sample_models));
-        s->mixed         = malloc(KS_TOPIC_MIXED_MAX * sizeof(*s->mixed));
-        if (s->name && s->hot && s->sample && s->sample_models && s->mixed) {
+        if (!oom && s->name && s->hot && s->sample && s->sample_models &&
+            s->mixed) {
                 s->partitioner         = t->params.partitioner;
                 s->sticky_linger_ms    = t->params.sticky_linger_ms;
                 s->c                   = t->c;
@@ -714,11 +717,10 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
                 s->sample_cnt = ks_keysample_entries_payload(
                     t->sample, s->sample, s->sample_models);
-                s->mixed_cnt = ks_mixed_collisions(
-                    t->mixed, s->mixed, KS_TOPIC_MIXED_MAX, &s->mixed_summary);
+                ks_mixed_copy(t->mixed, &mixed_raw);
                 s->sample_distinct_estimate =
                     ks_keysample_distinct_estimate(t->sample);
-                s->hot_cnt       = ks_topk_sorted(t->topk, s->hot, hot_cap);
+                s->hot_cnt       = ks_topk_entries(t->topk, s->hot);
                 s->topk_total    = ks_topk_total(t->topk);
                 s->topk_capacity = hot_cap;
                 if (t->current) {
@@ -744,6 +746,13 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 oom = 1;
         }
         pthread_mutex_unlock(&t->lock);
+        if (!oom) {
+                ks_topk_sort(s->hot, s->hot_cnt);
+                s->mixed_cnt = ks_mixed_raw_collisions(&mixed_raw, s->mixed,
+                                                       KS_TOPIC_MIXED_MAX,
+                                                       &s->mixed_summary);
+        }
+        ks_mixed_raw_free(&mixed_raw);
         if (oom) {
                 ks_topic_snapshot_free(s);
                 return -1;

@@ -492,6 +492,20 @@ static void ks_topk_entry_at(const ks_topk_t *tk, size_t pos,
  *        the n best kept in @p out itself, so nothing is allocated.
  * @returns the number copied.
  */
+size_t ks_topk_entries(const ks_topk_t *tk, ks_topk_entry_t *out)
+{
+        size_t i;
+
+        for (i = 0; i < tk->n; i++)
+                ks_topk_entry_at(tk, i, &out[i]);
+        return tk->n;
+}
+
+void ks_topk_sort(ks_topk_entry_t *entries, size_t n)
+{
+        qsort(entries, n, sizeof(*entries), ks_topk_cmp_busiest);
+}
+
 size_t ks_topk_sorted(const ks_topk_t *tk, ks_topk_entry_t *out, size_t n)
 {
         ks_topk_entry_t e;

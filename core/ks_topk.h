@@ -28,33 +28,41 @@
 #define KS_TOPK_KEY_MAX 128
 
 typedef struct ks_topk_entry {
-        uint64_t hash64;   /**< ks_hash_key64() of the whole key */
-        uint32_t phash;    /**< partitioner hash of the whole key */
-        uint64_t count;    /**< messages (an overestimate by <= error) */
-        uint64_t error;    /**< max overestimate of count */
-        uint64_t bytes;    /**< key + value bytes counted with count */
-        uint32_t keylen;   /**< the key's full length in bytes */
-        uint8_t key[KS_TOPK_KEY_MAX]; /**< first min(keylen, KEY_MAX) bytes */
+        uint64_t hash64; /**< ks_hash_key64() of the whole key */
+        uint32_t phash;  /**< partitioner hash of the whole key */
+        uint64_t count;  /**< messages (an overestimate by <= error) */
+        uint64_t error;  /**< max overestimate of count */
+        uint64_t bytes;  /**< key + value bytes counted with count */
+        uint32_t keylen; /**< the key's full length in bytes */
+        uint8_t  key[KS_TOPK_KEY_MAX]; /**< first min(keylen, KEY_MAX) bytes */
 } ks_topk_entry_t;
 
 typedef struct ks_topk ks_topk_t;
 
 /** @returns a summary with @p capacity counters (>= 1), NULL on ENOMEM. */
 ks_topk_t *ks_topk_new(size_t capacity);
-void ks_topk_destroy(ks_topk_t *tk);
+void       ks_topk_destroy(ks_topk_t *tk);
 
 /** @brief Counts one message of @p key (whose hashes the caller computed
  *         once for all analyses) carrying @p bytes key+value bytes. */
-void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen,
-                 uint64_t hash64, uint32_t phash, uint64_t bytes);
+void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen, uint64_t hash64,
+                 uint32_t phash, uint64_t bytes);
 
 /** @returns messages counted in total (N). */
 uint64_t ks_topk_total(const ks_topk_t *tk);
-size_t ks_topk_capacity(const ks_topk_t *tk);
+size_t   ks_topk_capacity(const ks_topk_t *tk);
 
 /** @brief Copies up to @p n entries into @p out, busiest first (ties:
  *         smaller error first). @returns the number copied. */
 size_t ks_topk_sorted(const ks_topk_t *tk, ks_topk_entry_t *out, size_t n);
+
+/** @brief Copies every retained entry, unsorted, into @p out (room for
+ *         ks_topk_capacity()): the cheap copy to take under a lock.
+ *  @returns the number copied. */
+size_t ks_topk_entries(const ks_topk_t *tk, ks_topk_entry_t *out);
+
+/** @brief Sorts entries busiest first, as ks_topk_sorted() orders them. */
+void ks_topk_sort(ks_topk_entry_t *entries, size_t n);
 
 /** @brief dst := merge(dst, src), as described above. */
 void ks_topk_merge(ks_topk_t *dst, const ks_topk_t *src);
