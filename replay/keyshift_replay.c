@@ -766,7 +766,7 @@ static void replay_print_counts(const replay_opts_t   *o,
 {
         printf("input: %s: %llu lines: %llu non-AIS, %llu malformed, %llu "
                "sentences\n       (%llu bad checksum, %llu keyed, %llu "
-               "unkeyed, %llu orphan fragments), %llu messages\n",
+               "unkeyed, %llu orphan fragments), %llu AIS messages (a multi-sentence message counted once; each sentence is produced)\n",
                o->file ? o->file : "synthetic feed",
                (unsigned long long)st->lines, (unsigned long long)st->non_ais,
                (unsigned long long)st->malformed,
