@@ -764,17 +764,18 @@ static void replay_print_counts(const replay_opts_t   *o,
                                 const ks_ais_stats_t  *st,
                                 const replay_counts_t *c)
 {
-        printf("input: %s: %llu lines: %llu non-AIS, %llu malformed, %llu "
-               "sentences\n       (%llu bad checksum, %llu keyed, %llu "
-               "unkeyed, %llu orphan fragments), %llu AIS messages (a multi-sentence message counted once; each sentence is produced)\n",
-               o->file ? o->file : "synthetic feed",
-               (unsigned long long)st->lines, (unsigned long long)st->non_ais,
-               (unsigned long long)st->malformed,
-               (unsigned long long)st->sentences,
-               (unsigned long long)st->bad_checksum,
-               (unsigned long long)st->keyed, (unsigned long long)st->unkeyed,
-               (unsigned long long)st->orphan_fragments,
-               (unsigned long long)st->messages);
+        printf(
+            "input: %s: %llu lines: %llu non-AIS, %llu malformed, %llu "
+            "sentences\n       (%llu bad checksum, %llu keyed, %llu "
+            "unkeyed, %llu orphan fragments), %llu AIS messages (a "
+            "multi-sentence message counted once; each sentence is produced)\n",
+            o->file ? o->file : "synthetic feed", (unsigned long long)st->lines,
+            (unsigned long long)st->non_ais, (unsigned long long)st->malformed,
+            (unsigned long long)st->sentences,
+            (unsigned long long)st->bad_checksum, (unsigned long long)st->keyed,
+            (unsigned long long)st->unkeyed,
+            (unsigned long long)st->orphan_fragments,
+            (unsigned long long)st->messages);
         printf("producer: topic %s on %s: %lld produced, %lld delivered, "
                "%lld failed%s%s, %lld refused\n",
                o->topic, o->brokers ? o->brokers : "mock cluster", c->produced,
