@@ -76,14 +76,14 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_CURRENT "a partition count 1..100000"
 #define KS_ACCEPT_PATH                                                         \
         "a non-empty file path template (%c = client.id, %p = pid, %% = %)"
-#define KS_ACCEPT_INTERVAL "0 (report only at shutdown) .. 86400000 ms"
+#define KS_ACCEPT_INTERVAL "0 (report only at shutdown) or 100 .. 86400000 ms"
 #define KS_ACCEPT_TOPICS "a POSIX extended regular expression"
 #define KS_ACCEPT_HOT "0..1000 hot keys per topic"
 #define KS_ACCEPT_SAMPLE "64..1048576 keys"
 #define KS_ACCEPT_MIXED_SAMPLE "64..1048576 logical keys"
 #define KS_ACCEPT_TOPICS_MAX "1..100000 topics"
 #define KS_ACCEPT_REFRESH "100..3600000 ms"
-#define KS_ACCEPT_FLOW "0..16777216 cells (0 = no flow matrix)"
+#define KS_ACCEPT_FLOW "0..1048576 cells (0 = no flow matrix)"
 #define KS_ACCEPT_PARTITIONER                                                  \
         "one of random, consistent, consistent_random, murmur2, "              \
         "murmur2_random, fnv1a, fnv1a_random"
@@ -217,7 +217,11 @@ static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
 static ks_config_res_t set_interval(ks_config_t *conf, const char *v,
                                     char *errstr, size_t size)
 {
-        if (parse_int(v, 0, 86400000, &conf->report_interval_ms))
+        /* A report is a whole snapshot written to disk: more often than
+         * ten times a second would cost the producer's machine more than it
+         * tells. */
+        if (parse_int(v, 0, 86400000, &conf->report_interval_ms) ||
+            (conf->report_interval_ms > 0 && conf->report_interval_ms < 100))
                 return invalid(errstr, size, "keyshift.report.interval.ms", v,
                                KS_ACCEPT_INTERVAL);
         return KS_CONFIG_OK;
@@ -272,7 +276,7 @@ KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
               KS_ACCEPT_TOPICS_MAX)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
               100, 3600000, KS_ACCEPT_REFRESH)
-KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 16777216,
+KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 1048576,
               KS_ACCEPT_FLOW)
 
 static ks_config_res_t set_partitioner(ks_config_t *conf, const char *v,

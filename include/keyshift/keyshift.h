@@ -24,14 +24,14 @@
  * | keyshift.partitions.proposed  | counts 1..100000, comma-separated, at most 8 | 2 x current |
  * | keyshift.partitions.current   | 1..100000; overrides metadata | (metadata) |
  * | keyshift.report.path          | file path template: %c client.id, %p pid, %% | keyshift-%c-%p.json |
- * | keyshift.report.interval.ms   | 0 (only at shutdown) .. 86400000 | 60000 |
+ * | keyshift.report.interval.ms   | 0 (only at shutdown), or 100 .. 86400000 | 60000 |
  * | keyshift.topics               | POSIX extended regex of topics to analyse | (all) |
  * | keyshift.hot.keys             | 0..1000 hot keys reported per topic | 20 |
  * | keyshift.key.sample.size      | 64..1048576 keys in the distinct-key sample | 4096 |
   * | keyshift.mixed.sample.size    | 64..1048576 logical keys sampled for mixed serializers | 2048 |
  * | keyshift.topics.max           | 1..100000 topics analysed per producer | 1000 |
  * | keyshift.metadata.refresh.ms  | 100..3600000 ms between metadata refreshes | 10000 |
- * | keyshift.flow.max.cells       | 0..16777216 cells of a current x proposed flow matrix | 65536 |
+ * | keyshift.flow.max.cells       | 0..1048576 cells of a current x proposed flow matrix (8 B each) | 65536 |
  * | keyshift.* sizing inputs     | see ks_sizing.c / README "Sizing inputs" | |
  * | keyshift.partitioner          | a librdkafka partitioner name; for a producer that sets `partitioner` per topic (e.g. kcat -X partitioner=...) | the producer's `partitioner` |
  */

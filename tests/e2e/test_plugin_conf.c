@@ -93,7 +93,10 @@ static void test_values(void)
             {"keyshift.metadata.refresh.ms", "100", 1},
             {"keyshift.metadata.refresh.ms", "99", 0},
             {"keyshift.flow.max.cells", "0", 1},
-            {"keyshift.flow.max.cells", "16777217", 0},
+            {"keyshift.flow.max.cells", "1048577", 0},
+            {"keyshift.flow.max.cells", "1048576", 1},
+            {"keyshift.report.interval.ms", "1", 0},
+            {"keyshift.report.interval.ms", "100", 1},
             {"keyshift.no.such.property", "1", 0},
             {"keyshift.", "1", 0},
         };
