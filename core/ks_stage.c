@@ -1,0 +1,364 @@
+/**
+ * @file ks_stage.c
+ * @brief Per-thread staging rings (see ks_stage.h).
+ *
+ * Memory ordering: the owner thread writes an entry, then stores `head`
+ * with release; the consumer loads `head` with acquire, reads the entries,
+ * then stores `tail` with release; the owner loads `tail` with acquire
+ * only when its cached view says the ring is full. A ring's header (the
+ * indices, the reference count) is separate from its entries so that a
+ * thread that outlives its producer keeps only the header: the stage frees
+ * the entries when it is destroyed, and the owner never touches them again
+ * (it can no longer push to a destroyed stage).
+ */
+#include "ks_stage.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ks_stage_entry {
+        ks_topic_t *t;
+        uint32_t    mono32;    /**< coarse monotonic ms, low 32 bits */
+        uint32_t    value_len; /**< clamped to UINT32_MAX */
+        int32_t     partition;
+        uint16_t    keylen;
+        uint8_t     key_null;
+        uint8_t     key[KS_STAGE_KEY_INLINE];
+} ks_stage_entry_t;
+
+_Static_assert(sizeof(ks_stage_entry_t) == 64, "one cache line per entry");
+_Static_assert((KS_STAGE_RING_ENTRIES & (KS_STAGE_RING_ENTRIES - 1)) == 0,
+               "ring size is a power of two");
+
+typedef struct ks_ring {
+        _Alignas(64) atomic_size_t head; /**< written by the owner thread */
+        size_t            tail_cache;    /**< the owner's view of tail */
+        ks_stage_entry_t *e;             /**< [KS_STAGE_RING_ENTRIES] */
+        _Alignas(64) atomic_size_t tail; /**< written by the consumer */
+        atomic_int orphaned; /**< its thread exited: may be adopted */
+        atomic_int detached; /**< its stage was destroyed */
+        atomic_int refs;     /**< the stage's and the owner thread's */
+} ks_ring_t;
+
+struct ks_stage {
+        uint64_t             id;   /**< process-unique, never reused */
+        pthread_mutex_t      lock; /**< registration of rings */
+        ks_ring_t           *rings[KS_STAGE_RINGS_MAX];
+        atomic_int           nrings;
+        atomic_int_fast64_t  now_ms; /**< coarse clock, set by the drainer */
+        atomic_uint_fast64_t inline_full;
+        atomic_uint_fast64_t inline_long;
+        atomic_uint_fast64_t inline_noring;
+        atomic_uint_fast64_t drained;
+};
+
+/** Stages a thread can hold a ring in at once (producers it uses). */
+#define KS_STAGE_TLS_SLOTS 4
+/** Messages a thread without a ring analyses inline before asking again. */
+#define KS_STAGE_NORING_RETRY 4096
+
+typedef struct ks_stage_slot {
+        uint64_t   stage_id; /**< 0: free */
+        ks_ring_t *ring;     /**< NULL: none available, retry later */
+        uint32_t   retry_in;
+} ks_stage_slot_t;
+
+typedef struct ks_stage_tls {
+        ks_stage_slot_t slot[KS_STAGE_TLS_SLOTS];
+} ks_stage_tls_t;
+
+static _Thread_local ks_stage_tls_t *ks_stage_tls;
+static pthread_key_t                 ks_stage_key;
+static pthread_once_t                ks_stage_key_once = PTHREAD_ONCE_INIT;
+static atomic_uint_fast64_t          ks_stage_next_id  = 1;
+
+static void ring_unref(ks_ring_t *r)
+{
+        if (atomic_fetch_sub(&r->refs, 1) == 1) {
+                free(r->e);
+                free(r);
+        }
+}
+
+/**
+ * @brief pthread key destructor: the exiting thread lets go of its rings;
+ *        each may be adopted by a new thread once drained.
+ * @locality the exiting application thread.
+ */
+static void tls_release(void *arg)
+{
+        ks_stage_tls_t *l = arg;
+        int             i;
+
+        for (i = 0; i < KS_STAGE_TLS_SLOTS; i++) {
+                ks_ring_t *r = l->slot[i].ring;
+                if (!r)
+                        continue;
+                atomic_store_explicit(&r->orphaned, 1, memory_order_release);
+                ring_unref(r);
+        }
+        free(l);
+        ks_stage_tls = NULL;
+}
+
+static void key_create(void)
+{
+        pthread_key_create(&ks_stage_key, tls_release);
+}
+
+ks_stage_t *ks_stage_new(void)
+{
+        ks_stage_t *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return NULL;
+        pthread_once(&ks_stage_key_once, key_create);
+        s->id = atomic_fetch_add(&ks_stage_next_id, 1);
+        pthread_mutex_init(&s->lock, NULL);
+        atomic_init(&s->nrings, 0);
+        atomic_init(&s->now_ms, ks_topic_mono_ms());
+        atomic_init(&s->inline_full, 0);
+        atomic_init(&s->inline_long, 0);
+        atomic_init(&s->inline_noring, 0);
+        atomic_init(&s->drained, 0);
+        return s;
+}
+
+void ks_stage_destroy(ks_stage_t *s)
+{
+        int i, n;
+
+        if (!s)
+                return;
+        n = atomic_load(&s->nrings);
+        for (i = 0; i < n; i++) {
+                ks_ring_t *r = s->rings[i];
+                /* The owner never reads the entries of a dead stage. */
+                free(r->e);
+                r->e = NULL;
+                atomic_store(&r->detached, 1);
+                ring_unref(r);
+        }
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+}
+
+/**
+ * @brief Gives the calling thread a ring of @p s: an orphaned one that is
+ *        drained, or a new one. @returns it (with the thread's reference),
+ *        or NULL when KS_STAGE_RINGS_MAX are in use or on ENOMEM.
+ * @locks s->lock (taken here).
+ */
+static ks_ring_t *ring_register(ks_stage_t *s)
+{
+        ks_ring_t *r = NULL;
+        int        n, i;
+
+        pthread_mutex_lock(&s->lock);
+        n = atomic_load(&s->nrings);
+        for (i = 0; i < n && !r; i++) {
+                ks_ring_t *o = s->rings[i];
+                if (atomic_load_explicit(&o->orphaned, memory_order_acquire) &&
+                    atomic_load(&o->head) == atomic_load(&o->tail)) {
+                        atomic_store(&o->orphaned, 0);
+                        atomic_fetch_add(&o->refs, 1);
+                        o->tail_cache = atomic_load(&o->tail);
+                        r             = o;
+                }
+        }
+        if (!r && n < KS_STAGE_RINGS_MAX &&
+            (r = aligned_alloc(64, sizeof(*r)))) {
+                memset(r, 0, sizeof(*r));
+                r->e = aligned_alloc(64, KS_STAGE_RING_ENTRIES * sizeof(*r->e));
+                if (!r->e) {
+                        free(r);
+                        r = NULL;
+                } else {
+                        atomic_init(&r->head, 0);
+                        atomic_init(&r->tail, 0);
+                        atomic_init(&r->orphaned, 0);
+                        atomic_init(&r->detached, 0);
+                        atomic_init(&r->refs, 2); /* stage + thread */
+                        s->rings[n] = r;
+                        atomic_store_explicit(&s->nrings, n + 1,
+                                              memory_order_release);
+                }
+        }
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
+/**
+ * @brief The slow path of ring_for(): thread-local slots set up, slots of
+ *        destroyed stages released, a ring registered on first use.
+ * @locality application thread.
+ */
+static ks_ring_t *ring_for_slow(ks_stage_t *s)
+{
+        ks_stage_tls_t *l = ks_stage_tls;
+        ks_stage_slot_t tmp;
+        int             i, found = -1, free_slot = -1;
+
+        if (!l) {
+                if (!(l = calloc(1, sizeof(*l))))
+                        return NULL;
+                ks_stage_tls = l;
+                pthread_setspecific(ks_stage_key, l);
+        }
+        for (i = 0; i < KS_STAGE_TLS_SLOTS; i++) {
+                ks_stage_slot_t *sl = &l->slot[i];
+                if (sl->stage_id == s->id) {
+                        found = i;
+                        continue;
+                }
+                if (sl->ring && atomic_load(&sl->ring->detached)) {
+                        ring_unref(sl->ring);
+                        memset(sl, 0, sizeof(*sl));
+                }
+                if (!sl->stage_id && free_slot < 0)
+                        free_slot = i;
+        }
+        if (found < 0) {
+                if (free_slot < 0)
+                        return NULL; /* more producers than slots */
+                found = free_slot;
+                memset(&l->slot[found], 0, sizeof(l->slot[found]));
+                l->slot[found].stage_id = s->id;
+        }
+        if (!l->slot[found].ring) {
+                if (l->slot[found].retry_in) {
+                        l->slot[found].retry_in--;
+                        return NULL;
+                }
+                if (!(l->slot[found].ring = ring_register(s))) {
+                        l->slot[found].retry_in = KS_STAGE_NORING_RETRY;
+                        return NULL;
+                }
+        }
+        /* Most recently used first: the fast path checks slot 0 only. */
+        tmp            = l->slot[0];
+        l->slot[0]     = l->slot[found];
+        l->slot[found] = tmp;
+        return l->slot[0].ring;
+}
+
+/** @returns the calling thread's ring of @p s, or NULL. */
+static inline ks_ring_t *ring_for(ks_stage_t *s)
+{
+        ks_stage_tls_t *l = ks_stage_tls;
+
+        if (l && l->slot[0].stage_id == s->id && l->slot[0].ring)
+                return l->slot[0].ring;
+        return ring_for_slow(s);
+}
+
+void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
+                   int32_t partition, size_t value_len)
+{
+        ks_ring_t        *r;
+        ks_stage_entry_t *e;
+        size_t            head;
+
+        if (keylen > KS_STAGE_KEY_INLINE) {
+                atomic_fetch_add_explicit(&s->inline_long, 1,
+                                          memory_order_relaxed);
+                goto record_inline;
+        }
+        if (!(r = ring_for(s))) {
+                atomic_fetch_add_explicit(&s->inline_noring, 1,
+                                          memory_order_relaxed);
+                goto record_inline;
+        }
+        head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
+                r->tail_cache =
+                    atomic_load_explicit(&r->tail, memory_order_acquire);
+                if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
+                        atomic_fetch_add_explicit(&s->inline_full, 1,
+                                                  memory_order_relaxed);
+                        goto record_inline;
+                }
+        }
+        e    = &r->e[head & (KS_STAGE_RING_ENTRIES - 1)];
+        e->t = t;
+        e->mono32 =
+            (uint32_t)atomic_load_explicit(&s->now_ms, memory_order_relaxed);
+        e->value_len =
+            value_len > UINT32_MAX ? UINT32_MAX : (uint32_t)value_len;
+        e->partition = partition;
+        e->keylen    = (uint16_t)keylen;
+        e->key_null  = key == NULL;
+        if (keylen)
+                memcpy(e->key, key, keylen);
+        atomic_store_explicit(&r->head, head + 1, memory_order_release);
+        return;
+
+record_inline:
+        ks_topic_record(t, key, keylen, partition, value_len);
+}
+
+size_t ks_stage_drain(ks_stage_t *s)
+{
+        int64_t  now   = ks_topic_mono_ms();
+        uint32_t now32 = (uint32_t)now;
+        size_t   total = 0;
+        int      n, i;
+
+        atomic_store_explicit(&s->now_ms, now, memory_order_relaxed);
+        n = atomic_load_explicit(&s->nrings, memory_order_acquire);
+        for (i = 0; i < n; i++) {
+                ks_ring_t *r = s->rings[i];
+                size_t     tail =
+                    atomic_load_explicit(&r->tail, memory_order_relaxed);
+                size_t head =
+                    atomic_load_explicit(&r->head, memory_order_acquire);
+
+                for (; tail != head; tail++) {
+                        const ks_stage_entry_t *e =
+                            &r->e[tail & (KS_STAGE_RING_ENTRIES - 1)];
+                        /* entries are at most 49 days old: the low 32 bits
+                         * of the age are the age */
+                        int64_t at =
+                            now - (int64_t)(uint32_t)(now32 - e->mono32);
+                        ks_topic_record_at(e->t, e->key_null ? NULL : e->key,
+                                           e->keylen, e->partition,
+                                           e->value_len, at);
+                        if ((tail & 255) == 255) /* free space as we go */
+                                atomic_store_explicit(&r->tail, tail + 1,
+                                                      memory_order_release);
+                        total++;
+                }
+                atomic_store_explicit(&r->tail, tail, memory_order_release);
+        }
+        if (total)
+                atomic_fetch_add_explicit(&s->drained, total,
+                                          memory_order_relaxed);
+        return total;
+}
+
+int ks_stage_empty(ks_stage_t *s)
+{
+        int n = atomic_load_explicit(&s->nrings, memory_order_acquire), i;
+
+        for (i = 0; i < n; i++)
+                if (atomic_load(&s->rings[i]->head) !=
+                    atomic_load(&s->rings[i]->tail))
+                        return 0;
+        return 1;
+}
+
+void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
+{
+        int n = atomic_load_explicit(&s->nrings, memory_order_acquire), i;
+
+        memset(out, 0, sizeof(*out));
+        for (i = 0; i < n; i++)
+                out->staged += atomic_load(&s->rings[i]->head);
+        out->inline_full   = atomic_load(&s->inline_full);
+        out->inline_long   = atomic_load(&s->inline_long);
+        out->inline_noring = atomic_load(&s->inline_noring);
+        out->drained       = atomic_load(&s->drained);
+        out->rings         = n;
+}

@@ -1,0 +1,110 @@
+/**
+ * @file ks_stage.h
+ * @brief Per-thread staging rings: the produce path copies a message's
+ *        few fields into a ring owned by the calling thread, and
+ *        keyshift's drainer thread analyses them later with
+ *        ks_topic_record_at(), off the application's thread.
+ *
+ * Why: the analysis costs ~200 ns per message and takes the topic's
+ * mutex (bench/README.md); on_send must cost a few nanoseconds and never
+ * wait for a lock another thread holds (a report's snapshot, the other
+ * application threads).
+ *
+ * Design:
+ *  - one ring per (application thread, stage): a single-producer
+ *    single-consumer queue of KS_STAGE_RING_ENTRIES 64-byte entries (topic
+ *    pointer, key up to KS_STAGE_KEY_INLINE bytes, key and value lengths,
+ *    partition, NULL-key flag, coarse monotonic time). The producer
+ *    publishes an entry with a release store of `head`; the consumer reads
+ *    `head` with acquire and frees space with a release store of `tail`.
+ *    No lock and no read-modify-write on the produce path;
+ *  - a thread finds its ring through thread-local storage (keyed by the
+ *    stage's process-unique id, never by its address), registered with the
+ *    stage on first use (the stage's mutex, once per thread);
+ *  - when the thread exits a pthread key destructor marks its rings
+ *    orphaned; a new thread adopts an orphaned ring once it is drained, so
+ *    threads that come and go do not pile up rings. A ring is shared by the
+ *    stage and its thread with a reference count: whichever lets go last
+ *    frees it (a thread may outlive the producer, a producer its threads);
+ *  - nothing is lost and nothing blocks: a message whose key is longer than
+ *    KS_STAGE_KEY_INLINE, whose ring is full (the drainer fell behind), or
+ *    whose thread has no ring (KS_STAGE_RINGS_MAX in use) is analysed at
+ *    once on the application thread, under the topic's lock, as before
+ *    staging; each case is counted (ks_stage_stats()).
+ *
+ * Memory: KS_STAGE_RING_ENTRIES x 64 B = 512 KiB per ring, at most
+ * KS_STAGE_RINGS_MAX rings per producer (one per thread that has produced
+ * and is alive or not yet recycled), allocated on a thread's first message;
+ * plus 96 B of thread-local slots per application thread, and a 192 B
+ * ring header that a thread outliving its producer keeps until it exits.
+ *
+ * Latency: a message is analysed within the drainer's period (1 ms while
+ * rings carry messages, up to 5 ms when idle) plus the time to drain what
+ * precedes it. Reports built meanwhile do not yet count it; the final report
+ * counts everything (ks_stage_drain() after the drainer stopped).
+ */
+#ifndef KS_STAGE_H
+#define KS_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ks_topic.h"
+
+/** Entries per ring (a power of two). */
+#define KS_STAGE_RING_ENTRIES 8192
+/** Key bytes copied into an entry; longer keys are analysed inline. */
+#define KS_STAGE_KEY_INLINE 40
+/** Rings per stage; further threads analyse inline. */
+#define KS_STAGE_RINGS_MAX 64
+
+typedef struct ks_stage ks_stage_t;
+
+/** What the produce path did with its messages, since the stage began. */
+typedef struct ks_stage_stats {
+        uint64_t staged;        /**< copied into a ring */
+        uint64_t inline_full;   /**< ring full: analysed on the app thread */
+        uint64_t inline_long;   /**< key > KS_STAGE_KEY_INLINE bytes */
+        uint64_t inline_noring; /**< no ring for the thread */
+        uint64_t drained;       /**< analysed by the drainer */
+        int      rings;         /**< rings allocated */
+} ks_stage_stats_t;
+
+/** @returns a new stage, or NULL on ENOMEM. */
+ks_stage_t *ks_stage_new(void);
+
+/**
+ * @brief Frees the stage. Entries not drained are lost: call
+ *        ks_stage_drain() first. Rings still owned by live threads are
+ *        freed by those threads' exit (or their next use of another stage).
+ * @locality one thread, once no ks_stage_push() or drain can run.
+ */
+void ks_stage_destroy(ks_stage_t *s);
+
+/**
+ * @brief Stages one message for topic @p t (or analyses it at once, see
+ *        the file comment).
+ * @param key NULL for a NULL key. @param partition -1: the partitioner
+ *        chooses. @param value_len value bytes.
+ * @locality any application thread. @locks none (the topic's on the
+ *           fallback path only).
+ */
+void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
+                   int32_t partition, size_t value_len);
+
+/**
+ * @brief Analyses every staged message (ks_topic_record_at()) and
+ *        publishes the coarse clock the produce path stamps entries with.
+ * @returns the messages drained.
+ * @locality one consumer at a time: the drainer thread, or the thread that
+ *           stopped it (at shutdown).
+ */
+size_t ks_stage_drain(ks_stage_t *s);
+
+/** @returns 1 when every ring is empty (as seen now). */
+int ks_stage_empty(ks_stage_t *s);
+
+/** @brief Copies the counters. @locality any thread. */
+void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out);
+
+#endif /* KS_STAGE_H */
