@@ -93,6 +93,10 @@ struct ks_topic {
         atomic_uint_fast64_t int32_keys;
         atomic_uint_fast64_t text4_keys;
         ks_topk_t           *topk;
+        /* set on the produce path when a message names its partition, so
+         * that an acknowledgement checked before that message was analysed
+         * (staging, ks_stage.h) knows the topic has explicit partitions */
+        atomic_int explicit_seen;
 };
 
 const char *ks_count_source_name(ks_count_source_t s)
@@ -135,6 +139,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         ks_rates_init(&t->rates, ks_topic_mono_ms());
         t->compacted = -1;
         atomic_init(&t->text4_keys, 0);
+        atomic_init(&t->explicit_seen, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
         t->analysis_since_mono = ks_topic_mono_ms();
@@ -425,6 +430,14 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
         pthread_mutex_unlock(&t->lock);
 }
 
+void ks_topic_note_explicit(ks_topic_t *t)
+{
+        /* a load first: the cache line stays shared once the flag is set */
+        if (!atomic_load_explicit(&t->explicit_seen, memory_order_relaxed))
+                atomic_store_explicit(&t->explicit_seen, 1,
+                                      memory_order_relaxed);
+}
+
 static void example_set(ks_mismatch_example_t *ex, const void *key,
                         size_t keylen, int32_t expected, int32_t actual,
                         int32_t count)
@@ -507,7 +520,9 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                         t->c.ack_unverified++;
         } else if ((expected = ks_partition_of(phash, cur)) == partition) {
                 t->c.ack_matched++;
-        } else if (t->c.explicit_partition.messages) {
+        } else if (t->c.explicit_partition.messages ||
+                   atomic_load_explicit(&t->explicit_seen,
+                                        memory_order_relaxed)) {
                 /* It may have been sent to this partition explicitly. */
                 t->c.ack_unverified++;
         } else if (t->previous_count &&

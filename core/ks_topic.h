@@ -221,6 +221,15 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms);
 
+/**
+ * @brief Notes that a message to @p t names its partition, before it is
+ *        analysed: ks_topic_ack() then treats a disagreeing delivery as
+ *        possibly explicit even while that message waits in a staging ring
+ *        (ks_stage.h). Lock-free.
+ * @locality any application thread calling produce().
+ */
+void ks_topic_note_explicit(ks_topic_t *t);
+
 /** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
 int64_t ks_topic_mono_ms(void);
 
