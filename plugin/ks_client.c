@@ -86,7 +86,9 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 snprintf(errstr, errstr_size, "keyshift: out of memory");
                 return NULL;
         }
-        if (ks_registry_init(&c->reg, (size_t)kconf->topics_max)) {
+        if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
+            !(c->stage = ks_stage_new())) {
+                ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
                 snprintf(errstr, errstr_size, "keyshift: out of memory");
@@ -129,6 +131,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         atomic_init(&c->brokers_up, 0);
         pthread_cond_init(&c->cond, NULL);
         atomic_init(&c->refresh_requested, 0);
+        atomic_init(&c->drainer_stop, 0);
 
         c->started = 1;
         if (ks_reporter_start(c)) {
@@ -232,7 +235,9 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
                 else
                         wake_reporter(c);
         }
-        ks_topic_record(t, m->key, m->key_len, m->partition, m->len);
+        if (m->partition >= 0)
+                ks_topic_note_explicit(t); /* before any ack can check it */
+        ks_stage_push(c->stage, t, m->key, m->key_len, m->partition, m->len);
 }
 
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
@@ -292,17 +297,41 @@ static void settle_acks(ks_topic_t *t, void *opaque)
         ks_topic_settle_acks(t);
 }
 
+/** @brief Says on stderr how many messages on_send had to analyse on the
+ *         application thread, when the staging rings could not take them. */
+static void log_stage_stats(ks_client_t *c)
+{
+        ks_stage_stats_t st;
+
+        ks_stage_stats(c->stage, &st);
+        if (st.inline_full || st.inline_noring)
+                ks_warn_log_line(
+                    stderr, 6, c->name,
+                    "%llu of %llu messages were analysed on the producing "
+                    "thread (staging ring full: %llu, no ring free: %llu)",
+                    (unsigned long long)(st.inline_full + st.inline_noring),
+                    (unsigned long long)(st.staged + st.inline_full +
+                                         st.inline_long + st.inline_noring),
+                    (unsigned long long)st.inline_full,
+                    (unsigned long long)st.inline_noring);
+}
+
 void ks_client_destroy(ks_client_t *c)
 {
         if (!c)
                 return;
         ks_reporter_stop(c);
         c->rk = NULL;
+        /* The drainer has stopped: this thread is the rings' consumer now,
+         * and the final report counts every message on_send saw. */
+        ks_stage_drain(c->stage);
         if (c->started) {
+                log_stage_stats(c);
                 ks_registry_foreach(&c->reg, settle_acks, NULL);
                 ks_reporter_write(c, 1);
         }
         release_report_path(c->report_path);
+        ks_stage_destroy(c->stage);
         ks_registry_destroy(&c->reg);
         ks_warn_list_clear(&c->carry);
         pthread_cond_destroy(&c->cond);

@@ -3,6 +3,11 @@
  * @brief keyshift's state for one producer (rd_kafka_t): its topics, its
  *        configuration, and its reporter thread.
  *
+ * Threads of keyshift's own: the reporter (metadata, periodic reports) and
+ * the drainer, which analyses what on_send staged every 1 to 5 ms (it
+ * never waits for the cluster or for a report, so the rings keep draining
+ * while the reporter is busy).
+ *
  * Life cycle (librdkafka v2.0.2 src/rdkafka.c):
  *  - created in on_new (application thread in rd_kafka_new());
  *  - on_send / on_acknowledgement count messages from then on;
@@ -25,6 +30,7 @@
 
 #include "ks_config.h"
 #include "ks_registry.h"
+#include "ks_stage.h"
 #include "ks_topic.h"
 #include "ks_warn.h"
 
@@ -44,6 +50,12 @@ typedef struct ks_client {
         int64_t started_at_ms;
         int     started; /**< 0: creation failed, no final report */
         ks_registry_t reg;
+        ks_stage_t   *stage; /**< on_send's per-thread rings (ks_stage.h) */
+
+        /* drainer thread: analyses the staged messages (ks_reporter.c) */
+        pthread_t  drainer;
+        int        drainer_running;
+        atomic_int drainer_stop;
 
         /* reporter thread */
         pthread_t       thread;
@@ -87,8 +99,11 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            const ks_config_t *kconf, char *errstr,
                            size_t errstr_size);
 
-/** @brief on_send: counts one produced message. Never fails, never blocks
- *         on I/O. @locality application threads. */
+/** @brief on_send: stages one produced message for the drainer thread
+ *         (ks_stage.h). Never fails, never blocks: no lock is taken unless
+ *         the thread's ring is full, the key is longer than
+ *         KS_STAGE_KEY_INLINE or the topic is new.
+ *  @locality application threads. */
 void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m);
 
 /** @brief on_acknowledgement. @locality broker threads or poll(). */
@@ -107,8 +122,11 @@ void ks_client_stop(ks_client_t *c);
  *  @locality application thread in rd_kafka_destroy() (on_conf_destroy). */
 void ks_client_destroy(ks_client_t *c);
 
-/* Reporter thread (ks_reporter.c). */
-int  ks_reporter_start(ks_client_t *c);
+/* Reporter and drainer threads (ks_reporter.c). */
+/** @brief Starts both threads. @returns 0, or -1 (none left running). */
+int ks_reporter_start(ks_client_t *c);
+/** @brief Stops and joins both threads; messages still staged are left for
+ *         the caller to drain (ks_stage_drain()). */
 void ks_reporter_stop(ks_client_t *c);
 /** @brief Builds and writes a report. @param final 1 at shutdown. */
 void ks_reporter_write(ks_client_t *c, int final);

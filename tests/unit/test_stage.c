@@ -1,0 +1,285 @@
+/**
+ * @file test_stage.c
+ * @brief The staging rings (ks_stage.h): several application threads
+ *        staging at once (some exiting, their rings adopted by new
+ *        threads), a drainer thread analysing meanwhile and reports taking
+ *        snapshots, then a final drain: every message is counted exactly
+ *        once. Also the fallbacks (long keys, full ring), a thread that
+ *        outlives its stage, and acknowledgements checked before their
+ *        explicit-partition message is drained. Run under TSan by tests/run
+ *        (label `tsan`) and under ASan.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ks_config.h"
+#include "ks_registry.h"
+#include "ks_stage.h"
+#include "ks_test.h"
+
+#define WAVES 3
+#define THREADS 4
+#define PER_THREAD 30000
+#define TOPICS 3
+
+static ks_registry_t     reg;
+static ks_config_t       conf;
+static ks_topic_params_t params;
+static ks_stage_t       *stage;
+static atomic_int        stop_drainer;
+
+static const char *topic_names[TOPICS] = {"a", "b", "c"};
+
+static void setup(void)
+{
+        ks_config_init(&conf);
+        memset(&params, 0, sizeof(params));
+        params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
+        params.key_sample_size   = 256;
+        params.mixed_sample_size = 256;
+        params.topk_capacity     = 128;
+        params.flow_max_cells    = 1024;
+        params.pending_max       = 1000;
+        CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
+        stage = ks_stage_new();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
+}
+
+static void teardown(void)
+{
+        ks_stage_destroy(stage);
+        ks_registry_destroy(&reg);
+        ks_config_destroy(&conf);
+}
+
+/* Message i of a thread: a NULL key every 10th, a 60-byte key (analysed
+ * inline) every 7th, an explicit partition every 13th. */
+static void *app_thread(void *arg)
+{
+        int  id = (int)(long)arg, i, created;
+        char key[64];
+
+        for (i = 0; i < PER_THREAD; i++) {
+                ks_topic_t *t = ks_registry_get(&reg, topic_names[i % TOPICS],
+                                                &conf, &params, 1, &created);
+                int     kl = snprintf(key, sizeof(key), "k%d-%d", id, i % 500);
+                int32_t partition = i % 13 == 0 ? 1 : -1;
+                if (i % 7 == 0) {
+                        memset(key + kl, 'x', 60 - (size_t)kl);
+                        kl = 60;
+                }
+                CU_ASSERT_PTR_NOT_NULL(t);
+                if (!t)
+                        continue;
+                if (partition >= 0)
+                        ks_topic_note_explicit(t);
+                ks_stage_push(stage, t, i % 10 == 0 ? NULL : key,
+                              i % 10 == 0 ? 0 : (size_t)kl, partition, 10);
+                ks_topic_ack(t, key, (size_t)kl, i % 7, 0);
+        }
+        return NULL;
+}
+
+static void count_topic(ks_topic_t *t, void *opaque)
+{
+        ks_topic_snapshot_t s;
+        uint64_t           *sum = opaque;
+
+        if (ks_topic_snapshot(t, &s))
+                return;
+        sum[0] += s.c.total.messages;
+        sum[1] += s.c.null_keys;
+        sum[2] += s.c.explicit_partition.messages;
+        sum[3] += s.c.total.bytes;
+        ks_topic_snapshot_free(&s);
+}
+
+static void set_count(ks_topic_t *t, void *opaque)
+{
+        (void)opaque;
+        ks_topic_set_partition_count(t, 4, KS_COUNT_METADATA, 1);
+}
+
+static void *drainer_thread(void *arg)
+{
+        unsigned n = 0;
+        (void)arg;
+        while (!atomic_load(&stop_drainer)) {
+                uint64_t sum[4] = {0};
+                ks_stage_drain(stage);
+                if (++n % 64 == 0) /* a report now and then */
+                        ks_registry_foreach(&reg, count_topic, sum);
+                if (n == 8)
+                        ks_registry_foreach(&reg, set_count, NULL);
+        }
+        return NULL;
+}
+
+static void *one_message_thread(void *arg)
+{
+        int created;
+        (void)arg;
+        ks_stage_push(stage,
+                      ks_registry_get(&reg, "a", &conf, &params, 1, &created),
+                      "k", 1, -1, 1);
+        return NULL;
+}
+
+static void test_threads(void)
+{
+        pthread_t        app[THREADS], drn;
+        uint64_t         sum[4] = {0}, n, expect_null = 0, expect_explicit = 0;
+        uint64_t         expect_bytes = 0;
+        ks_stage_stats_t st, n_after;
+        long             i, w;
+
+        setup();
+        atomic_store(&stop_drainer, 0);
+        pthread_create(&drn, NULL, drainer_thread, NULL);
+        /* waves of threads: later ones adopt the rings of exited ones */
+        for (w = 0; w < WAVES; w++) {
+                for (i = 0; i < THREADS; i++)
+                        pthread_create(&app[i], NULL, app_thread,
+                                       (void *)(w * THREADS + i));
+                for (i = 0; i < THREADS; i++)
+                        pthread_join(app[i], NULL);
+        }
+        atomic_store(&stop_drainer, 1);
+        pthread_join(drn, NULL);
+        ks_stage_drain(stage); /* as ks_client_destroy() does */
+        CU_ASSERT(ks_stage_empty(stage));
+
+        for (w = 0; w < WAVES * THREADS; w++)
+                for (i = 0; i < PER_THREAD; i++) {
+                        char key[64];
+                        int  kl =
+                            snprintf(key, sizeof(key), "k%ld-%ld", w, i % 500);
+                        expect_null += i % 10 == 0;
+                        expect_explicit += i % 13 == 0;
+                        expect_bytes += 10 + (i % 10 == 0  ? 0
+                                              : i % 7 == 0 ? 60
+                                                           : (uint64_t)kl);
+                }
+        n = (uint64_t)WAVES * THREADS * PER_THREAD;
+        ks_registry_foreach(&reg, count_topic, sum);
+        CU_ASSERT_EQUAL(sum[0], n);
+        CU_ASSERT_EQUAL(sum[1], expect_null);
+        CU_ASSERT_EQUAL(sum[2], expect_explicit);
+        CU_ASSERT_EQUAL(sum[3], expect_bytes);
+
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(
+            st.staged + st.inline_full + st.inline_long + st.inline_noring, n);
+        CU_ASSERT_EQUAL(st.drained, st.staged);
+        CU_ASSERT(st.inline_long > 0);
+        CU_ASSERT(st.rings >= THREADS && st.rings <= WAVES * THREADS);
+
+        /* every ring is drained and its thread gone: a new thread adopts
+         * one instead of allocating */
+        pthread_create(&app[0], NULL, one_message_thread, NULL);
+        pthread_join(app[0], NULL);
+        CU_ASSERT_EQUAL(ks_stage_drain(stage), 1);
+        ks_stage_stats(stage, &n_after);
+        CU_ASSERT_EQUAL(n_after.rings, st.rings);
+        teardown();
+}
+
+/* No drainer: the ring fills, then on_send analyses inline; nothing lost. */
+static void test_full_ring(void)
+{
+        ks_topic_t         *t;
+        ks_stage_stats_t    st;
+        ks_topic_snapshot_t s;
+        int                 created, i, extra = 100;
+
+        setup();
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (i = 0; i < KS_STAGE_RING_ENTRIES + extra; i++)
+                ks_stage_push(stage, t, "key", 3, -1, 5);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES);
+        CU_ASSERT_EQUAL(st.inline_full, (uint64_t)extra);
+        CU_ASSERT_FALSE(ks_stage_empty(stage));
+        CU_ASSERT_EQUAL(ks_stage_drain(stage), KS_STAGE_RING_ENTRIES);
+        CU_ASSERT(ks_stage_empty(stage));
+        /* space again: staged, not inline */
+        ks_stage_push(stage, t, "", 0, -1, 5);
+        ks_stage_push(stage, t, NULL, 0, -1, 5);
+        CU_ASSERT_EQUAL(ks_stage_drain(stage), 2);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.total.messages,
+                        (uint64_t)KS_STAGE_RING_ENTRIES + extra + 2);
+        CU_ASSERT_EQUAL(s.c.empty_keys, 1);
+        CU_ASSERT_EQUAL(s.c.null_keys, 1);
+        ks_topic_snapshot_free(&s);
+        teardown();
+}
+
+/* A thread that produces to a stage destroyed before it exits, then to a
+ * new stage (its slot is released), then exits (ASan: nothing leaks). */
+static void *outliving_thread(void *arg)
+{
+        ks_topic_t *t;
+        int         created, round;
+        (void)arg;
+
+        for (round = 0; round < 6; round++) {
+                setup();
+                t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+                ks_stage_push(stage, t, "k", 1, -1, 1);
+                CU_ASSERT_EQUAL(ks_stage_drain(stage), 1);
+                teardown();
+        }
+        return NULL;
+}
+
+static void test_outliving_thread(void)
+{
+        pthread_t th;
+
+        pthread_create(&th, NULL, outliving_thread, NULL);
+        pthread_join(th, NULL);
+}
+
+/* An acknowledgement checked while its explicit-partition message still
+ * waits in a ring: ambiguous (unverified), not a mismatch. */
+static void test_ack_before_drain(void)
+{
+        ks_topic_t         *t;
+        ks_topic_snapshot_t s;
+        int                 created, p;
+        uint32_t            h;
+
+        setup();
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        ks_topic_set_partition_count(t, 4, KS_COUNT_METADATA, 1);
+        h = ks_partitioner_hash(params.partitioner, "key", 3);
+        p = (int)((ks_partition_of(h, 4) + 1) % 4); /* not the model's */
+        ks_topic_note_explicit(t);
+        ks_stage_push(stage, t, "key", 3, p, 5);
+        ks_topic_ack(t, "key", 3, p, 0);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_unverified, 1);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 0);
+        CU_ASSERT_EQUAL(s.c.ack_pending, 0);
+        CU_ASSERT_EQUAL(s.c.total.messages, 0); /* not drained yet */
+        ks_topic_snapshot_free(&s);
+        ks_stage_drain(stage);
+        teardown();
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE(
+            "stage",
+            {"threads stage, exit and adopt rings while a drainer "
+             "analyses; every message counted once",
+             test_threads},
+            {"a full ring falls back to inline analysis", test_full_ring},
+            {"a thread outliving its stages", test_outliving_thread},
+            {"an ack before its explicit message is drained",
+             test_ack_before_drain});
+}
