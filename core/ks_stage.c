@@ -60,19 +60,24 @@ struct ks_stage {
 #define KS_STAGE_NORING_RETRY 4096
 
 typedef struct ks_stage_slot {
-        uint64_t   stage_id; /**< 0: free */
-        ks_ring_t *ring;     /**< NULL: none available, retry later */
-        uint32_t   retry_in;
+        uint64_t    stage_id; /**< 0: free */
+        ks_ring_t  *ring;     /**< NULL: none available, retry later */
+        ks_topic_t *last;     /**< the topic of the last message staged */
+        uint32_t    retry_in;
 } ks_stage_slot_t;
 
 typedef struct ks_stage_tls {
         ks_stage_slot_t slot[KS_STAGE_TLS_SLOTS];
 } ks_stage_tls_t;
 
-static _Thread_local ks_stage_tls_t *ks_stage_tls;
-static pthread_key_t                 ks_stage_key;
-static pthread_once_t                ks_stage_key_once = PTHREAD_ONCE_INIT;
-static atomic_uint_fast64_t          ks_stage_next_id  = 1;
+/* initial-exec: one pointer in the static TLS block, read without a call to
+ * __tls_get_addr() on every message although the plugin is dlopen()ed
+ * (glibc keeps surplus static TLS for such libraries) */
+static _Thread_local ks_stage_tls_t *ks_stage_tls
+    __attribute__((tls_model("initial-exec")));
+static pthread_key_t        ks_stage_key;
+static pthread_once_t       ks_stage_key_once = PTHREAD_ONCE_INIT;
+static atomic_uint_fast64_t ks_stage_next_id  = 1;
 
 static void ring_unref(ks_ring_t *r)
 {
@@ -281,8 +286,9 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                         goto record_inline;
                 }
         }
-        e    = &r->e[head & (KS_STAGE_RING_ENTRIES - 1)];
-        e->t = t;
+        ks_stage_tls->slot[0].last = t; /* ring_for() made it slot 0 */
+        e                          = &r->e[head & (KS_STAGE_RING_ENTRIES - 1)];
+        e->t                       = t;
         e->mono32 =
             (uint32_t)atomic_load_explicit(&s->now_ms, memory_order_relaxed);
         e->value_len =
@@ -297,6 +303,19 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
 
 record_inline:
         ks_topic_record(t, key, keylen, partition, value_len);
+}
+
+ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
+{
+        ks_stage_tls_t *l = ks_stage_tls;
+
+        /* a name comparison, not the rkt's address: handles are freed and
+         * their addresses reused, a topic name maps to one topic for the
+         * producer's whole life (the registry never removes one) */
+        if (l && l->slot[0].stage_id == s->id && l->slot[0].last &&
+            !strcmp(ks_topic_name(l->slot[0].last), name))
+                return l->slot[0].last;
+        return NULL;
 }
 
 size_t ks_stage_drain(ks_stage_t *s)

@@ -93,6 +93,14 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                    int32_t partition, size_t value_len);
 
 /**
+ * @returns the topic the calling thread last staged a message of to @p s,
+ *          if it is named @p name; else NULL (then look it up in the
+ *          registry). Saves on_send the registry's hash and probe.
+ * @locality any application thread. Lock-free.
+ */
+ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name);
+
+/**
  * @brief Analyses every staged message (ks_topic_record_at()) and
  *        publishes the coarse clock the produce path stamps entries with.
  * @returns the messages drained.

@@ -4,8 +4,10 @@
  *        each message lands under the current and each proposed partition
  *        count.
  *
- * Data path: ks_topic_record() is called for every produced message (the
- * interceptor's on_send, on the application's threads); ks_topic_ack() for
+ * Data path: ks_topic_record_at() is called for every produced message
+ * (by keyshift's drainer thread for what on_send staged, ks_stage.h, or on
+ * the application's thread when staging falls back to it);
+ * ks_topic_note_explicit() by on_send itself; ks_topic_ack() for
  * every delivery report (on_acknowledgement, librdkafka's broker threads);
  * ks_topic_set_partition_count() when metadata says the count (keyshift's
  * reporter thread); ks_topic_snapshot() when a report is built (reporter

@@ -219,12 +219,15 @@ static void wake_reporter(ks_client_t *c)
 void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
 {
         ks_topic_t *t;
+        const char *name;
         int         created;
 
         if (!m->rkt)
                 return;
-        t = ks_registry_get(&c->reg, rd_kafka_topic_name(m->rkt), &c->conf,
-                            &c->params, 0, &created);
+        name = rd_kafka_topic_name(m->rkt);
+        if ((t = ks_stage_last_topic(c->stage, name)))
+                goto stage;
+        t = ks_registry_get(&c->reg, name, &c->conf, &c->params, 0, &created);
         if (!t)
                 return;
         if (created) {
@@ -235,6 +238,7 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
                 else
                         wake_reporter(c);
         }
+stage:
         if (m->partition >= 0)
                 ks_topic_note_explicit(t); /* before any ack can check it */
         ks_stage_push(c->stage, t, m->key, m->key_len, m->partition, m->len);

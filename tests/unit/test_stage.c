@@ -199,6 +199,8 @@ static void test_full_ring(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         for (i = 0; i < KS_STAGE_RING_ENTRIES + extra; i++)
                 ks_stage_push(stage, t, "key", 3, -1, 5);
+        CU_ASSERT_PTR_EQUAL(ks_stage_last_topic(stage, "a"), t);
+        CU_ASSERT_PTR_NULL(ks_stage_last_topic(stage, "b"));
         ks_stage_stats(stage, &st);
         CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES);
         CU_ASSERT_EQUAL(st.inline_full, (uint64_t)extra);
