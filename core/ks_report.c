@@ -7,16 +7,11 @@
  */
 #include "ks_report.h"
 
-#include <errno.h>
-#include <stdatomic.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "keyshift/keyshift.h"
 #include "ks_report_parts.h"
@@ -439,9 +434,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         return o;
 }
 
-json_t *ks_report_build(const ks_report_producer_t *p,
-                        const ks_report_opts_t *opts, json_t *topics,
-                        const ks_warn_list_t *wl)
+/** @returns the report's head: every member before "topics". */
+json_t *ks_report_head(const ks_report_producer_t *p,
+                       const ks_report_opts_t     *opts)
 {
         char now[40], started[40];
 
@@ -449,8 +444,7 @@ json_t *ks_report_build(const ks_report_producer_t *p,
         ks_report_rfc3339(p->started_at_ms, started, sizeof(started));
         return json_pack(
             "{s:s, s:s, s:s, s:f, s:b,"
-            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I},"
-            " s:o, s:o}",
+            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I}}",
             "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now, "started_at",
             started, "uptime_s",
             (double)(opts->now_ms - p->started_at_ms) / 1000.0, "final",
@@ -461,63 +455,23 @@ json_t *ks_report_build(const ks_report_producer_t *p,
             KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
             "partitioner_source", p->partitioner_source,
             "sticky_partitioning_linger_ms", p->sticky_linger_ms,
-            "report_interval_ms", (json_int_t)p->report_interval_ms, "topics",
-            topics, "warnings", ks_warn_list_json(wl, NULL));
+            "report_interval_ms", (json_int_t)p->report_interval_ms);
 }
 
-int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
-                           size_t errstr_size)
+json_t *ks_report_build(const ks_report_producer_t *p,
+                        const ks_report_opts_t *opts, json_t *topics,
+                        const ks_warn_list_t *wl)
 {
-        static atomic_uint seq;
-        char               tmp[4096];
-        int                fd = -1, tries;
-        FILE              *fp;
+        json_t *o = ks_report_head(p, opts);
 
-        /* O_EXCL with mode 0666: the process's umask decides who may read
-         * the report (it holds key values). */
-        for (tries = 0; fd == -1 && tries < 100; tries++) {
-                if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", path,
-                             (long)getpid(),
-                             atomic_fetch_add(&seq, 1)) >= (int)sizeof(tmp)) {
-                        snprintf(errstr, errstr_size,
-                                 "report path too long: %s", path);
-                        return -1;
-                }
-                fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-                if (fd == -1 && errno != EEXIST)
-                        break;
+        if (!o) {
+                json_decref(topics);
+                return NULL;
         }
-        if (fd == -1) {
-                snprintf(errstr, errstr_size, "cannot create %s: %s", tmp,
-                         strerror(errno));
-                return -1;
+        if (json_object_set_new(o, "topics", topics) ||
+            json_object_set_new(o, "warnings", ks_warn_list_json(wl, NULL))) {
+                json_decref(o);
+                return NULL;
         }
-        if (!(fp = fdopen(fd, "w"))) {
-                snprintf(errstr, errstr_size, "cannot open %s: %s", tmp,
-                         strerror(errno));
-                close(fd);
-                unlink(tmp);
-                return -1;
-        }
-        if (json_dumpf(report, fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
-            fputc('\n', fp) == EOF || fflush(fp) || fsync(fd)) {
-                snprintf(errstr, errstr_size, "cannot write %s: %s", tmp,
-                         strerror(errno));
-                fclose(fp);
-                unlink(tmp);
-                return -1;
-        }
-        if (fclose(fp)) {
-                snprintf(errstr, errstr_size, "cannot write %s: %s", tmp,
-                         strerror(errno));
-                unlink(tmp);
-                return -1;
-        }
-        if (rename(tmp, path)) {
-                snprintf(errstr, errstr_size, "cannot rename %s to %s: %s", tmp,
-                         path, strerror(errno));
-                unlink(tmp);
-                return -1;
-        }
-        return 0;
+        return o;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -59,14 +60,60 @@ json_t *ks_report_build(const ks_report_producer_t *producer,
                         const ks_report_opts_t *opts, json_t *topics,
                         const ks_warn_list_t *wl);
 
+/** @returns the report's head: the members before "topics", as
+ *           ks_report_build() begins. NULL on ENOMEM. */
+json_t *ks_report_head(const ks_report_producer_t *producer,
+                       const ks_report_opts_t     *opts);
+
 /**
  * @brief Writes @p report to @p path atomically: a temporary file in the
  *        same directory, fsync'ed, then rename()d over @p path, so a reader
- *        sees the previous report or this one, never part of one.
+ *        sees the previous report or this one, never part of one. Compact
+ *        JSON, members in the order they were set.
  * @returns 0, or -1 with @p errstr set (the temporary file is removed).
  */
 int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
                            size_t errstr_size);
+
+/**
+ * A report written topic by topic (ks_report_write.c), so that only one
+ * topic's JSON is held at a time, with the same atomicity as
+ * ks_report_write_atomic(): open, begin, topic..., end (or abort).
+ * After a failure the later calls do nothing and end() returns it.
+ */
+typedef struct ks_report_writer {
+        const char *path;
+        char        tmp[4096]; /**< the temporary file */
+        FILE       *fp;
+        int         created; /**< tmp exists and is ours to remove */
+        int         failed;
+        size_t      topics;       /**< topics written */
+        char        errstr[8320]; /**< room for both paths */
+} ks_report_writer_t;
+
+/** @brief Creates the temporary file beside @p path (kept by reference).
+ *  @returns 0, or -1 with w->errstr set. */
+int ks_report_writer_open(ks_report_writer_t *w, const char *path);
+/** @brief Writes the head (ks_report_head()) and opens "topics".
+ *  @returns 0 or -1. */
+int ks_report_writer_begin(ks_report_writer_t         *w,
+                           const ks_report_producer_t *producer,
+                           const ks_report_opts_t     *opts);
+/** @brief Writes one topic's object (ks_report_topic()); the caller frees
+ *         it next. @returns 0 or -1. */
+int ks_report_writer_topic(ks_report_writer_t *w, const char *name,
+                           const json_t *topic);
+/** @brief Closes "topics", writes the producer-level warnings of @p wl,
+ *         fsyncs and renames over the path.
+ *  @returns 0, or -1 with @p errstr set (the temporary file is removed). */
+int ks_report_writer_end(ks_report_writer_t *w, const ks_warn_list_t *wl,
+                         char *errstr, size_t errstr_size);
+/** @brief Flushes, fsyncs and renames what was written (for a caller that
+ *         wrote a whole document to w->fp). @returns 0 or -1 + errstr. */
+int ks_report_writer_finish(ks_report_writer_t *w, char *errstr,
+                            size_t errstr_size);
+/** @brief Closes and removes the temporary file. */
+void ks_report_writer_abort(ks_report_writer_t *w);
 
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);

@@ -186,21 +186,33 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
 }
 
 typedef struct ks_collect_ctx {
-        json_t                 *topics;
+        ks_report_writer_t     *w;
         ks_warn_list_t         *wl;
         const ks_report_opts_t *opts;
+        int                     oom; /**< a topic's JSON could not be built */
 } ks_collect_ctx_t;
 
+/**
+ * @brief Snapshots one topic, builds its JSON and writes it at once, so
+ *        that only one topic's tree is held at a time.
+ * @locality reporter thread, or the thread writing the final report.
+ * @locks the topic's lock, only while its snapshot is taken.
+ */
 static void collect_topic(ks_topic_t *t, void *opaque)
 {
         ks_collect_ctx_t   *ctx = opaque;
         ks_topic_snapshot_t snap;
         json_t             *o;
 
-        if (ks_topic_snapshot(t, &snap))
+        if (ctx->w->failed || ks_topic_snapshot(t, &snap)) {
+                ctx->oom |= !ctx->w->failed;
                 return;
+        }
         if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl)))
-                json_object_set_new(ctx->topics, snap.name, o);
+                ks_report_writer_topic(ctx->w, snap.name, o);
+        else
+                ctx->oom = 1;
+        json_decref(o);
         ks_topic_snapshot_free(&snap);
 }
 
@@ -221,12 +233,12 @@ void ks_reporter_write(ks_client_t *c, int final)
             c->conf.report_interval_ms,
             c->report_path,
         };
-        ks_warn_list_t   wl;
-        ks_collect_ctx_t ctx;
-        json_t          *report;
-        char             errstr[512];
-        size_t           i;
-        uint64_t         untracked;
+        ks_warn_list_t     wl;
+        ks_collect_ctx_t   ctx;
+        ks_report_writer_t w;
+        char               errstr[512];
+        size_t             i;
+        uint64_t           untracked;
 
         /* A producer that never produced (e.g. an AdminClient made from a
          * producer's configuration) has nothing to report. */
@@ -254,18 +266,18 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
 
-        ctx.topics = json_object();
-        ctx.wl     = &wl;
-        ctx.opts   = &opts;
-        if (ctx.topics)
+        ctx.w    = &w;
+        ctx.wl   = &wl;
+        ctx.opts = &opts;
+        ctx.oom  = 0;
+        if (!ks_report_writer_open(&w, c->report_path) &&
+            !ks_report_writer_begin(&w, &p, &opts))
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);
-        report =
-            ctx.topics ? ks_report_build(&p, &opts, ctx.topics, &wl) : NULL;
-        if (!report) {
-                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
-                            "could not build the report (out of memory)");
-        } else if (ks_report_write_atomic(report, c->report_path, errstr,
-                                          sizeof(errstr))) {
+        if (ctx.oom) /* said in this report, and again in the next */
+                ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "some topics are missing from this report (out "
+                            "of memory)");
+        if (ks_report_writer_end(&w, &wl, errstr, sizeof(errstr))) {
                 /* Said now on stderr, and in the next report. */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL, "%s",
                             errstr);
@@ -273,9 +285,13 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "previous report not written: %s", errstr);
         } else {
                 c->reports_written++;
+                if (ctx.oom)
+                        ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED,
+                                    NULL,
+                                    "previous report incomplete: some "
+                                    "topics were missing (out of memory)");
         }
         ks_warn_list_log(&wl, stderr, c->name);
-        json_decref(report);
         ks_warn_list_clear(&wl);
 }
 
