@@ -46,6 +46,7 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
                                            : 1024;
         kt->params.flow_max_cells    = kt->conf.flow_max_cells;
         kt->params.pending_max       = KSB_PENDING_MAX;
+        kt->params.sketch_budget     = (size_t)kt->conf.memory_max_mb << 20;
         if (ks_registry_init(&kt->reg, (size_t)kt->conf.topics_max))
                 ksb_die("ks_registry_init failed");
 }

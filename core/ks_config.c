@@ -82,6 +82,7 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_SAMPLE "64..1048576 keys"
 #define KS_ACCEPT_MIXED_SAMPLE "64..1048576 logical keys"
 #define KS_ACCEPT_TOPICS_MAX "1..100000 topics"
+#define KS_ACCEPT_MEMORY "1..65536 MiB"
 #define KS_ACCEPT_REFRESH "100..3600000 ms"
 #define KS_ACCEPT_FLOW "0..1048576 cells (0 = no flow matrix)"
 #define KS_ACCEPT_PARTITIONER                                                  \
@@ -274,6 +275,8 @@ KS_INT_SETTER(set_mixed_sample, mixed_sample_size, "keyshift.mixed.sample.size",
               64, 1048576, KS_ACCEPT_MIXED_SAMPLE)
 KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
               KS_ACCEPT_TOPICS_MAX)
+KS_INT_SETTER(set_memory, memory_max_mb, "keyshift.memory.max.mb", 1, 65536,
+              KS_ACCEPT_MEMORY)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
               100, 3600000, KS_ACCEPT_REFRESH)
 KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 1048576,
@@ -301,6 +304,7 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.key.sample.size", KS_ACCEPT_SAMPLE, set_sample},
     {"keyshift.mixed.sample.size", KS_ACCEPT_MIXED_SAMPLE, set_mixed_sample},
     {"keyshift.topics.max", KS_ACCEPT_TOPICS_MAX, set_topics_max},
+    {"keyshift.memory.max.mb", KS_ACCEPT_MEMORY, set_memory},
     {"keyshift.metadata.refresh.ms", KS_ACCEPT_REFRESH, set_refresh},
     {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
     {"keyshift.partitioner", KS_ACCEPT_PARTITIONER, set_partitioner},
@@ -315,6 +319,7 @@ int ks_config_init(ks_config_t *conf)
         conf->key_sample_size     = 4096;
         conf->mixed_sample_size   = 2048;
         conf->topics_max          = 1000;
+        conf->memory_max_mb       = 64;
         conf->metadata_refresh_ms = 10000;
         conf->flow_max_cells      = 65536;
         conf->partitioner         = -1;

@@ -68,6 +68,20 @@ static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name, uint32_t h,
         return NULL;
 }
 
+/**
+ * @brief Sizes a new topic's sketches to its share of what is left of the
+ *        sketch budget (see ks_registry.h). @locks reg->lock held.
+ */
+static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
+{
+        size_t left = reg->sketch_bytes < p->sketch_budget
+                          ? p->sketch_budget - reg->sketch_bytes
+                          : 0;
+        size_t n    = reg->tracked + 1;
+
+        ks_topic_params_fit(p, left / (n > 16 ? n : 16));
+}
+
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_config_t       *conf,
                             const ks_topic_params_t *params, int64_t now_ms,
@@ -103,12 +117,18 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                 e->over_max = 1;
                 atomic_store(&reg->topics_max_reached, 1);
                 atomic_fetch_add(&reg->untracked_messages, 1);
-        } else if (e && selected &&
-                   !(e->topic = ks_topic_new(
-                         name, params, now_ms ? now_ms : ks_topic_wall_ms()))) {
-                free(e->name);
-                free(e);
-                e = NULL;
+        } else if (e && selected) {
+                ks_topic_params_t fit = *params;
+                if (params->sketch_budget)
+                        budget_share(reg, &fit);
+                if (!(e->topic = ks_topic_new(
+                          name, &fit, now_ms ? now_ms : ks_topic_wall_ms()))) {
+                        free(e->name);
+                        free(e);
+                        e = NULL;
+                } else {
+                        reg->sketch_bytes += ks_topic_sketch_bytes(&fit);
+                }
         }
         if (!e) { /* out of memory: this message goes unanalysed */
                 pthread_mutex_unlock(&reg->lock);

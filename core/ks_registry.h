@@ -9,6 +9,15 @@
  * per message. At most keyshift.topics.max topics are analysed; messages
  * to further topics are counted in `untracked_messages`.
  *
+ * Sketch budget: when params->sketch_budget is set, a new topic's
+ * sketches are sized (ks_topic_params_fit()) to what is left of the budget
+ * divided by max(16, topics analysed including this one). Sizes are fixed
+ * at creation, so the early topics keep theirs and later ones get less;
+ * what all topics take stays within the budget (each takes at most 1/16
+ * of what is left), except that a topic never goes below the minimum
+ * sizes (~60 KiB with the HyperLogLog): many topics on a small budget can
+ * exceed it by that much each.
+ *
  * Memory: 8 B x table slots (the next power of two >= 2 x topics.max + 16)
  * plus one entry per topic seen (at most 3/4 of the slots are used; past
  * that, a new excluded topic is checked against the regex per message).
@@ -35,8 +44,9 @@ typedef struct ks_registry {
         _Atomic(ks_reg_entry_t *) *slots;
         size_t                     mask;
         size_t                     used; /**< entries, under lock */
-        size_t               tracked; /**< entries with a topic, under lock */
-        size_t               topics_max;
+        size_t tracked; /**< entries with a topic, under lock */
+        size_t topics_max;
+        size_t sketch_bytes; /**< sketches of the topics made, under lock */
         pthread_mutex_t      lock;
         atomic_uint_fast64_t untracked_messages;
         atomic_int           topics_max_reached;

@@ -117,6 +117,52 @@ static void load_add(ks_load_t *l, uint64_t bytes)
         l->bytes += bytes;
 }
 
+/* Heap per entry and per topic, as bench/ksb_memory measures them with
+ * glibc malloc (ksb_memory --keys 0 with each size changed in turn): a
+ * key-sample key 69 B (node, index slots, free list, other clients'
+ * hashes), a mixed-sample logical key 182 B (the same plus two encodings'
+ * first 40 bytes), a hot-key counter 200 B (128 key bytes, counts, heap
+ * and index slots); the rest of a topic 36 KiB (HyperLogLog 16 KiB,
+ * struct, rates, small per-partition arrays). */
+#define KS_TOPIC_BYTES_SAMPLE_KEY 69
+#define KS_TOPIC_BYTES_MIXED_KEY 182
+#define KS_TOPIC_BYTES_TOPK 200
+#define KS_TOPIC_BYTES_FIXED (36 * 1024)
+
+size_t ks_topic_sketch_bytes(const ks_topic_params_t *p)
+{
+        return KS_TOPIC_BYTES_FIXED +
+               p->key_sample_size * KS_TOPIC_BYTES_SAMPLE_KEY +
+               p->mixed_sample_size * KS_TOPIC_BYTES_MIXED_KEY +
+               p->topk_capacity * KS_TOPIC_BYTES_TOPK;
+}
+
+/** @returns @p n scaled by @p f, at least @p min (and never above n). */
+static size_t scaled(size_t n, double f, size_t min)
+{
+        size_t s = (size_t)((double)n * f);
+
+        if (s < min)
+                s = min;
+        return s < n ? s : n;
+}
+
+void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)
+{
+        size_t var = ks_topic_sketch_bytes(p) - KS_TOPIC_BYTES_FIXED;
+        double f;
+
+        if (ks_topic_sketch_bytes(p) <= bytes)
+                return;
+        f                  = bytes > KS_TOPIC_BYTES_FIXED
+                                 ? (double)(bytes - KS_TOPIC_BYTES_FIXED) / (double)var
+                                 : 0.0;
+        p->key_sample_size = scaled(p->key_sample_size, f, KS_TOPIC_SAMPLE_MIN);
+        p->mixed_sample_size =
+            scaled(p->mixed_sample_size, f, KS_TOPIC_SAMPLE_MIN);
+        p->topk_capacity = scaled(p->topk_capacity, f, KS_TOPIC_TOPK_MIN);
+}
+
 ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                          int64_t now_ms)
 {

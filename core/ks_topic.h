@@ -78,7 +78,34 @@ typedef struct ks_topic_params {
         size_t  topk_capacity;     /**< Space-Saving counters */
         int64_t flow_max_cells; /**< largest current x proposed matrix kept */
         size_t  pending_max;    /**< messages kept while the count is unknown */
+        /** all topics' sketches together (keyshift.memory.max.mb), bytes;
+         *  0: every topic gets the sizes above (ks_topic_params_fit()) */
+        size_t sketch_budget;
 } ks_topic_params_t;
+
+/** Sample and counter sizes never go below these when a budget shrinks
+ *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
+#define KS_TOPIC_SAMPLE_MIN 64
+#define KS_TOPIC_TOPK_MIN 64
+
+/**
+ * @brief The heap one topic's sketches take with @p p's sizes: the
+ *        HyperLogLog (16 KiB) and the topic's fixed state, plus per entry
+ *        of the key sample, the mixed-key sample and the hot-key counters
+ *        (bench/ksb_memory measures them). Per-partition counts and flow
+ *        matrices are not included: they follow the partition counts.
+ */
+size_t ks_topic_sketch_bytes(const ks_topic_params_t *p);
+
+/**
+ * @brief Shrinks @p p's key sample, mixed-key sample and hot-key counters
+ *        by one factor so that ks_topic_sketch_bytes() <= @p bytes, never
+ *        below KS_TOPIC_SAMPLE_MIN / KS_TOPIC_TOPK_MIN (so the result can
+ *        exceed @p bytes when it is very small). Larger budgets leave the
+ *        sizes as they are: they are maximums. The report states the
+ *        capacities in effect and the errors that follow from them.
+ */
+void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes);
 
 /** Messages and bytes (key + value) that one partition receives. */
 typedef struct ks_load {

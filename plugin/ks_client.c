@@ -108,6 +108,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
             kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
         c->params.flow_max_cells = kconf->flow_max_cells;
         c->params.pending_max    = KS_PENDING_MAX;
+        c->params.sketch_budget  = (size_t)kconf->memory_max_mb << 20;
         ks_warn_list_init(&c->carry);
         if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
                                   c->report_path, sizeof(c->report_path))) {

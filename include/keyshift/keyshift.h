@@ -30,6 +30,7 @@
  * | keyshift.key.sample.size      | 64..1048576 keys in the distinct-key sample | 4096 |
   * | keyshift.mixed.sample.size    | 64..1048576 logical keys sampled for mixed serializers | 2048 |
  * | keyshift.topics.max           | 1..100000 topics analysed per producer | 1000 |
+ * | keyshift.memory.max.mb        | 1..65536 MiB for all topics' sketches; a new topic's sample sizes shrink to its share (README "Memory") | 64 |
  * | keyshift.metadata.refresh.ms  | 100..3600000 ms between metadata refreshes | 10000 |
  * | keyshift.flow.max.cells       | 0..1048576 cells of a current x proposed flow matrix (8 B each) | 65536 |
  * | keyshift.* sizing inputs     | see ks_sizing.c / README "Sizing inputs" | |

@@ -11,6 +11,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "ks_config.h"
+#include "ks_registry.h"
 #include "ks_report.h"
 #include "ks_test.h"
 #include "ks_topic.h"
@@ -216,6 +218,69 @@ static void test_flow_limit(void)
         ks_topic_destroy(t);
 }
 
+/** The sketch budget: shrinking keeps the minimums, a large budget leaves
+ *  the sizes, and 100 topics made one by one stay within the budget while
+ *  the first keep their full sizes (keyshift.memory.max.mb). */
+static void test_sketch_budget(void)
+{
+        ks_topic_params_t tp = params(KS_PARTITIONER_CONSISTENT), fit;
+        ks_registry_t     reg;
+        ks_config_t       conf;
+        size_t            i, full = ks_topic_sketch_bytes(&tp);
+
+        fit = tp;
+        ks_topic_params_fit(&fit, full * 2);
+        CU_ASSERT_EQUAL(fit.key_sample_size, tp.key_sample_size);
+        CU_ASSERT_EQUAL(fit.topk_capacity, tp.topk_capacity);
+        fit = tp;
+        ks_topic_params_fit(&fit, full / 2);
+        CU_ASSERT(ks_topic_sketch_bytes(&fit) <= full / 2);
+        CU_ASSERT(fit.key_sample_size < tp.key_sample_size);
+        CU_ASSERT(fit.mixed_sample_size < tp.mixed_sample_size);
+        fit = tp;
+        ks_topic_params_fit(&fit, 0);
+        CU_ASSERT_EQUAL(fit.key_sample_size, KS_TOPIC_SAMPLE_MIN);
+        CU_ASSERT_EQUAL(fit.mixed_sample_size, KS_TOPIC_SAMPLE_MIN);
+        CU_ASSERT_EQUAL(fit.topk_capacity, KS_TOPIC_TOPK_MIN);
+
+        CU_ASSERT_EQUAL(ks_config_init(&conf), 0);
+        CU_ASSERT_EQUAL(conf.memory_max_mb, 64);
+        /* the default sizes; 100 topics on 20 topics' worth */
+        tp.key_sample_size   = 4096;
+        tp.mixed_sample_size = 2048;
+        tp.topk_capacity     = 1024;
+        full                 = ks_topic_sketch_bytes(&tp);
+        tp.sketch_budget     = 20 * full;
+        CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
+        for (i = 0; i < 100; i++) {
+                char                name[16];
+                int                 created;
+                ks_topic_t         *t;
+                ks_topic_snapshot_t s;
+                snprintf(name, sizeof(name), "t%zu", i);
+                t = ks_registry_get(&reg, name, &conf, &tp, 1, &created);
+                CU_ASSERT_FATAL(t != NULL);
+                CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+                if (i == 0) /* 1/16 of the budget: more than its sizes */
+                        CU_ASSERT_EQUAL(s.sample_capacity, tp.key_sample_size);
+                if (i == 19) {
+                        CU_ASSERT(s.sample_capacity < tp.key_sample_size);
+                        CU_ASSERT(s.sample_capacity > KS_TOPIC_SAMPLE_MIN);
+                        /* within the budget while no topic is at the
+                         * minimum sizes */
+                        CU_ASSERT(reg.sketch_bytes <= tp.sketch_budget);
+                }
+                ks_topic_snapshot_free(&s);
+        }
+        fit = tp;
+        ks_topic_params_fit(&fit, 0);
+        /* past that, by at most the minimum sizes per topic */
+        CU_ASSERT(reg.sketch_bytes <=
+                  tp.sketch_budget + 100 * ks_topic_sketch_bytes(&fit));
+        ks_registry_destroy(&reg);
+        ks_config_destroy(&conf);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
@@ -225,5 +290,6 @@ void ks_test_register(void)
              test_count_change_restarts_window},
             {"explicit partitions", test_explicit_partitions},
             {"acknowledgements", test_acks},
-            {"flow matrix limit", test_flow_limit});
+            {"flow matrix limit", test_flow_limit},
+            {"sketch budget", test_sketch_budget});
 }
