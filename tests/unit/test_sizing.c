@@ -112,6 +112,38 @@ static void test_params(void)
 /* Skew                                                                 */
 /* ------------------------------------------------------------------ */
 
+static int cmp_u64_asc(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
+/** The median is found by selection, not sorting: compare it with the
+ *  sorted answer on random arrays, with and without many ties. */
+static void test_spread_random(void)
+{
+        uint64_t v[257], w[257], x = 0x9e3779b97f4a7c15ull;
+        size_t   n, i, round;
+
+        for (round = 0; round < 2000; round++) {
+                ks_sizing_spread_t s;
+                double             median;
+                n = 1 + round % 257;
+                for (i = 0; i < n; i++) {
+                        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                        v[i] = round % 3 ? x % (round % 2 ? 5 : 1000) : x;
+                        w[i] = v[i];
+                }
+                qsort(w, n, sizeof(*w), cmp_u64_asc);
+                median = n % 2 ? (double)w[n / 2]
+                               : ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
+                ks_sizing_spread(v, n, 2.5, &s);
+                CU_ASSERT_DOUBLE_EQUAL(s.median, median, 1e-6);
+                CU_ASSERT_EQUAL(s.min, w[0]);
+                CU_ASSERT_EQUAL(s.max, w[n - 1]);
+        }
+}
+
 static void test_spread(void)
 {
         ks_sizing_spread_t s;
@@ -953,6 +985,7 @@ void ks_test_register(void)
         KS_ADD_SUITE(
             "sizing formulas", {"parameters", test_params},
             {"spread and partition skew", test_spread},
+            {"median by selection = sorted median", test_spread_random},
             {"key skew", test_key_skew},
             {"loads from the key sample", test_sample_loads},
             {"powers of two", test_pow2}, {"target rate", test_target_rate},
