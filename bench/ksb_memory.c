@@ -53,7 +53,7 @@ static void collect_topic(ks_topic_t *t, void *opaque)
         if (ks_topic_snapshot(t, &snap))
                 return;
         if ((o = ks_report_topic(&snap, &c->opts, c->wl)))
-                ks_report_writer_topic(c->w, snap.name, o);
+                ks_report_writer_topic_snapshot(c->w, &snap, o);
         if ((h = ksb_heap_bytes()) > c->peak)
                 c->peak = h;
         json_decref(o);
@@ -118,10 +118,11 @@ int main(int argc, char **argv)
         h2 = ksb_heap_bytes();
 
         ks_warn_list_init(&wl);
-        c.w    = &w;
-        c.wl   = &wl;
-        c.opts = ksb_topics_report_opts(&kt, kt.conf.hot_keys);
-        c.peak = 0;
+        c.w                   = &w;
+        c.wl                  = &wl;
+        c.opts                = ksb_topics_report_opts(&kt, kt.conf.hot_keys);
+        c.peak                = 0;
+        c.opts.bulk_by_writer = 1;
         if (ks_report_writer_open(&w, "/tmp/ksb-memory-report.json") ||
             ks_report_writer_begin(&w, &prod, &c.opts))
                 ksb_die("report not started: %s", w.errstr);

@@ -121,7 +121,7 @@ double ks_report_moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
 }
 
 static json_t *proposal_json(const ks_topic_snapshot_t *s,
-                             const ks_proposal_t *p, double distinct)
+                             const ks_proposal_t *p, double distinct, int bulk)
 {
         double  f = ks_report_moved_key_fraction(s, p->partition_count), f_err;
         json_t *o;
@@ -132,8 +132,9 @@ static json_t *proposal_json(const ks_topic_snapshot_t *s,
         o = json_pack(
             "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
             "partition_count", (int)p->partition_count, "partitions",
-            partitions_json(p->partitions, p->partition_count), "moved",
-            "messages", (json_int_t)p->moved.messages, "bytes",
+            bulk ? partitions_json(p->partitions, p->partition_count)
+                 : json_null(),
+            "moved", "messages", (json_int_t)p->moved.messages, "bytes",
             (json_int_t)p->moved.bytes, "messages_fraction",
             ks_report_frac(p->moved.messages, s->window_hashed.messages),
             "traffic_fraction",
@@ -368,7 +369,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
-                    props, proposal_json(s, &s->proposals[i], distinct));
+                    props, proposal_json(s, &s->proposals[i], distinct,
+                                         !opts->bulk_by_writer));
 
         o = json_pack(
             "{s:o, s:s, s:b, s:I, s:I,"
@@ -401,10 +403,12 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 return NULL;
         json_object_set_new(
             o, "current",
-            s->current
-                ? json_pack("{s:o}", "partitions",
-                            partitions_json(s->current, s->partition_count))
-                : json_null());
+            s->current ? json_pack("{s:o}", "partitions",
+                                   opts->bulk_by_writer
+                                       ? json_null()
+                                       : partitions_json(s->current,
+                                                         s->partition_count))
+                       : json_null());
         if (c->diag_checked) {
                 json_t *d =
                     json_pack("{s:I}", "checked", (json_int_t)c->diag_checked);
@@ -426,7 +430,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         }
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
-        json_object_set_new(o, "merge", merge_json(s));
+        json_object_set_new(o, "merge",
+                            opts->bulk_by_writer ? json_null() : merge_json(s));
         if (opts->sizing)
                 ks_report_add_sizing(o, s, opts, distinct, wl);
         topic_warnings(s, wl);

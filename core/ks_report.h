@@ -42,6 +42,10 @@ typedef struct ks_report_opts {
         const ks_sizing_params_t *sizing;
         double queue_max_messages; /**< the producer's queue limits, for */
         double queue_max_bytes;    /**< how long a switch may pause it */
+        /** 1: ks_report_topic() leaves the bulk of a topic (per-partition
+         *  arrays, `merge`) as null placeholders, for
+         *  ks_report_writer_topic_snapshot() to write from the snapshot */
+        int bulk_by_writer;
 } ks_report_opts_t;
 
 /**
@@ -103,6 +107,17 @@ int ks_report_writer_begin(ks_report_writer_t         *w,
  *         it next. @returns 0 or -1. */
 int ks_report_writer_topic(ks_report_writer_t *w, const char *name,
                            const json_t *topic);
+/**
+ * @brief Writes one topic: the members of @p topic (built by
+ *        ks_report_topic() with opts->bulk_by_writer set) in order, with
+ *        the bulk that it left null (`current.partitions`,
+ *        `proposals[].partitions`, `merge`) written straight from @p s,
+ *        in the same schema, without building JSON values for it
+ *        (ks_report_bulk.c). @returns 0 or -1.
+ */
+int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
+                                    const ks_topic_snapshot_t *s,
+                                    const json_t              *topic);
 /** @brief Closes "topics", writes the producer-level warnings of @p wl,
  *         fsyncs and renames over the path.
  *  @returns 0, or -1 with @p errstr set (the temporary file is removed). */

@@ -193,7 +193,8 @@ typedef struct ks_collect_ctx {
 } ks_collect_ctx_t;
 
 /**
- * @brief Snapshots one topic, builds its JSON and writes it at once, so
+ * @brief Snapshots one topic, builds its JSON (all but the bulk, which
+ *        the writer formats from the snapshot) and writes it at once, so
  *        that only one topic's tree is held at a time.
  * @locality reporter thread, or the thread writing the final report.
  * @locks the topic's lock, only while its snapshot is taken.
@@ -209,7 +210,7 @@ static void collect_topic(ks_topic_t *t, void *opaque)
                 return;
         }
         if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl)))
-                ks_report_writer_topic(ctx->w, snap.name, o);
+                ks_report_writer_topic_snapshot(ctx->w, &snap, o);
         else
                 ctx->oom = 1;
         json_decref(o);
@@ -220,7 +221,7 @@ void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
             c->conf.hot_keys, ks_client_now_ms(),    final,
-            &c->conf.sizing,  c->queue_max_messages, c->queue_max_bytes};
+            &c->conf.sizing,  c->queue_max_messages, c->queue_max_bytes, 1};
         ks_report_producer_t p = {
             c->client_id,
             c->name,
@@ -266,10 +267,10 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
 
-        ctx.w    = &w;
-        ctx.wl   = &wl;
-        ctx.opts = &opts;
-        ctx.oom  = 0;
+        ctx.w               = &w;
+        ctx.wl              = &wl;
+        ctx.opts            = &opts;
+        ctx.oom             = 0;
         if (!ks_report_writer_open(&w, c->report_path) &&
             !ks_report_writer_begin(&w, &p, &opts))
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);

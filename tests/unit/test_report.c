@@ -13,6 +13,7 @@
 
 #include "ks_config.h"
 #include "ks_report.h"
+#include "ks_sizing.h"
 #include "ks_test.h"
 
 #define REWRITES 400
@@ -83,6 +84,98 @@ static void test_never_half_written(void)
                          dir);
                 CU_ASSERT_EQUAL(system(cmd), 0);
         }
+}
+
+/** A topic with traffic in every part of the report: partitions under
+ *  the current and two proposed counts, key sample, hot keys, a mixed
+ *  int32/decimal key, a key that is not printable. */
+static ks_topic_t *busy_topic(const char *name)
+{
+        ks_topic_params_t tp = {0};
+        ks_topic_t       *t;
+        int               i;
+
+        tp.partitioner       = KS_PARTITIONER_CONSISTENT_RANDOM;
+        tp.key_sample_size   = 64;
+        tp.mixed_sample_size = 64;
+        tp.topk_capacity     = 32;
+        tp.flow_max_cells    = 1000;
+        tp.pending_max       = 10;
+        tp.proposed[0]       = 12;
+        tp.proposed[1]       = 16;
+        tp.proposed_cnt      = 2;
+        t                    = ks_topic_new(name, &tp, 1000);
+        ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
+        for (i = 0; i < 3000; i++) {
+                char    key[32];
+                uint8_t bin[4] = {0, 0, 1, (uint8_t)(i % 7)};
+                snprintf(key, sizeof(key), "k\"%d", (i * 7919) % 500);
+                ks_topic_record(t, key, strlen(key), -1, 10);
+                if (i % 10 == 0)
+                        ks_topic_record(t, bin, sizeof(bin), -1, 10);
+        }
+        return t;
+}
+
+/** The reporter writes a topic's bulk (per-partition arrays, `merge`)
+ *  straight from the snapshot: the file must parse to what the whole
+ *  jansson tree (ks_report_build) gives. */
+static void test_bulk_writer_same_json(void)
+{
+        ks_report_producer_t p = {.client_id          = "c\"1",
+                                  .client_name        = "c#producer-1",
+                                  .pid                = 42,
+                                  .librdkafka_version = "2.0.2",
+                                  .partitioner        = "consistent_random",
+                                  .partitioner_source = "partitioner",
+                                  .sticky_linger_ms   = 10,
+                                  .started_at_ms      = 1000,
+                                  .report_interval_ms = 60000};
+        ks_sizing_params_t   sp;
+        ks_report_opts_t     o       = {20, 5000, 1, &sp, 1e6, 1e9, 0};
+        const char          *names[] = {"a", "b\u00e9\"q"};
+        ks_topic_t          *t[2];
+        ks_warn_list_t       wl1, wl2;
+        ks_report_writer_t   w;
+        json_t              *topics = json_object(), *whole, *back;
+        char                 file[300], err[512];
+        size_t               i;
+
+        ks_sizing_params_init(&sp);
+        snprintf(file, sizeof(file), "/tmp/keyshift-bulk-%ld.json",
+                 (long)getpid());
+        ks_warn_list_init(&wl1);
+        ks_warn_list_init(&wl2);
+        CU_ASSERT_EQUAL_FATAL(ks_report_writer_open(&w, file), 0);
+        CU_ASSERT_EQUAL(ks_report_writer_begin(&w, &p, &o), 0);
+        for (i = 0; i < 2; i++) {
+                ks_topic_snapshot_t s;
+                json_t             *j;
+                t[i] = busy_topic(names[i]);
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t[i], &s), 0);
+                o.bulk_by_writer = 0;
+                json_object_set_new(topics, s.name,
+                                    ks_report_topic(&s, &o, &wl1));
+                o.bulk_by_writer = 1;
+                j                = ks_report_topic(&s, &o, &wl2);
+                CU_ASSERT_EQUAL(ks_report_writer_topic_snapshot(&w, &s, j), 0);
+                json_decref(j);
+                ks_topic_snapshot_free(&s);
+                ks_topic_destroy(t[i]);
+        }
+        CU_ASSERT_EQUAL(ks_report_writer_end(&w, &wl2, err, sizeof(err)), 0);
+        whole = ks_report_build(&p, &o, topics, &wl1);
+        back  = json_load_file(file, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+        CU_ASSERT(json_array_size(json_object_get(
+                      json_object_get(json_object_get(back, "topics"), "a"),
+                      "proposals")) == 2);
+        CU_ASSERT(json_equal(whole, back));
+        json_decref(whole);
+        json_decref(back);
+        ks_warn_list_clear(&wl1);
+        ks_warn_list_clear(&wl2);
+        unlink(file);
 }
 
 static void test_failed_write_keeps_previous(void)
@@ -192,7 +285,9 @@ void ks_test_register(void)
         KS_ADD_SUITE("report file",
                      {"never seen half-written", test_never_half_written},
                      {"a failed write keeps the previous report",
-                      test_failed_write_keeps_previous});
+                      test_failed_write_keeps_previous},
+                     {"bulk written from the snapshot = the whole tree",
+                      test_bulk_writer_same_json});
         KS_ADD_SUITE("configuration values",
                      {"report path template", test_path_template},
                      {"copy and topic selection", test_config_copy_and_topics});
