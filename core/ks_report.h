@@ -82,7 +82,8 @@ int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
 /**
  * A report written topic by topic (ks_report_write.c), so that only one
  * topic's JSON is held at a time, with the same atomicity as
- * ks_report_write_atomic(): open, begin, topic..., end (or abort).
+ * ks_report_write_atomic(): open, begin, topic_snapshot..., end (or
+ * abort).
  * After a failure the later calls do nothing and end() returns it.
  */
 typedef struct ks_report_writer {
@@ -103,10 +104,6 @@ int ks_report_writer_open(ks_report_writer_t *w, const char *path);
 int ks_report_writer_begin(ks_report_writer_t         *w,
                            const ks_report_producer_t *producer,
                            const ks_report_opts_t     *opts);
-/** @brief Writes one topic's object (ks_report_topic()); the caller frees
- *         it next. @returns 0 or -1. */
-int ks_report_writer_topic(ks_report_writer_t *w, const char *name,
-                           const json_t *topic);
 /**
  * @brief Writes one topic: the members of @p topic (built by
  *        ks_report_topic() with opts->bulk_by_writer set) in order, with

@@ -230,6 +230,22 @@ static void put_with_partitions(ks_jout_t *o, const json_t *v,
         put_mem(o, "}", 1);
 }
 
+/** @returns the snapshot's proposal that @p o (a proposals[] element)
+ *           describes, by its partition count (unique per topic), or
+ *           NULL: its placeholder then stays null. */
+static const ks_proposal_t *proposal_of(const ks_topic_snapshot_t *s,
+                                        const json_t              *o)
+{
+        json_int_t n =
+            json_integer_value(json_object_get(o, "partition_count"));
+        size_t i;
+
+        for (i = 0; i < s->proposal_cnt; i++)
+                if (s->proposals[i].partition_count == n)
+                        return &s->proposals[i];
+        return NULL;
+}
+
 int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                     const ks_topic_snapshot_t *s,
                                     const json_t              *topic)
@@ -257,9 +273,8 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                         size_t i;
                         put_mem(&o, "[", 1);
                         for (i = 0; i < json_array_size(m); i++) {
-                                const ks_proposal_t *p = i < s->proposal_cnt
-                                                             ? &s->proposals[i]
-                                                             : NULL;
+                                const ks_proposal_t *p =
+                                    proposal_of(s, json_array_get(m, i));
                                 if (i)
                                         put_mem(&o, ",", 1);
                                 put_with_partitions(&o, json_array_get(m, i),

@@ -6,7 +6,8 @@
  * jansson tree took ~340 MiB and ~3 s to build and dump (bench/README.md,
  * target 6). Here the head is written first, then each topic's object is
  * dumped as soon as it is built and freed before the next is built, then
- * the producer-level warnings (which the topics add to) close the file.
+ * the producer-level warnings (which the topics add to) close the file
+ * (ks_report_bulk.c writes a topic).
  * At most one topic's tree is in memory at a time.
  *
  * Why compact: indentation made the file ~2.5 times larger (every value of
@@ -114,30 +115,6 @@ int ks_report_writer_begin(ks_report_writer_t         *w,
                 writer_fail(w, head ? "write" : "build the report head for");
                 return -1;
         }
-        return 0;
-}
-
-int ks_report_writer_topic(ks_report_writer_t *w, const char *name,
-                           const json_t *topic)
-{
-        json_t *key;
-        int     r;
-
-        if (w->failed)
-                return -1;
-        errno = 0;
-        /* the name through jansson, for its escaping */
-        key = json_string(name);
-        r   = !key || (w->topics && fputc(',', w->fp) == EOF) ||
-            json_dumpf(key, w->fp, JSON_ENCODE_ANY) ||
-            fputc(':', w->fp) == EOF ||
-            json_dumpf(topic, w->fp, KS_REPORT_DUMP_FLAGS);
-        json_decref(key);
-        if (r) {
-                writer_fail(w, "write");
-                return -1;
-        }
-        w->topics++;
         return 0;
 }
 
