@@ -220,8 +220,8 @@ static void collect_topic(ks_topic_t *t, void *opaque)
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
-            c->conf.hot_keys, ks_client_now_ms(),    final,
-            &c->conf.sizing,  c->queue_max_messages, c->queue_max_bytes, 1};
+            c->conf.hot_keys,      ks_client_now_ms(), final, &c->conf.sizing,
+            c->queue_max_messages, c->queue_max_bytes, 1};
         ks_report_producer_t p = {
             c->client_id,
             c->name,
@@ -267,10 +267,10 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
 
-        ctx.w               = &w;
-        ctx.wl              = &wl;
-        ctx.opts            = &opts;
-        ctx.oom             = 0;
+        ctx.w    = &w;
+        ctx.wl   = &wl;
+        ctx.opts = &opts;
+        ctx.oom  = 0;
         if (!ks_report_writer_open(&w, c->report_path) &&
             !ks_report_writer_begin(&w, &p, &opts))
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);
