@@ -62,8 +62,7 @@ int ks_partitioner_from_name(const char *name, ks_partitioner_t *out);
  *        `sticky.partitioning.linger.ms` (0 disables sticky partitioning).
  */
 ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
-                                        int sticky_linger_ms,
-                                        const void *key,
+                                        int sticky_linger_ms, const void *key,
                                         size_t keylen);
 
 /**

@@ -67,7 +67,7 @@ json_t *ks_e2e_load_json(const char *path);
 /** @returns integer at a '/'-separated path inside @p root (object keys,
  *           or array indexes), -1 if absent (fails the test). */
 long long ks_e2e_int(json_t *root, const char *path);
-json_t *ks_e2e_get(json_t *root, const char *path);
+json_t   *ks_e2e_get(json_t *root, const char *path);
 
 /** @returns 1 if the warnings array @p warnings has code @p code. */
 int ks_e2e_has_warning(json_t *warnings, const char *code);

@@ -70,7 +70,8 @@ static int load(fixture_t *fx, const char *name, int key_col, int hash_col,
                 return 0;
         fp = fopen(ks_test_data_path(name), "r");
         if (!fp) {
-                fprintf(stderr, "\n  cannot open %s\n", ks_test_data_path(name));
+                fprintf(stderr, "\n  cannot open %s\n",
+                        ks_test_data_path(name));
                 CU_FAIL_FATAL("fixture missing");
                 return -1;
         }

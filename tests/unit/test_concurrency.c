@@ -90,12 +90,12 @@ static void test_threads(void)
 
         ks_config_init(&conf);
         memset(&params, 0, sizeof(params));
-        params.partitioner     = KS_PARTITIONER_MURMUR2_RANDOM;
-        params.key_sample_size = 256;
+        params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
+        params.key_sample_size   = 256;
         params.mixed_sample_size = 256;
-        params.topk_capacity   = 128;
-        params.flow_max_cells  = 1024;
-        params.pending_max     = 1000;
+        params.topk_capacity     = 128;
+        params.flow_max_cells    = 1024;
+        params.pending_max       = 1000;
         CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
         stop_reporter = 0;
         pthread_create(&rep, NULL, reporter_thread, NULL);

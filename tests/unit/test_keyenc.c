@@ -77,7 +77,7 @@ static int load_java(void)
                 r->has_logical = strcmp(f[1], "-") != 0;
                 if (r->has_logical) {
                         n = ks_test_unhex(f[1], (unsigned char *)r->logical,
-                                  sizeof(r->logical) - 1);
+                                          sizeof(r->logical) - 1);
                         CU_ASSERT_FATAL(n >= 0);
                         r->logical[n] = '\0';
                 }
