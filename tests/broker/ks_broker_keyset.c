@@ -300,3 +300,12 @@ void ks_keyset_add_random(ks_keyset_t *ks, size_t n, size_t nulls,
                 ks->msgs[j]     = t;
         }
 }
+
+int ks_broker_oracle_hashed(ks_partitioner_t p, const ks_bkey_t *k)
+{
+        if (k->is_null)
+                return 0;
+        if (k->len == 0)
+                return p == KS_PARTITIONER_MURMUR2_RANDOM;
+        return 1;
+}

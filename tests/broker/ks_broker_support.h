@@ -24,6 +24,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "ks_partitioner.h"
+
 /** @returns the bootstrap address: $KS_KAFKA_BOOTSTRAP, else the one
  *           ctest-fixture.sh wrote to $KS_BROKER_STATE/bootstrap. Fails
  *           the test (fatal) with the reason when there is none. */
@@ -144,6 +146,12 @@ typedef struct ks_keyset {
         size_t     table_size;
         size_t     ais_keys, ais_msgs;
 } ks_keyset_t;
+
+/** @returns 1 if @p p hashes key @p k (librdkafka's rule, CONFIGURATION.md
+ *           `partitioner`: consistent_random and murmur2_random place NULL
+ *           keys randomly (sticky), and consistent_random empty keys too;
+ *           every other key is hashed). For these two partitioners only. */
+int ks_broker_oracle_hashed(ks_partitioner_t p, const ks_bkey_t *k);
 
 void ks_keyset_init(ks_keyset_t *ks);
 void ks_keyset_free(ks_keyset_t *ks);

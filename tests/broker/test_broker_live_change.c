@@ -57,15 +57,6 @@ static const live_case_t cases[] = {
 static ks_keyset_t keys;
 static int         header_done;
 
-static int oracle_hashed(ks_partitioner_t p, const ks_bkey_t *k)
-{
-        if (k->is_null)
-                return 0;
-        if (k->len == 0)
-                return p == KS_PARTITIONER_MURMUR2_RANDOM;
-        return 1;
-}
-
 static int suite_init(void)
 {
         ks_keyset_init(&keys);
@@ -252,7 +243,7 @@ static void run_case(const live_case_t *lc)
                 uint32_t         h;
                 int32_t          pn, pm;
                 null_all += k->is_null;
-                if (!oracle_hashed(lc->p, k))
+                if (!ks_broker_oracle_hashed(lc->p, k))
                         continue;
                 hashed_all++;
                 h  = ks_partitioner_hash(lc->p, k->bytes, k->len);
@@ -316,7 +307,7 @@ static void run_case(const live_case_t *lc)
                 const ks_bkey_t *k = key_of(i, &msg);
                 uint32_t         h;
                 int32_t          pm;
-                if (!oracle_hashed(lc->p, k))
+                if (!ks_broker_oracle_hashed(lc->p, k))
                         continue;
                 h  = ks_partitioner_hash(lc->p, k->bytes, k->len);
                 pm = ks_partition_of(h, m);

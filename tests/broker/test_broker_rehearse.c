@@ -69,18 +69,6 @@ static const scenario_t scenarios[] = {
 static ks_keyset_t keys;
 static int         header_done;
 
-/** librdkafka's rule (CONFIGURATION.md, `partitioner`): consistent_random
- *  and murmur2_random place NULL keys randomly (sticky), and
- *  consistent_random empty keys too; every other key is hashed. */
-static int oracle_hashed(ks_partitioner_t p, const ks_bkey_t *k)
-{
-        if (k->is_null)
-                return 0;
-        if (k->len == 0)
-                return p == KS_PARTITIONER_MURMUR2_RANDOM;
-        return 1;
-}
-
 static int suite_init(void)
 {
         long ais;
@@ -290,7 +278,7 @@ static void run_scenario(const scenario_t *s)
 
                 null_msgs += k->is_null;
                 empty_msgs += !k->is_null && !k->len;
-                if (!oracle_hashed(s->p, k))
+                if (!ks_broker_oracle_hashed(s->p, k))
                         continue;
                 if (p1 < 0 || p1 >= n || p2 < 0 || p2 >= m) {
                         bad[msg->key] = 1; /* undelivered or out of range */
