@@ -366,12 +366,24 @@ void ks_keysample_add(ks_keysample_t *ks, uint64_t hash64, uint32_t phash,
 void *ks_keysample_add_payload(ks_keysample_t *ks, uint64_t hash64,
                                uint32_t phash, uint64_t bytes, int *admitted)
 {
+        return ks_keysample_add_payload_n(ks, hash64, phash, 1, bytes,
+                                          admitted);
+}
+
+/**
+ * @brief ks_keysample_add_payload() for @p messages messages of the key
+ *        at once (@p bytes in all).
+ */
+void *ks_keysample_add_payload_n(ks_keysample_t *ks, uint64_t hash64,
+                                 uint32_t phash, uint64_t messages,
+                                 uint64_t bytes, int *admitted)
+{
         void *p;
 
         *admitted = 0;
         if (hash64 > ks->threshold)
                 return NULL;
-        p = ks_keysample_offer(ks, hash64, phash, 1, bytes, admitted);
+        p = ks_keysample_offer(ks, hash64, phash, messages, bytes, admitted);
         if (*admitted && p)
                 memset(p, 0, ks->psize);
         return p;

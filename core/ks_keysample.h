@@ -56,6 +56,12 @@ ks_keysample_t *ks_keysample_new_payload(size_t k, size_t payload_size);
 void *ks_keysample_add_payload(ks_keysample_t *ks, uint64_t hash64,
                                uint32_t phash, uint64_t bytes, int *admitted);
 
+/** @brief ks_keysample_add_payload() for @p messages messages of one key
+ *         at once, @p bytes in all (a drainer's aggregated run). */
+void *ks_keysample_add_payload_n(ks_keysample_t *ks, uint64_t hash64,
+                                 uint32_t phash, uint64_t messages,
+                                 uint64_t bytes, int *admitted);
+
 /** @returns the payload bytes per key given at creation (0: none). */
 size_t ks_keysample_payload_size(const ks_keysample_t *ks);
 

@@ -52,9 +52,16 @@ int ks_mixed_logical_hash(const void *key, size_t len, ks_keyenc_t enc,
 void ks_mixed_add(ks_mixed_t *m, uint64_t lhash, ks_keyenc_t enc,
                   const void *key, size_t len, uint32_t phash, uint64_t bytes)
 {
+        ks_mixed_add_n(m, lhash, enc, key, len, phash, 1, bytes);
+}
+
+void ks_mixed_add_n(ks_mixed_t *m, uint64_t lhash, ks_keyenc_t enc,
+                    const void *key, size_t len, uint32_t phash,
+                    uint64_t messages, uint64_t bytes)
+{
         int               admitted;
-        ks_mixed_value_t *v =
-            ks_keysample_add_payload(m->sample, lhash, 0, bytes, &admitted);
+        ks_mixed_value_t *v = ks_keysample_add_payload_n(
+            m->sample, lhash, 0, messages, bytes, &admitted);
         uint16_t         bit = (uint16_t)(1u << enc);
         ks_mixed_slot_t *s;
         uint16_t         i;
@@ -64,19 +71,19 @@ void ks_mixed_add(ks_mixed_t *m, uint64_t lhash, ks_keyenc_t enc,
         if (v->enc_mask & bit) {
                 for (i = 0; i < v->nslots; i++)
                         if (v->slot[i].enc == enc) {
-                                v->slot[i].messages++;
+                                v->slot[i].messages += messages;
                                 return;
                         }
-                v->other_messages++;
+                v->other_messages += messages;
                 return;
         }
         v->enc_mask |= bit;
         if (v->nslots == KS_MIXED_SLOTS) {
-                v->other_messages++;
+                v->other_messages += messages;
                 return;
         }
         s           = &v->slot[v->nslots++];
-        s->messages = 1;
+        s->messages = messages;
         s->phash    = phash;
         s->enc      = (uint8_t)enc;
         s->keylen = (uint8_t)(len < KS_MIXED_KEY_MAX ? len : KS_MIXED_KEY_MAX);

@@ -68,6 +68,12 @@ int ks_mixed_logical_hash(const void *key, size_t len, ks_keyenc_t enc,
 void ks_mixed_add(ks_mixed_t *m, uint64_t lhash, ks_keyenc_t enc,
                   const void *key, size_t len, uint32_t phash, uint64_t bytes);
 
+/** @brief ks_mixed_add() for @p messages messages at once, @p bytes in
+ *         all (a drainer's aggregated run). */
+void ks_mixed_add_n(ks_mixed_t *m, uint64_t lhash, ks_keyenc_t enc,
+                    const void *key, size_t len, uint32_t phash,
+                    uint64_t messages, uint64_t bytes);
+
 /** A logical key seen under two or more encodings. */
 typedef struct ks_mixed_collision {
         uint64_t         messages; /**< all encodings */

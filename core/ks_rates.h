@@ -95,27 +95,35 @@ void ks_rates_init(ks_rates_t *r, int64_t now_ms);
 void ks_rates_roll(ks_rates_t *r, int64_t sec);
 
 /**
- * @brief Counts one produced message of @p bytes key + value bytes at
- *        @p now_ms.
+ * @brief Counts @p messages produced messages of @p bytes key + value
+ *        bytes in all at @p now_ms.
  *
  * Cost: one subtraction, one division by a constant (a multiply), one
  * compare and four additions; once per second of traffic also two
  * histogram increments (a count-leading-zeros each). O(1), no allocation,
  * no clock read.
  *
- * @locality the application thread calling produce() (on_send).
+ * @locality keyshift's drainer, or the application thread when a message
+ *           is analysed inline (ks_stage.h).
  * @locks the caller holds the topic's lock.
  */
-static inline void ks_rates_add(ks_rates_t *r, int64_t now_ms, uint64_t bytes)
+static inline void ks_rates_add_n(ks_rates_t *r, int64_t now_ms,
+                                  uint64_t messages, uint64_t bytes)
 {
         int64_t sec = now_ms > r->start_ms ? (now_ms - r->start_ms) / 1000 : 0;
 
         if (sec > r->sec)
                 ks_rates_roll(r, sec);
-        r->sec_msgs++;
+        r->sec_msgs += messages;
         r->sec_bytes += bytes;
-        r->msgs++;
+        r->msgs += messages;
         r->bytes += bytes;
+}
+
+/** @brief ks_rates_add_n() of one message. */
+static inline void ks_rates_add(ks_rates_t *r, int64_t now_ms, uint64_t bytes)
+{
+        ks_rates_add_n(r, now_ms, 1, bytes);
 }
 
 /** @brief Starts a new "last interval" at @p now_ms (call it when a report

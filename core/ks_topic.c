@@ -21,8 +21,9 @@
 /** A message kept while the partition count is unknown. */
 typedef struct ks_pending {
         uint32_t phash;
-        uint32_t bytes;
         int32_t  partition; /**< explicit partition, or -1: hashed */
+        uint32_t messages;  /**< identical messages (ks_topic_record_run) */
+        uint32_t bytes;     /**< their key + value bytes, clamped */
 } ks_pending_t;
 
 /** An acknowledgement keyshift could not check yet (no count known) or
@@ -71,7 +72,8 @@ struct ks_topic {
         ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
 
         ks_pending_t *pending;
-        size_t        pending_cnt;
+        size_t        pending_cnt;  /**< entries */
+        uint64_t      pending_msgs; /**< messages in them */
 
         ks_suspect_t         *suspects;
         size_t                suspect_cnt;
@@ -90,8 +92,8 @@ struct ks_topic {
         ks_mixed_t     *mixed;
         /* 4-byte keys seen as int32_be and as text: a text-looking 4-byte
          * key on a topic of int32 keys is an int32 (ks_keyenc.h, rule 2) */
-        atomic_uint_fast64_t int32_keys;
-        atomic_uint_fast64_t text4_keys;
+        uint64_t int32_keys;
+        uint64_t text4_keys;
         ks_topk_t           *topk;
         /* set on the produce path when a message names its partition, so
          * that an acknowledgement checked before that message was analysed
@@ -111,9 +113,9 @@ const char *ks_count_source_name(ks_count_source_t s)
         }
 }
 
-static void load_add(ks_load_t *l, uint64_t bytes)
+static void load_add(ks_load_t *l, uint64_t messages, uint64_t bytes)
 {
-        l->messages++;
+        l->messages += messages;
         l->bytes += bytes;
 }
 
@@ -181,10 +183,8 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                 return NULL;
         }
         ks_hll_init(&t->hll);
-        atomic_init(&t->int32_keys, 0);
         ks_rates_init(&t->rates, ks_topic_mono_ms());
         t->compacted = -1;
-        atomic_init(&t->text4_keys, 0);
         atomic_init(&t->explicit_seen, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
@@ -228,11 +228,12 @@ const char *ks_topic_name(const ks_topic_t *t)
 }
 
 /**
- * @brief Places one hashed (partition < 0) or explicit message in the
- *        current window. @locks t->lock held.
+ * @brief Places @p messages identical hashed (partition < 0) or explicit
+ *        messages, @p bytes in all, in the current window.
+ *        @locks t->lock held.
  */
 static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
-                  uint64_t bytes)
+                  uint64_t messages, uint64_t bytes)
 {
         int32_t cur = t->partition_count;
         int32_t pc;
@@ -242,16 +243,16 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
                 if (partition >= cur) {
                         /* librdkafka refuses it (unknown partition): it
                          * is produced nowhere. */
-                        t->c.explicit_out_of_range++;
+                        t->c.explicit_out_of_range += messages;
                         return;
                 }
                 pc = partition;
         } else {
                 pc = ks_partition_of(phash, cur);
-                load_add(&t->window_hashed, bytes);
+                load_add(&t->window_hashed, messages, bytes);
         }
-        load_add(&t->window_total, bytes);
-        load_add(&t->current[pc], bytes);
+        load_add(&t->window_total, messages, bytes);
+        load_add(&t->current[pc], messages, bytes);
 
         for (i = 0; i < t->proposal_cnt; i++) {
                 ks_proposal_t *p = &t->proposals[i];
@@ -261,12 +262,12 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
                                  : ks_partition_of(phash, p->partition_count);
                 if (pp >= p->partition_count)
                         continue; /* a proposal below the current count */
-                load_add(&p->partitions[pp], bytes);
+                load_add(&p->partitions[pp], messages, bytes);
                 if (p->flow)
                         p->flow[(size_t)pc * (size_t)p->partition_count +
-                                (size_t)pp]++;
+                                (size_t)pp] += messages;
                 if (pp != pc)
-                        load_add(&p->moved, bytes);
+                        load_add(&p->moved, messages, bytes);
         }
 }
 
@@ -312,35 +313,36 @@ static int open_window(ks_topic_t *t, int32_t cur)
         return 0;
 }
 
-/** @brief Counts one key framed with Schema Registry id @p id. */
-static void count_schema_id(ks_schema_ids_t *s, int32_t id)
+/** @brief Counts @p messages keys framed with Schema Registry id @p id. */
+static void count_schema_id(ks_schema_ids_t *s, int32_t id, uint64_t messages)
 {
         size_t i;
 
         for (i = 0; i < s->cnt; i++)
                 if (s->id[i] == id) {
-                        s->messages[i]++;
+                        s->messages[i] += messages;
                         return;
                 }
         if (s->cnt == KS_TOPIC_SCHEMA_IDS) {
-                s->other_messages++;
+                s->other_messages += messages;
                 return;
         }
         s->id[s->cnt]         = id;
-        s->messages[s->cnt++] = 1;
+        s->messages[s->cnt++] = messages;
 }
 
 /**
- * @brief Counts a hashed key in the key sample; a key it admits gets the
- *        other clients' partitioner hashes (computed once per sampled key,
- *        not per message). @locks t->lock held.
+ * @brief Counts @p messages of a hashed key in the key sample; a key it
+ *        admits gets the other clients' partitioner hashes (computed once
+ *        per sampled key, not per message). @locks t->lock held.
  */
 static void sample_key(ks_topic_t *t, const void *key, size_t keylen,
-                       uint64_t h64, uint32_t phash, uint64_t bytes)
+                       uint64_t h64, uint32_t phash, uint64_t messages,
+                       uint64_t bytes)
 {
         int                admitted;
-        ks_model_hashes_t *mh =
-            ks_keysample_add_payload(t->sample, h64, phash, bytes, &admitted);
+        ks_model_hashes_t *mh = ks_keysample_add_payload_n(
+            t->sample, h64, phash, messages, bytes, &admitted);
         int m;
 
         if (!admitted || !mh)
@@ -368,6 +370,146 @@ int64_t ks_topic_wall_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void ks_topic_key_facts(const ks_topic_t *t, const void *key, size_t keylen,
+                        int32_t partition, ks_key_facts_t *f)
+{
+        ks_keyenc_t enc = ks_keyenc_classify(key, keylen);
+
+        memset(f, 0, sizeof(*f));
+        f->enc       = (uint8_t)enc;
+        f->schema_id = enc == KS_KEYENC_SCHEMA_REGISTRY
+                           ? ks_keyenc_schema_id(key, keylen)
+                           : -1;
+        f->place     = KS_PLACE_HASHED;
+        if (partition >= 0)
+                return;
+        f->place = (uint8_t)ks_partitioner_placement(
+            t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
+        if (f->place != KS_PLACE_HASHED)
+                return;
+        f->phash = ks_partitioner_hash(t->params.partitioner, key, keylen);
+        f->h64   = ks_hash_key64(key, keylen);
+        if ((enc == KS_KEYENC_DECIMAL || enc == KS_KEYENC_TEXT) &&
+            keylen != 36) {
+                /* The logical value of canonical decimal text and of
+                 * plain text (not a UUID's form) is the key itself: same
+                 * hash. */
+                f->lhash       = f->h64;
+                f->has_logical = 1;
+        } else {
+                f->has_logical =
+                    ks_mixed_logical_hash(key, keylen, enc, &f->lhash) == 0;
+        }
+}
+
+void ks_topic_lock(ks_topic_t *t)
+{
+        pthread_mutex_lock(&t->lock);
+}
+
+void ks_topic_unlock(ks_topic_t *t)
+{
+        pthread_mutex_unlock(&t->lock);
+}
+
+void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
+                          uint64_t bytes)
+{
+        ks_rates_add_n(&t->rates, mono_ms, messages, bytes);
+}
+
+void ks_topic_window_begin_locked(ks_topic_t *t)
+{
+        ks_topk_window_begin(t->topk);
+}
+
+void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
+                               const ks_key_facts_t *f, uint64_t messages,
+                               uint64_t bytes)
+{
+        ks_topk_window_add(t->topk, key, keylen, f->h64, f->phash, messages,
+                           bytes);
+}
+
+int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
+                               int32_t partition, const ks_key_facts_t *f,
+                               uint64_t messages, uint64_t bytes, int windowed)
+{
+        int offer = 0;
+
+        ks_keyenc_t    enc        = (ks_keyenc_t)f->enc;
+        ks_placement_t place_kind = (ks_placement_t)f->place;
+
+        if (keylen == 4 && enc == KS_KEYENC_TEXT) {
+                /* ks_keyenc.h, rule 2: on a topic that also carries int32
+                 * keys, a text-looking 4-byte key is an int32 */
+                if (t->text4_keys < t->int32_keys)
+                        enc = KS_KEYENC_INT32_BE;
+                t->text4_keys += messages;
+        } else if (enc == KS_KEYENC_INT32_BE) {
+                t->int32_keys += messages;
+        }
+
+        load_add(&t->c.total, messages, bytes);
+        if (!key)
+                t->c.null_keys += messages;
+        else if (keylen == 0)
+                t->c.empty_keys += messages;
+        t->c.key_encodings[enc] += messages;
+        if (f->schema_id >= 0)
+                count_schema_id(&t->schema_ids, f->schema_id, messages);
+
+        if (partition >= 0) {
+                load_add(&t->c.explicit_partition, messages, bytes);
+        } else if (place_kind == KS_PLACE_STICKY) {
+                load_add(&t->c.sticky, messages, bytes);
+        } else if (place_kind == KS_PLACE_RANDOM) {
+                load_add(&t->c.random, messages, bytes);
+        } else {
+                load_add(&t->c.hashed, messages, bytes);
+                ks_hll_add(&t->hll, f->h64);
+                sample_key(t, key, keylen, f->h64, f->phash, messages, bytes);
+                if (!windowed)
+                        ks_topk_add_n(t->topk, key, keylen, f->h64, f->phash,
+                                      messages, bytes);
+                else
+                        offer = !ks_topk_window_bump(t->topk, f->h64, messages,
+                                                     bytes);
+                if (f->has_logical)
+                        ks_mixed_add_n(t->mixed, f->lhash, enc, key, keylen,
+                                       f->phash, messages, bytes);
+        }
+
+        if (place_kind == KS_PLACE_HASHED) {
+                if (t->current) {
+                        place(t, f->phash, partition, messages, bytes);
+                } else if (t->partition_count == 0 &&
+                           t->pending_cnt < t->params.pending_max) {
+                        if (!t->pending)
+                                t->pending = malloc(t->params.pending_max *
+                                                    sizeof(*t->pending));
+                        if (t->pending) {
+                                t->pending[t->pending_cnt++] = (ks_pending_t){
+                                    f->phash, partition,
+                                    messages > UINT32_MAX ? UINT32_MAX
+                                                          : (uint32_t)messages,
+                                    bytes > UINT32_MAX ? UINT32_MAX
+                                                       : (uint32_t)bytes};
+                                t->pending_msgs += messages;
+                        } else {
+                                t->c.unplaced += messages;
+                        }
+                } else {
+                        t->c.unplaced += messages;
+                }
+        } else if (t->current) {
+                load_add(&t->window_total, messages, bytes);
+        } else if (t->partition_count == 0) {
+                load_add(&t->waiting_spread, messages, bytes);
+        }
+        return offer;
+}
+
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
@@ -378,101 +520,13 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms)
 {
-        uint64_t       bytes      = (uint64_t)keylen + (uint64_t)value_len;
-        ks_placement_t place_kind = KS_PLACE_HASHED;
-        uint32_t       phash      = 0;
-        uint64_t       h64        = 0;
-        ks_keyenc_t    enc        = ks_keyenc_classify(key, keylen);
-        int32_t        schema_id  = enc == KS_KEYENC_SCHEMA_REGISTRY
-                                        ? ks_keyenc_schema_id(key, keylen)
-                                        : -1;
+        uint64_t       bytes = (uint64_t)keylen + (uint64_t)value_len;
+        ks_key_facts_t f;
 
-        uint64_t lhash       = 0;
-        int      has_logical = 0;
-
-        if (keylen == 4 && enc == KS_KEYENC_TEXT &&
-            atomic_fetch_add_explicit(&t->text4_keys, 1, memory_order_relaxed) <
-                atomic_load_explicit(&t->int32_keys, memory_order_relaxed))
-                enc = KS_KEYENC_INT32_BE;
-        else if (enc == KS_KEYENC_INT32_BE)
-                atomic_fetch_add_explicit(&t->int32_keys, 1,
-                                          memory_order_relaxed);
-
-        if (partition < 0) {
-                place_kind = ks_partitioner_placement(
-                    t->params.partitioner, t->params.sticky_linger_ms, key,
-                    keylen);
-                if (place_kind == KS_PLACE_HASHED) {
-                        phash = ks_partitioner_hash(t->params.partitioner, key,
-                                                    keylen);
-                        h64   = ks_hash_key64(key, keylen);
-                        if ((enc == KS_KEYENC_DECIMAL ||
-                             enc == KS_KEYENC_TEXT) &&
-                            keylen != 36) {
-                                /* The logical value of canonical decimal
-                                 * text and of plain text (not a UUID's
-                                 * form) is the key itself: same hash. */
-                                lhash       = h64;
-                                has_logical = 1;
-                        } else {
-                                has_logical =
-                                    ks_mixed_logical_hash(key, keylen, enc,
-                                                          &lhash) == 0;
-                        }
-                }
-        }
-
+        ks_topic_key_facts(t, key, keylen, partition, &f);
         pthread_mutex_lock(&t->lock);
-        load_add(&t->c.total, bytes);
-        ks_rates_add(&t->rates, mono_ms, bytes);
-        if (!key)
-                t->c.null_keys++;
-        else if (keylen == 0)
-                t->c.empty_keys++;
-        t->c.key_encodings[enc]++;
-        if (schema_id >= 0)
-                count_schema_id(&t->schema_ids, schema_id);
-
-        if (partition >= 0) {
-                load_add(&t->c.explicit_partition, bytes);
-        } else if (place_kind == KS_PLACE_STICKY) {
-                load_add(&t->c.sticky, bytes);
-        } else if (place_kind == KS_PLACE_RANDOM) {
-                load_add(&t->c.random, bytes);
-        } else {
-                load_add(&t->c.hashed, bytes);
-                ks_hll_add(&t->hll, h64);
-                sample_key(t, key, keylen, h64, phash, bytes);
-                ks_topk_add(t->topk, key, keylen, h64, phash, bytes);
-                if (has_logical)
-                        ks_mixed_add(t->mixed, lhash, enc, key, keylen, phash,
-                                     bytes);
-        }
-
-        if (place_kind == KS_PLACE_HASHED) {
-                if (t->current) {
-                        place(t, phash, partition, bytes);
-                } else if (t->partition_count == 0 &&
-                           t->pending_cnt < t->params.pending_max) {
-                        if (!t->pending)
-                                t->pending = malloc(t->params.pending_max *
-                                                    sizeof(*t->pending));
-                        if (t->pending)
-                                t->pending[t->pending_cnt++] = (ks_pending_t){
-                                    phash,
-                                    bytes > UINT32_MAX ? UINT32_MAX
-                                                       : (uint32_t)bytes,
-                                    partition};
-                        else
-                                t->c.unplaced++;
-                } else {
-                        t->c.unplaced++;
-                }
-        } else if (t->current) {
-                load_add(&t->window_total, bytes);
-        } else if (t->partition_count == 0) {
-                load_add(&t->waiting_spread, bytes);
-        }
+        ks_rates_add_n(&t->rates, mono_ms, 1, bytes);
+        ks_topic_record_run_locked(t, key, keylen, partition, &f, 1, bytes, 0);
         pthread_mutex_unlock(&t->lock);
 }
 
@@ -665,15 +719,17 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                         t->window_total = t->waiting_spread;
                         for (i = 0; i < t->pending_cnt; i++) {
                                 ks_pending_t *p = &t->pending[i];
-                                place(t, p->phash, p->partition, p->bytes);
+                                place(t, p->phash, p->partition,
+                                      p->messages, p->bytes);
                         }
                 } else {
-                        t->c.unplaced += t->pending_cnt;
+                        t->c.unplaced += t->pending_msgs;
                 }
                 t->waiting_spread = (ks_load_t){0, 0};
                 free(t->pending);
-                t->pending     = NULL;
-                t->pending_cnt = 0;
+                t->pending      = NULL;
+                t->pending_cnt  = 0;
+                t->pending_msgs = 0;
         }
         verify_suspects(t);
         pthread_mutex_unlock(&t->lock);
@@ -765,7 +821,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->window_total        = t->window_total;
                 s->window_hashed       = t->window_hashed;
                 s->proposals_default   = t->params.proposed_cnt == 0;
-                s->pending             = t->pending_cnt;
+                s->pending             = t->pending_msgs;
                 s->hll                 = t->hll;
                 s->mismatch            = t->mismatch;
                 s->has_mismatch        = t->has_mismatch;

@@ -28,14 +28,15 @@
  *    count the topic really has.
  *
  * Messages that arrive before the count is known are kept (their
- * partitioner hash, 12 bytes each) up to `pending_max` messages and counted
- * in when it is; beyond that they are counted as `unplaced` and reported.
+ * partitioner hash, 16 bytes per run of identical messages) up to
+ * `pending_max` runs and counted in when it is; beyond that they are
+ * counted as `unplaced` and reported.
  *
  * Memory per topic (bounded whatever the key cardinality):
   *   16 KiB (HyperLogLog) + key_sample_size x 68 B (with other clients'
  *   hashes) + mixed_sample_size x 136 B + topk_capacity x 200 B
  *   + 16 B x (current + sum of proposed counts) + 8 B x flow cells
- *   (<= flow_max_cells per proposal) + 12 B x pending messages (freed once
+ *   (<= flow_max_cells per proposal) + 16 B x pending runs (freed once
  *   the count is known) + 24 B x acknowledgements that wait for the count (at most 65,536;
  *   freed once checked) (while some
  *   wait for metadata).
@@ -77,7 +78,8 @@ typedef struct ks_topic_params {
         size_t  mixed_sample_size; /**< logical keys in the mixed-key sample */
         size_t  topk_capacity;     /**< Space-Saving counters */
         int64_t flow_max_cells; /**< largest current x proposed matrix kept */
-        size_t  pending_max;    /**< messages kept while the count is unknown */
+        size_t  pending_max;    /**< runs of messages kept while the count
+                                 *   is unknown */
         /** all topics' sketches together (keyshift.memory.max.mb), bytes;
          *  0: every topic gets the sizes above (ks_topic_params_fit()) */
         size_t sketch_budget;
@@ -249,6 +251,76 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
  *         ks_topic_record() reads CLOCK_MONOTONIC_COARSE). */
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms);
+
+/**
+ * What the analysis needs to know of one key on one topic: computed once,
+ * outside any lock, by ks_topic_key_facts(); a function of the key bytes,
+ * whether the message names a partition, and the topic's partitioner
+ * settings only, so keyshift's drainer keeps it for keys it sees again
+ * (ks_batch.h) instead of hashing them for every message.
+ */
+typedef struct ks_key_facts {
+        uint64_t h64;       /**< ks_hash_key64() (hashed keys only) */
+        uint64_t lhash;     /**< the logical key's hash, if has_logical */
+        uint32_t phash;     /**< the partitioner's hash (hashed keys only) */
+        int32_t  schema_id; /**< Schema Registry id, or -1 */
+        uint8_t  enc;   /**< ks_keyenc_classify(), before the topic's int32
+                         *   rule (ks_keyenc.h, rule 2) */
+        uint8_t  place; /**< ks_placement_t (KS_PLACE_HASHED when the
+                         *   message names its partition) */
+        uint8_t  has_logical; /**< the key has a logical value (ks_mixed.h) */
+} ks_key_facts_t;
+
+/**
+ * @brief Computes @p f for @p key (NULL for a NULL key) in a message to
+ *        partition @p partition (-1: the partitioner chooses) on @p t.
+ *        Cost: key classification, the partitioner's hash and a 64-bit
+ *        hash (~50-60 ns for a 9-byte key here).
+ * @locality any thread. @locks none (reads constant settings only).
+ */
+void ks_topic_key_facts(const ks_topic_t *t, const void *key, size_t keylen,
+                        int32_t partition, ks_key_facts_t *f);
+
+/** @brief Takes / releases the topic's lock around the *_locked calls. */
+void ks_topic_lock(ks_topic_t *t);
+void ks_topic_unlock(ks_topic_t *t);
+
+/**
+ * @brief Counts @p messages identical messages (same key, same partition
+ *        argument), @p bytes key + value bytes in all, whose key has facts
+ *        @p f: exactly what as many ks_topic_record_at() calls do, except
+ *        the rates (ks_topic_rate_locked()). Counters, loads, flows and the
+ *        moved figures are sums, so they are exact; the sketches take
+ *        weighted updates (ks_topk_add_n(), ks_keysample_add_payload_n(),
+ *        ks_mixed_add_n()) with unchanged error bounds.
+ * @param windowed 0: the hot-key summary counts the run at once. 1: the
+ *        run belongs to a window begun with ks_topic_window_begin_locked()
+ *        (one run per key and window): a key the summary monitors is
+ *        counted, another is left for ks_topic_offer_run_locked().
+ * @returns 1 when the run must be offered to the hot-key summary, after
+ *          every run of the window was recorded; else 0.
+ * @locks the caller holds ks_topic_lock(t).
+ */
+int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
+                               int32_t partition, const ks_key_facts_t *f,
+                               uint64_t messages, uint64_t bytes, int windowed);
+
+/** @brief Begins a window of runs (ks_topk_window_begin()).
+ *  @locks the caller holds ks_topic_lock(t). */
+void ks_topic_window_begin_locked(ks_topic_t *t);
+
+/** @brief Offers a run that ks_topic_record_run_locked() left to the
+ *         hot-key summary (ks_topk_window_add()).
+ *  @locks the caller holds ks_topic_lock(t). */
+void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
+                               const ks_key_facts_t *f, uint64_t messages,
+                               uint64_t bytes);
+
+/** @brief Counts @p messages messages, @p bytes in all, produced at
+ *         monotonic time @p mono_ms in the per-second rates.
+ *  @locks the caller holds ks_topic_lock(t). */
+void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
+                          uint64_t bytes);
 
 /**
  * @brief Notes that a message to @p t names its partition, before it is

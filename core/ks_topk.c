@@ -68,6 +68,28 @@
  * A's counters are dropped as kept keys are charged b_A, and each dropped
  * count is >= b_A), so error <= N / m as before; merging in a summary of
  * m' < m counters weakens that to N / m'.
+ *
+ * Windows (keyshift's drainer, ks_batch.h)
+ * ----------------------------------------
+ * The drainer counts each key's messages of a window (~10 ms) exactly and
+ * hands them over as one run per key: an exact summary W of the window,
+ * whose bound for keys it does not hold is 0. Merging W into the summary
+ * by the rule above gives a monitored key count + w, and a key not
+ * monitored count b + w, error b, where b is the bound when the window
+ * began; the m largest are kept. ks_topk_window_begin() records b,
+ * ks_topk_window_bump() adds the runs of monitored keys first (so that no
+ * key monitored at the start is dropped before its run is counted), and
+ * ks_topk_window_add() then offers the other keys: one takes the smallest
+ * counter only if b + w exceeds it, else it is dropped, having had at most
+ * b + w <= that smallest count (the bound for keys not monitored, as
+ * above). Unlike a message-by-message takeover, a key the summary drops
+ * costs one index probe, not a takeover: on a stream of many distinct keys
+ * only as many keys per window change hands as counters sat at the bound.
+ * Counts and bounds keep the guarantees of a merge: [count - error, count]
+ * holds the true count, error <= N / m. Should ks_topk_add() run inside a
+ * window (a message analysed outside the batch), the window's bound no
+ * longer holds for the keys it evicted, and the remaining offers fall
+ * back to the current bound (a takeover, as ks_topk_add()).
  */
 #include "ks_topk.h"
 
@@ -119,6 +141,8 @@ struct ks_topk {
         ks_topk_cold_t    *cold;     /**< [cap] by counter id */
         /** First of the siblings where the last takeover came to rest. */
         size_t victims;
+        uint64_t win_bound; /**< ks_topk_bound() when the window began */
+        int      win_clean; /**< no ks_topk_add() since it began */
 };
 
 /** @returns the home slot of @p hash64 (Fibonacci hashing). */
@@ -404,19 +428,73 @@ void ks_topk_destroy(ks_topk_t *tk)
 void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen, uint64_t hash64,
                  uint32_t phash, uint64_t bytes)
 {
+        ks_topk_add_n(tk, key, keylen, hash64, phash, 1, bytes);
+}
+
+/**
+ * @brief Counts @p messages messages of @p key at once: weighted
+ *        Space-Saving, the same as @p messages single adds in a row (a
+ *        newcomer takes the smallest counter c with count c + messages and
+ *        error c), so the bounds above hold with N counting messages.
+ */
+void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
+                   uint64_t hash64, uint32_t phash, uint64_t messages,
+                   uint64_t bytes)
+{
         uint32_t id = ks_topk_find(tk, hash64);
         uint64_t b;
 
-        tk->total++;
+        tk->win_clean = 0;
+        tk->total += messages;
         if (id != KS_TOPK_EMPTY) {
                 uint32_t pos = tk->hot[id].heap_pos;
                 tk->hot[id].bytes += bytes;
-                tk->heap[pos].count++;
+                tk->heap[pos].count += messages;
                 ks_topk_sift_down(tk, pos);
                 return;
         }
         b = ks_topk_bound(tk);
-        ks_topk_admit(tk, key, keylen, hash64, phash, b + 1, b, bytes);
+        ks_topk_admit(tk, key, keylen, hash64, phash, b + messages, b, bytes);
+}
+
+void ks_topk_window_begin(ks_topk_t *tk)
+{
+        tk->win_bound = ks_topk_bound(tk);
+        tk->win_clean = 1;
+}
+
+int ks_topk_window_bump(ks_topk_t *tk, uint64_t hash64, uint64_t messages,
+                        uint64_t bytes)
+{
+        uint32_t id = ks_topk_find(tk, hash64);
+        uint32_t pos;
+
+        if (id == KS_TOPK_EMPTY)
+                return 0;
+        tk->total += messages;
+        pos = tk->hot[id].heap_pos;
+        tk->hot[id].bytes += bytes;
+        tk->heap[pos].count += messages;
+        ks_topk_sift_down(tk, pos);
+        return 1;
+}
+
+void ks_topk_window_add(ks_topk_t *tk, const void *key, size_t keylen,
+                        uint64_t hash64, uint32_t phash, uint64_t messages,
+                        uint64_t bytes)
+{
+        uint64_t b;
+
+        if (!tk->win_clean) {
+                ks_topk_add_n(tk, key, keylen, hash64, phash, messages, bytes);
+                return;
+        }
+        if (ks_topk_window_bump(tk, hash64, messages, bytes))
+                return;
+        tk->total += messages;
+        b = tk->win_bound;
+        /* ks_topk_admit() drops it when b + messages <= the smallest */
+        ks_topk_admit(tk, key, keylen, hash64, phash, b + messages, b, bytes);
 }
 
 /** @returns messages counted in total (N), merged ones included. */

@@ -48,6 +48,32 @@ void       ks_topk_destroy(ks_topk_t *tk);
 void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen, uint64_t hash64,
                  uint32_t phash, uint64_t bytes);
 
+/** @brief ks_topk_add() for @p messages messages of one key at once
+ *         (@p bytes in all): weighted Space-Saving, same bounds. */
+void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
+                   uint64_t hash64, uint32_t phash, uint64_t messages,
+                   uint64_t bytes);
+
+/**
+ * @brief Begins a window: the caller then adds each key's messages of the
+ *        window as one run, first every key with ks_topk_window_bump(),
+ *        then the keys it did not take with ks_topk_window_add() (a merge
+ *        of the window's exact counts, same bounds: ks_topk.c).
+ */
+void ks_topk_window_begin(ks_topk_t *tk);
+
+/** @brief Adds a run of a monitored key. @returns 1 if the key is
+ *         monitored (counted), 0 if not (offer it with window_add). */
+int ks_topk_window_bump(ks_topk_t *tk, uint64_t hash64, uint64_t messages,
+                        uint64_t bytes);
+
+/** @brief Offers a run of a key not monitored when its window began: it
+ *         takes the smallest counter if the window's bound + @p messages
+ *         exceeds that counter's count, else only N grows. */
+void ks_topk_window_add(ks_topk_t *tk, const void *key, size_t keylen,
+                        uint64_t hash64, uint32_t phash, uint64_t messages,
+                        uint64_t bytes);
+
 /** @returns messages counted in total (N). */
 uint64_t ks_topk_total(const ks_topk_t *tk);
 size_t   ks_topk_capacity(const ks_topk_t *tk);
