@@ -13,6 +13,8 @@
  */
 #include "ks_stage.h"
 
+#include "ks_batch.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -52,7 +54,16 @@ struct ks_stage {
         atomic_uint_fast64_t inline_long;
         atomic_uint_fast64_t inline_noring;
         atomic_uint_fast64_t drained;
+        ks_batch_t          *batch; /**< the consumer's aggregation */
+        /* the batch's counters as of the consumer's last call */
+        atomic_uint_fast64_t batch_runs, batch_facts, batch_early,
+            batch_direct;
 };
+
+/** Runs analysed between two collections while a window is analysed
+ *  (~100-200 us of the drainer; a ring takes 2.7 ms to fill at 3 M
+ *  messages/s). */
+#define KS_STAGE_FLUSH_SLICE 512
 
 /** Stages a thread can hold a ring in at once (producers it uses). */
 #define KS_STAGE_TLS_SLOTS 4
@@ -119,6 +130,10 @@ ks_stage_t *ks_stage_new(void)
 
         if (!s)
                 return NULL;
+        if (!(s->batch = ks_batch_new())) {
+                free(s);
+                return NULL;
+        }
         pthread_once(&ks_stage_key_once, key_create);
         s->id = atomic_fetch_add(&ks_stage_next_id, 1);
         pthread_mutex_init(&s->lock, NULL);
@@ -128,6 +143,10 @@ ks_stage_t *ks_stage_new(void)
         atomic_init(&s->inline_long, 0);
         atomic_init(&s->inline_noring, 0);
         atomic_init(&s->drained, 0);
+        atomic_init(&s->batch_runs, 0);
+        atomic_init(&s->batch_facts, 0);
+        atomic_init(&s->batch_early, 0);
+        atomic_init(&s->batch_direct, 0);
         return s;
 }
 
@@ -147,6 +166,7 @@ void ks_stage_destroy(ks_stage_t *s)
                 ring_unref(r);
         }
         pthread_mutex_destroy(&s->lock);
+        ks_batch_destroy(s->batch);
         free(s);
 }
 
@@ -318,9 +338,9 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
         return NULL;
 }
 
-size_t ks_stage_drain(ks_stage_t *s)
+/** @brief Moves every staged message into the batch. @returns how many. */
+static size_t collect(ks_stage_t *s, int64_t now)
 {
-        int64_t  now   = ks_topic_mono_ms();
         uint32_t now32 = (uint32_t)now;
         size_t   total = 0;
         int      n, i;
@@ -341,9 +361,10 @@ size_t ks_stage_drain(ks_stage_t *s)
                          * of the age are the age */
                         int64_t at =
                             now - (int64_t)(uint32_t)(now32 - e->mono32);
-                        ks_topic_record_at(e->t, e->key_null ? NULL : e->key,
-                                           e->keylen, e->partition,
-                                           e->value_len, at);
+                        ks_batch_add(s->batch, e->t,
+                                     e->key_null ? NULL : e->key, e->keylen,
+                                     e->partition,
+                                     (uint64_t)e->keylen + e->value_len, at);
                         if ((tail & 255) == 255) /* free space as we go */
                                 atomic_store_explicit(&r->tail, tail + 1,
                                                       memory_order_release);
@@ -355,6 +376,40 @@ size_t ks_stage_drain(ks_stage_t *s)
                 atomic_fetch_add_explicit(&s->drained, total,
                                           memory_order_relaxed);
         return total;
+}
+
+/** @brief Publishes the batch's counters for ks_stage_stats(). */
+static void publish_batch_stats(ks_stage_t *s)
+{
+        ks_batch_stats_t b;
+
+        ks_batch_stats(s->batch, &b);
+        atomic_store_explicit(&s->batch_runs, b.runs, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_facts, b.facts, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_early, b.early, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_direct, b.direct, memory_order_relaxed);
+}
+
+size_t ks_stage_collect(ks_stage_t *s)
+{
+        int64_t now = ks_topic_mono_ms();
+        size_t  n   = collect(s, now);
+
+        if (ks_batch_rotate(s->batch, now))
+                /* analysed in slices, the rings emptied between them */
+                while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
+                        n += collect(s, ks_topic_mono_ms());
+        publish_batch_stats(s);
+        return n;
+}
+
+size_t ks_stage_drain(ks_stage_t *s)
+{
+        size_t n = collect(s, ks_topic_mono_ms());
+
+        ks_batch_flush(s->batch);
+        publish_batch_stats(s);
+        return n;
 }
 
 int ks_stage_empty(ks_stage_t *s)
@@ -380,4 +435,9 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         out->inline_noring = atomic_load(&s->inline_noring);
         out->drained       = atomic_load(&s->drained);
         out->rings         = n;
+        out->batch.messages = out->drained;
+        out->batch.runs     = atomic_load(&s->batch_runs);
+        out->batch.facts    = atomic_load(&s->batch_facts);
+        out->batch.early    = atomic_load(&s->batch_early);
+        out->batch.direct   = atomic_load(&s->batch_direct);
 }

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ks_batch.h"
 #include "ks_topic.h"
 
 /** Entries per ring (a power of two). */
@@ -68,6 +69,8 @@ typedef struct ks_stage_stats {
         uint64_t inline_noring; /**< no ring for the thread */
         uint64_t drained;       /**< analysed by the drainer */
         int      rings;         /**< rings allocated */
+        ks_batch_stats_t batch; /**< the drainer's aggregation (messages:
+                                 *   the drained ones), as of its last pass */
 } ks_stage_stats_t;
 
 /** @returns a new stage, or NULL on ENOMEM. */
@@ -101,9 +104,20 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
 ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name);
 
 /**
- * @brief Analyses every staged message (ks_topic_record_at()) and
- *        publishes the coarse clock the produce path stamps entries with.
- * @returns the messages drained.
+ * @brief Moves every staged message into the consumer's batch (ks_batch.h:
+ *        repeated keys are counted, not analysed again), analyses the batch
+ *        when its oldest message is KS_BATCH_FLUSH_MS old, and publishes
+ *        the coarse clock the produce path stamps entries with.
+ * @returns the messages taken from the rings.
+ * @locality one consumer at a time: the drainer thread.
+ */
+size_t ks_stage_collect(ks_stage_t *s);
+
+/**
+ * @brief ks_stage_collect(), then analyses everything collected: when it
+ *        returns, every message staged before the call is counted in its
+ *        topic.
+ * @returns the messages taken from the rings.
  * @locality one consumer at a time: the drainer thread, or the thread that
  *           stopped it (at shutdown).
  */

@@ -366,11 +366,12 @@ static void *reporter_main(void *arg)
 #define KS_DRAIN_IDLE_MS 5
 
 /**
- * @brief The drainer: drains every ring, then sleeps 1 ms, or up to 5 ms
- *        (1 ms longer per empty pass) while nothing is produced. A sleep,
- *        not a condition variable: on_send signals nothing.
+ * @brief The drainer: empties every ring into its batch (analysed every
+ *        KS_BATCH_FLUSH_MS, ks_stage_collect()), then sleeps 1 ms, or up
+ *        to 5 ms (1 ms longer per empty pass) while nothing is produced. A
+ *        sleep, not a condition variable: on_send signals nothing.
  * @locality drainer thread. @locks each topic's, one at a time (in
- *           ks_topic_record_at()).
+ *           ks_batch_flush()).
  */
 static void *drainer_main(void *arg)
 {
@@ -379,7 +380,7 @@ static void *drainer_main(void *arg)
 
         while (!atomic_load(&c->drainer_stop)) {
                 struct timespec ts;
-                if (ks_stage_drain(c->stage))
+                if (ks_stage_collect(c->stage))
                         period_ms = KS_DRAIN_BUSY_MS;
                 else if (period_ms < KS_DRAIN_IDLE_MS)
                         period_ms++;

@@ -1,0 +1,121 @@
+/**
+ * @file ks_batch.h
+ * @brief The drainer's aggregation of staged messages: repeated keys are
+ *        counted once per drain pass and analysed as one weighted run.
+ *
+ * Why: the analysis of one message costs ~130-250 ns (key classification,
+ * two hashes, the logical key, the top-K summary, the key sample, the
+ * per-partition loads under the topic's lock: bench/README.md), and real
+ * key streams repeat: Zipf-like over MMSIs, order ids, users. Counting a
+ * repeated key is a table probe and two additions.
+ *
+ * Design:
+ *  - a table of KS_BATCH_SLOTS slots, open addressing with linear probing
+ *    over at most KS_BATCH_PROBE slots, keyed by (topic, key bytes, NULL
+ *    flag, partition argument) and placed by the key's ks_hash_key64();
+ *  - a slot keeps its key's facts (ks_topic_key_facts(): classification,
+ *    partitioner hash, 64-bit and logical hashes) across passes, so a key
+ *    seen again is never hashed again: the facts are a function of the
+ *    key bytes and the topic's constant partitioner settings only;
+ *  - a slot counted in this pass ("dirty") carries its messages and bytes
+ *    and is chained to its topic; ks_batch_flush() takes each topic's lock
+ *    once (released every KS_BATCH_LOCK_RUNS runs so acknowledgements and
+ *    snapshots wait little) and applies every run with
+ *    ks_topic_record_run_locked(): sums for the counters and loads (exact),
+ *    weighted updates for the sketches (ks_topic.h). The rates take the
+ *    messages per (topic, millisecond stamp);
+ *  - a new key takes an empty slot of its probe window, else a clean one
+ *    (its facts are forgotten); when every slot of the window is dirty, or
+ *    KS_BATCH_TOPICS topics were touched, the batch is flushed first.
+ *    Nothing is dropped.
+ *
+ * What changes for the reader of a report: a message is counted when its
+ * drain pass ends (the passes run every 1-5 ms, ks_stage.h), and the
+ * Space-Saving summary sees a key's messages of one pass as one weighted
+ * update (same error bound, ks_topk.h).
+ *
+ * Memory: KS_BATCH_SLOTS x sizeof(slot) (104 B): 832 KiB per producer,
+ * allocated once.
+ *
+ * Not thread-safe: one consumer (the drainer, or the thread that stopped
+ * it) uses a batch at a time, as with ks_stage_drain().
+ */
+#ifndef KS_BATCH_H
+#define KS_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ks_topic.h"
+
+/** Slots in the table (a power of two). */
+#define KS_BATCH_SLOTS 65536
+/** Slots a key may sit away from its home slot. */
+#define KS_BATCH_PROBE 8
+/** Topics counted in one flush (more: flushed early). */
+#define KS_BATCH_TOPICS 64
+/** Key bytes a slot holds (the staging rings' limit). */
+#define KS_BATCH_KEY_MAX 40
+/** Age of a window's first message at which ks_batch_rotate() closes it. */
+#define KS_BATCH_FLUSH_MS 10
+
+typedef struct ks_batch ks_batch_t;
+
+/** @returns a new, empty batch, or NULL on ENOMEM. */
+ks_batch_t *ks_batch_new(void);
+
+/** @brief Frees the batch; runs not flushed are lost. */
+void ks_batch_destroy(ks_batch_t *b);
+
+/**
+ * @brief Counts one message of topic @p t (key NULL for a NULL key, at
+ *        most KS_BATCH_KEY_MAX bytes; partition -1: the partitioner
+ *        chooses) of @p bytes key + value bytes, produced at monotonic time
+ *        @p mono_ms. May flush (see the file comment).
+ * @locality the batch's one consumer. @locks none held; takes topics'
+ *           locks when it flushes.
+ */
+void ks_batch_add(ks_batch_t *b, ks_topic_t *t, const void *key,
+                  size_t keylen, int32_t partition, uint64_t bytes,
+                  int64_t mono_ms);
+
+/**
+ * @brief When no window is being analysed and the collecting window's
+ *        first message is KS_BATCH_FLUSH_MS old (at @p now_ms, monotonic),
+ *        closes it for analysis (ks_batch_flush_step()); messages are then
+ *        counted in the other window.
+ * @returns 1 if it closed the window.
+ * @locality the batch's one consumer.
+ */
+int ks_batch_rotate(ks_batch_t *b, int64_t now_ms);
+
+/**
+ * @brief Analyses up to @p max_runs runs of the closed window (each topic's
+ *        lock held for at most that many).
+ * @returns 1 while runs remain, 0 when the window is analysed (or none was
+ *          closed).
+ * @locality the batch's one consumer. @locks each topic's, one at a time.
+ */
+int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs);
+
+/**
+ * @brief Analyses every message counted so far: the closed window, then
+ *        the collecting one.
+ * @locality the batch's one consumer. @locks each topic's, one at a time.
+ */
+void ks_batch_flush(ks_batch_t *b);
+
+/** What the batch did, since it was created. */
+typedef struct ks_batch_stats {
+        uint64_t messages; /**< counted */
+        uint64_t runs;     /**< weighted runs applied */
+        uint64_t facts;    /**< keys whose facts were computed (misses) */
+        uint64_t early;    /**< flushes forced by KS_BATCH_TOPICS topics */
+        uint64_t direct;   /**< analysed alone: every slot of the key's
+                            *   window held another key of the window */
+} ks_batch_stats_t;
+
+/** @brief Copies the counters. @locality the batch's consumer. */
+void ks_batch_stats(const ks_batch_t *b, ks_batch_stats_t *out);
+
+#endif /* KS_BATCH_H */
