@@ -49,10 +49,14 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
         kt->params.sketch_budget     = (size_t)kt->conf.memory_max_mb << 20;
         if (ks_registry_init(&kt->reg, (size_t)kt->conf.topics_max))
                 ksb_die("ks_registry_init failed");
+        if (!(kt->stage = ks_stage_new()))
+                ksb_die("ks_stage_new failed");
 }
 
 void ksb_topics_destroy(ksb_topics_t *kt)
 {
+        ks_stage_drain(kt->stage);
+        ks_stage_destroy(kt->stage);
         ks_registry_destroy(&kt->reg);
         ks_config_destroy(&kt->conf);
 }
@@ -83,6 +87,51 @@ void ksb_topics_send(ksb_topics_t *kt, const char *topic, const void *key,
 
         if (t)
                 ks_topic_record(t, key, keylen, -1, value_len);
+}
+
+void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
+                        size_t keylen, size_t value_len)
+{
+        int         created;
+        ks_topic_t *t = ks_stage_last_topic(kt->stage, topic);
+
+        if (!t && !(t = ks_registry_get(&kt->reg, topic, &kt->conf,
+                                        &kt->params, 0, &created)))
+                return;
+        ks_stage_push(kt->stage, t, key, keylen, -1, value_len);
+}
+
+static void *drainer_main(void *arg)
+{
+        ksb_topics_t *kt        = arg;
+        int           period_ms = 1;
+
+        while (!atomic_load(&kt->drainer_stop)) {
+                struct timespec ts = {0, 0};
+                if (ks_stage_collect(kt->stage))
+                        period_ms = 1;
+                else if (period_ms < 5)
+                        period_ms++;
+                ts.tv_nsec = (long)period_ms * 1000000;
+                nanosleep(&ts, NULL);
+        }
+        kt->drainer_cpu_ns = ksb_thread_cpu_ns();
+        return NULL;
+}
+
+void ksb_topics_drainer_start(ksb_topics_t *kt)
+{
+        atomic_store(&kt->drainer_stop, 0);
+        if (pthread_create(&kt->drainer, NULL, drainer_main, kt))
+                ksb_die("pthread_create failed");
+}
+
+uint64_t ksb_topics_drainer_stop(ksb_topics_t *kt)
+{
+        atomic_store(&kt->drainer_stop, 1);
+        pthread_join(kt->drainer, NULL);
+        ks_stage_drain(kt->stage); /* the shutdown's last drain */
+        return kt->drainer_cpu_ns;
 }
 
 ks_report_opts_t ksb_topics_report_opts(const ksb_topics_t *kt, int hot_keys)

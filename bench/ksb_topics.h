@@ -14,12 +14,20 @@
 #include "ks_config.h"
 #include "ks_registry.h"
 #include "ks_report.h"
+#include "ks_stage.h"
 #include "ks_topic.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
 
 typedef struct ksb_topics {
         ks_config_t       conf;
         ks_topic_params_t params;
         ks_registry_t     reg;
+        ks_stage_t       *stage; /**< as the plugin's producer has one */
+        pthread_t         drainer;
+        atomic_int        drainer_stop;
+        uint64_t          drainer_cpu_ns; /**< the drainer thread's CPU */
 } ksb_topics_t;
 
 /**
@@ -35,10 +43,26 @@ void ksb_topics_destroy(ksb_topics_t *kt);
  *         as keyshift.partitions.current would. @returns the topic. */
 ks_topic_t *ksb_topics_add(ksb_topics_t *kt, const char *name, int32_t current);
 
-/** @brief What ks_client_on_send() does for one message with partition
- *         UA: the registry lookup, then ks_topic_record(). */
+/** @brief The analysis of one message with partition UA on the calling
+ *         thread: the registry lookup, then ks_topic_record() (what
+ *         on_send falls back to when a ring is full; fills topics fast). */
 void ksb_topics_send(ksb_topics_t *kt, const char *topic, const void *key,
                      size_t keylen, size_t value_len);
+
+/** @brief What ks_client_on_send() does for one message with partition
+ *         UA: the thread's last topic (else the registry), then
+ *         ks_stage_push() into the calling thread's ring. */
+void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
+                        size_t keylen, size_t value_len);
+
+/** @brief Starts a drainer thread as plugin/ks_reporter.c runs it:
+ *         ks_stage_drain(), then 1 ms of sleep (up to 5 ms when idle). */
+void ksb_topics_drainer_start(ksb_topics_t *kt);
+
+/** @brief Stops the drainer, drains what is left on the calling thread
+ *         (as ks_client's shutdown does), and returns the drainer thread's
+ *         CPU time in ns (also in kt->drainer_cpu_ns). */
+uint64_t ksb_topics_drainer_stop(ksb_topics_t *kt);
 
 /** @returns report options as plugin/ks_reporter.c sets them (sizing
  *           from the configuration, the producer's queue limits as
