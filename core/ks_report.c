@@ -107,23 +107,31 @@ static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
         return ks_hll_estimate(&s->hll);
 }
 
-/** @returns the fraction of sampled distinct keys whose partition differs
- *           between the current count and @p count. */
-double ks_report_moved_key_fraction(const ks_topic_snapshot_t *s, int32_t count)
+void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
+                                   double                    *fraction)
 {
-        size_t i, moved_keys = 0;
+        size_t moved[KEYSHIFT_PROPOSED_MAX] = {0}, i, j;
+        size_t n = s->partition_count > 0 ? s->proposal_cnt : 0;
 
-        for (i = 0; i < s->sample_cnt; i++)
-                moved_keys +=
-                    ks_partition_of(s->sample[i].phash, s->partition_count) !=
-                    ks_partition_of(s->sample[i].phash, count);
-        return ks_report_frac(moved_keys, s->sample_cnt);
+        /* One pass over the key sample for all counts, the current
+         * partition computed once per key */
+        for (i = 0; i < s->sample_cnt; i++) {
+                uint32_t h = s->sample[i].phash;
+                int32_t  c = ks_partition_of(h, s->partition_count);
+                for (j = 0; j < n; j++)
+                        moved[j] +=
+                            c !=
+                            ks_partition_of(h, s->proposals[j].partition_count);
+        }
+        for (j = 0; j < s->proposal_cnt; j++)
+                fraction[j] = ks_report_frac(moved[j], s->sample_cnt);
 }
 
 static json_t *proposal_json(const ks_topic_snapshot_t *s,
-                             const ks_proposal_t *p, double distinct, int bulk)
+                             const ks_proposal_t *p, double f, double distinct,
+                             int bulk)
 {
-        double  f = ks_report_moved_key_fraction(s, p->partition_count), f_err;
+        double  f_err;
         json_t *o;
         f_err = s->sample_cnt < s->sample_capacity
                     ? 0.0
@@ -343,6 +351,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_t                    *o, *pc, *props;
         char                       ts[40];
         size_t                     i;
+        double                     moved_f[KEYSHIFT_PROPOSED_MAX];
+
+        ks_report_moved_key_fractions(s, moved_f);
 
         pc = json_pack("{s:o, s:s}", "current",
                        s->partition_count ? json_integer(s->partition_count)
@@ -369,8 +380,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
-                    props, proposal_json(s, &s->proposals[i], distinct,
-                                         !opts->bulk_by_writer));
+                    props, proposal_json(s, &s->proposals[i], moved_f[i],
+                                         distinct, !opts->bulk_by_writer));
 
         o = json_pack(
             "{s:o, s:s, s:b, s:I, s:I,"
@@ -433,7 +444,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "merge",
                             opts->bulk_by_writer ? json_null() : merge_json(s));
         if (opts->sizing)
-                ks_report_add_sizing(o, s, opts, distinct, wl);
+                ks_report_add_sizing(o, s, opts, distinct, moved_f, wl);
         topic_warnings(s, wl);
         json_object_set_new(o, "warnings", ks_warn_list_json(wl, s->name));
         return o;

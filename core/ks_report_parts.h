@@ -22,10 +22,11 @@ json_t *ks_report_hex(const uint8_t *b, size_t n);
 json_t *ks_report_key(const uint8_t *key, size_t n);
 /** @returns a / b, 0 when b is 0. */
 double ks_report_frac(uint64_t a, uint64_t b);
-/** @returns the fraction of sampled distinct keys whose partition differs
- *           between the current count and @p count. */
-double ks_report_moved_key_fraction(const ks_topic_snapshot_t *s,
-                                    int32_t                    count);
+/** @brief fraction[i] := the fraction of sampled distinct keys whose
+ *         partition differs between the current count and proposal i's
+ *         (for each of s->proposal_cnt). */
+void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
+                                   double                    *fraction);
 /** @returns {"<count>": partition} of @p phash at each proposed count. */
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
                                       uint32_t                   phash);
@@ -39,8 +40,10 @@ void    ks_report_client_warnings(const ks_topic_snapshot_t *s, double java_f,
                                   ks_warn_list_t *wl);
 
 /* ks_report_sizing.c */
+/** @param moved_key_fraction per proposal, from
+ *         ks_report_moved_key_fractions() */
 void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                           const ks_report_opts_t *opts, double distinct,
-                          ks_warn_list_t *wl);
+                          const double *moved_key_fraction, ks_warn_list_t *wl);
 
 #endif /* KS_REPORT_PARTS_H */

@@ -30,7 +30,7 @@ static uint64_t *load_messages(const ks_load_t *loads, int32_t n)
  */
 void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                           const ks_report_opts_t *opts, double distinct,
-                          ks_warn_list_t *wl)
+                          const double *moved_key_fraction, ks_warn_list_t *wl)
 {
         ks_sizing_input_t   in;
         ks_sizing_json_t    out;
@@ -59,10 +59,9 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                         c->count                = p->partition_count;
                         c->loads                = loads[i + 1] =
                             load_messages(p->partitions, p->partition_count);
-                        c->moved_messages      = p->moved.messages;
-                        c->moved_distinct_keys = ks_report_moved_key_fraction(
-                                                     s, p->partition_count) *
-                                                 distinct;
+                        c->moved_messages = p->moved.messages;
+                        c->moved_distinct_keys =
+                            moved_key_fraction[i] * distinct;
                 }
                 in.proposal_cnt = s->proposal_cnt;
         }

@@ -327,13 +327,21 @@ double ks_sizing_key_skew(uint64_t busiest, uint64_t *counts, size_t n)
 void ks_sizing_sample_loads(const uint32_t *phash, const uint64_t *messages,
                             size_t n, int32_t partition_count, uint64_t *loads)
 {
-        size_t i;
+        uint32_t d = (uint32_t)partition_count;
+        /* phash % d by a multiplication (Lemire, Kaser & Kurz, "Faster
+         * remainder by direct computation", 2019: exact for every 32-bit
+         * phash and d >= 1): a division costs ~25 cycles, and a report
+         * takes this sum over the key sample (4,096 keys) at up to 3
+         * counts per proposed count */
+        uint64_t m = UINT64_MAX / d + 1;
+        size_t   i;
 
         if (partition_count < 1)
                 return;
         memset(loads, 0, (size_t)partition_count * sizeof(*loads));
         for (i = 0; i < n; i++)
-                loads[phash[i] % (uint32_t)partition_count] += messages[i];
+                loads[(uint32_t)(((unsigned __int128)(m * phash[i]) * d) >>
+                                 64)] += messages[i];
 }
 
 int ks_sizing_is_pow2(int64_t n)

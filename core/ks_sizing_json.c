@@ -72,50 +72,94 @@ static uint64_t guaranteed(const ks_sizing_hot_in_t *h)
 /* skew                                                                 */
 /* ------------------------------------------------------------------ */
 
-/** @returns the spread of @p loads[count] as JSON (loads are copied). */
-static json_t *spread_json(const uint64_t *loads, int64_t count, double limit,
-                           const char *source)
+/**
+ * Spreads computed while one topic's `skew` is built. The key sample's
+ * spread at a count is asked for up to three times per proposed count
+ * (the count, and as a neighbouring power of two of each other count:
+ * 1024 and 2048 for 1200, 1500 and 2000), and each costs a pass over the
+ * key sample and a selection: computed once per count here. The scratch
+ * buffer is reused from one spread to the next.
+ */
+typedef struct spread_memo {
+        struct {
+                int64_t            count;
+                ks_sizing_spread_t s;
+        } e[3 * (KEYSHIFT_PROPOSED_MAX + 1)];
+        size_t    n;
+        uint64_t *buf; /**< scratch, [cap] */
+        size_t    cap;
+} spread_memo_t;
+
+/** @returns scratch room for @p n values, or NULL on ENOMEM. */
+static uint64_t *memo_room(spread_memo_t *m, size_t n)
 {
-        uint64_t          *v = malloc((size_t)count * sizeof(*v));
+        if (n > m->cap) {
+                uint64_t *b = realloc(m->buf, n * sizeof(*b));
+                if (!b)
+                        return NULL;
+                m->buf = b;
+                m->cap = n;
+        }
+        return m->buf;
+}
+
+/** @returns a spread as JSON. */
+static json_t *spread_to_json(const ks_sizing_spread_t *s, int64_t count,
+                              double limit, const char *source)
+{
+        return json_pack("{s:o, s:b, s:f, s:I, s:f, s:I, s:b, s:s}",
+                         "max_over_median", known(s->max_over_median),
+                         "within_2_5x_median", s->within_limit, "limit", limit,
+                         "max", (json_int_t)s->max, "median", s->median, "min",
+                         (json_int_t)s->min, "power_of_two",
+                         ks_sizing_is_pow2(count), "source", source);
+}
+
+/** @returns the spread of @p loads[count] as JSON (loads are copied). */
+static json_t *spread_json(spread_memo_t *m, const uint64_t *loads,
+                           int64_t count, double limit, const char *source)
+{
+        uint64_t          *v = memo_room(m, (size_t)count);
         ks_sizing_spread_t s;
 
         if (!v)
                 return NULL;
         memcpy(v, loads, (size_t)count * sizeof(*v));
         ks_sizing_spread(v, (size_t)count, limit, &s);
-        free(v);
-        return json_pack("{s:o, s:b, s:f, s:I, s:f, s:I, s:b, s:s}",
-                         "max_over_median", known(s.max_over_median),
-                         "within_2_5x_median", s.within_limit, "limit", limit,
-                         "max", (json_int_t)s.max, "median", s.median, "min",
-                         (json_int_t)s.min, "power_of_two",
-                         ks_sizing_is_pow2(count), "source", source);
+        return spread_to_json(&s, count, limit, source);
 }
 
 /** @returns the spread at @p count estimated from the key sample. */
-static json_t *sample_spread_json(const ks_sizing_input_t *in, int64_t count)
+static json_t *sample_spread_json(spread_memo_t *m, const ks_sizing_input_t *in,
+                                  int64_t count)
 {
+        double    limit = in->params->partition_skew_max;
         uint64_t *loads;
-        json_t   *j;
+        size_t    i;
 
         if (!in->sample_cnt || count < 1 || count > KEYSHIFT_PARTITIONS_MAX * 2)
                 return json_null();
-        loads = malloc((size_t)count * sizeof(*loads));
-        if (!loads)
+        for (i = 0; i < m->n; i++)
+                if (m->e[i].count == count)
+                        return spread_to_json(&m->e[i].s, count, limit,
+                                              "key_sample");
+        if (!(loads = memo_room(m, (size_t)count)))
                 return NULL;
         ks_sizing_sample_loads(in->sample_phash, in->sample_messages,
                                in->sample_cnt, (int32_t)count, loads);
-        j = spread_json(loads, count, in->params->partition_skew_max,
-                        "key_sample");
-        free(loads);
-        return j;
+        if (m->n == sizeof(m->e) / sizeof(m->e[0])) /* cannot happen */
+                m->n--;
+        m->e[m->n].count = count;
+        ks_sizing_spread(loads, (size_t)count, limit, &m->e[m->n].s);
+        return spread_to_json(&m->e[m->n++].s, count, limit, "key_sample");
 }
 
 /** @brief Adds skew.partitions["<count>"]: the exact spread when loads
  *         are known, else the key sample's; for a count that is not a
  *         power of two, the key sample's spread at it and at the powers of
  *         two around it, side by side. */
-static void partition_spread(json_t *parts, const ks_sizing_input_t *in,
+static void partition_spread(spread_memo_t *m, json_t *parts,
+                             const ks_sizing_input_t    *in,
                              const ks_sizing_count_in_t *c)
 {
         char    k[24];
@@ -126,21 +170,21 @@ static void partition_spread(json_t *parts, const ks_sizing_input_t *in,
         key_of(c->count, k, sizeof(k));
         if (json_object_get(parts, k))
                 return;
-        o = c->loads ? spread_json(c->loads, c->count,
+        o = c->loads ? spread_json(m, c->loads, c->count,
                                    in->params->partition_skew_max, "exact")
-                     : sample_spread_json(in, c->count);
+                     : sample_spread_json(m, in, c->count);
         if (!o)
                 return;
         if (json_is_object(o) && !ks_sizing_is_pow2(c->count) &&
             in->sample_cnt) {
                 int64_t hi = ks_sizing_next_pow2(c->count);
                 json_t *cmp =
-                    json_pack("{s:o}", k, sample_spread_json(in, c->count));
+                    json_pack("{s:o}", k, sample_spread_json(m, in, c->count));
                 char kl[24], kh[24];
                 key_of(hi / 2, kl, sizeof(kl));
                 key_of(hi, kh, sizeof(kh));
-                json_object_set_new(cmp, kl, sample_spread_json(in, hi / 2));
-                json_object_set_new(cmp, kh, sample_spread_json(in, hi));
+                json_object_set_new(cmp, kl, sample_spread_json(m, in, hi / 2));
+                json_object_set_new(cmp, kh, sample_spread_json(m, in, hi));
                 json_object_set_new(o, "compare_power_of_two", cmp);
         }
         json_object_set_new(parts, k, o);
@@ -148,11 +192,15 @@ static void partition_spread(json_t *parts, const ks_sizing_input_t *in,
 
 static json_t *skew_json(const ks_sizing_input_t *in, double *key_skew)
 {
-        uint64_t *counts  = NULL;
-        uint64_t  busiest = 0;
-        json_t   *parts   = json_object();
-        size_t    i;
+        uint64_t     *counts  = NULL;
+        uint64_t      busiest = 0;
+        json_t       *parts   = json_object();
+        size_t        i;
+        spread_memo_t memo;
 
+        memo.n    = 0;
+        memo.buf  = NULL;
+        memo.cap  = 0;
         *key_skew = 0;
         if (in->hot_cnt)
                 busiest = guaranteed(&in->hot[0]);
@@ -167,9 +215,10 @@ static json_t *skew_json(const ks_sizing_input_t *in, double *key_skew)
                 *key_skew = ks_sizing_key_skew(busiest, counts, in->sample_cnt);
                 free(counts);
         }
-        partition_spread(parts, in, &in->current);
+        partition_spread(&memo, parts, in, &in->current);
         for (i = 0; i < in->proposal_cnt; i++)
-                partition_spread(parts, in, &in->proposals[i]);
+                partition_spread(&memo, parts, in, &in->proposals[i]);
+        free(memo.buf);
         return json_pack("{s:o, s:I, s:o}", "key_skew",
                          in->sample_cnt ? known(*key_skew) : json_null(),
                          "key_sample_size", (json_int_t)in->sample_cnt,
