@@ -34,8 +34,13 @@ typedef struct ks_jout {
         FILE  *fp;
         int    failed;
         size_t n;
-        char   buf[16384];
+        char   buf[65536];
 } ks_jout_t;
+
+/** Room every put_*() below may take without asking: the longest element
+ *  written with one jout_room() (a hot-key counter with a 128-byte key,
+ *  in hex, is < 400 bytes). */
+#define KS_JOUT_ELEM_MAX 512
 
 static void jout_flush(ks_jout_t *o)
 {
@@ -44,8 +49,9 @@ static void jout_flush(ks_jout_t *o)
         o->n = 0;
 }
 
-/** @brief Makes room for @p n bytes (n <= sizeof(buf)). */
-static char *jout_room(ks_jout_t *o, size_t n)
+/** @brief Makes room for @p n bytes (n <= sizeof(buf)). @returns where
+ *         they go: the caller advances o->n by what it wrote. */
+static inline char *jout_room(ks_jout_t *o, size_t n)
 {
         if (o->n + n > sizeof(o->buf))
                 jout_flush(o);
@@ -63,48 +69,113 @@ static void put_mem(ks_jout_t *o, const char *s, size_t n)
         }
 }
 
-static void put_str(ks_jout_t *o, const char *s)
+/** @brief Copies string literal @p lit to @p d (no NUL); @returns the end.
+ *  The length is known at compile time: a few moves, no strlen. */
+static inline char *lit_at(char *d, const char *lit, size_t n)
 {
-        put_mem(o, s, strlen(s));
+        memcpy(d, lit, n);
+        return d + n;
+}
+#define KS_LIT(d, lit) lit_at((d), (lit), sizeof(lit) - 1)
+
+/** @brief Appends string literal @p lit. */
+#define PUT_LIT(o, lit)                                                        \
+        do {                                                                   \
+                char *d_ = jout_room((o), sizeof(lit) - 1);                    \
+                memcpy(d_, (lit), sizeof(lit) - 1);                            \
+                (o)->n += sizeof(lit) - 1;                                     \
+        } while (0)
+
+/** "00" .. "99": two decimal digits per lookup. */
+static const char ks_digits2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536"
+    "37383940414243444546474849505152535455565758596061626364656667686970717273"
+    "7475767778798081828384858687888990919293949596979899";
+
+/** @brief Writes @p v in decimal at @p d (at most 20 bytes), as "%llu".
+ *  @returns the end. */
+static inline char *fmt_u64(char *d, uint64_t v)
+{
+        char   tmp[20], *e = tmp + sizeof(tmp), *p = e;
+        size_t n;
+
+        while (v >= 100) {
+                unsigned r = (unsigned)(v % 100);
+                v /= 100;
+                p -= 2;
+                memcpy(p, ks_digits2 + 2 * r, 2);
+        }
+        if (v >= 10) {
+                p -= 2;
+                memcpy(p, ks_digits2 + 2 * v, 2);
+        } else {
+                *--p = (char)('0' + v);
+        }
+        n = (size_t)(e - p);
+        memcpy(d, p, n);
+        return d + n;
+}
+
+/** @brief Writes @p v as "%lld" at @p d (at most 20 bytes). @returns the end. */
+static inline char *fmt_i64(char *d, int64_t v)
+{
+        if (v < 0) {
+                *d++ = '-';
+                return fmt_u64(d, (uint64_t)0 - (uint64_t)v);
+        }
+        return fmt_u64(d, (uint64_t)v);
 }
 
 static void put_u64(ks_jout_t *o, uint64_t v)
 {
-        char  tmp[24], *e = tmp + sizeof(tmp), *p = e;
-        char *d;
+        char *d = jout_room(o, 20);
 
-        do
-                *--p = (char)('0' + v % 10);
-        while (v /= 10);
-        d = jout_room(o, (size_t)(e - p));
-        memcpy(d, p, (size_t)(e - p));
-        o->n += (size_t)(e - p);
+        o->n += (size_t)(fmt_u64(d, v) - d);
+}
+
+/** Byte b -> its two lower-case hex digits at 2 * b. */
+static const char ks_hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223"
+    "2425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f4041424344454647"
+    "48494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b"
+    "6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+    "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3"
+    "b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7"
+    "d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafb"
+    "fcfdfeff";
+
+/** @brief Writes @p n bytes as lower-case hex at @p d. @returns the end. */
+static inline char *fmt_hex(char *d, const uint8_t *b, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++, d += 2)
+                memcpy(d, ks_hex2 + 2 * b[i], 2);
+        return d;
 }
 
 /** @brief @p n bytes as lower-case hex, without quotes. */
 static void put_hex(ks_jout_t *o, const uint8_t *b, size_t n)
 {
-        static const char digits[] = "0123456789abcdef";
-        size_t            i;
-
-        for (i = 0; i < n; i++) {
-                char *d = jout_room(o, 2);
-                d[0]    = digits[b[i] >> 4];
-                d[1]    = digits[b[i] & 15];
-                o->n += 2;
+        while (n) {
+                size_t k = n < sizeof(o->buf) / 4 ? n : sizeof(o->buf) / 4;
+                char  *d = jout_room(o, 2 * k);
+                fmt_hex(d, b, k);
+                o->n += 2 * k;
+                b += k;
+                n -= k;
         }
 }
 
-/** @brief A 64-bit hash as 16 hex digits, as "%016llx". */
-static void put_hash64(ks_jout_t *o, uint64_t h)
+/** @brief Writes a 64-bit hash as 16 hex digits at @p d, as "%016llx".
+ *  @returns the end. */
+static inline char *fmt_hash64(char *d, uint64_t h)
 {
-        static const char digits[] = "0123456789abcdef";
-        char             *d        = jout_room(o, 16);
-        int               i;
+        int i;
 
-        for (i = 15; i >= 0; i--, h >>= 4)
-                d[i] = digits[h & 15];
-        o->n += 16;
+        for (i = 7; i >= 0; i--, h >>= 8)
+                memcpy(d + 2 * i, ks_hex2 + 2 * (h & 0xff), 2);
+        return d + 16;
 }
 
 /** @brief [{partition, messages, bytes}, ...] as partitions_json(). */
@@ -112,17 +183,21 @@ static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n)
 {
         int32_t i;
 
-        put_mem(o, "[", 1);
+        PUT_LIT(o, "[");
         for (i = 0; i < n; i++) {
-                put_str(o, i ? ",{\"partition\":" : "{\"partition\":");
-                put_u64(o, (uint64_t)i);
-                put_str(o, ",\"messages\":");
-                put_u64(o, l[i].messages);
-                put_str(o, ",\"bytes\":");
-                put_u64(o, l[i].bytes);
-                put_mem(o, "}", 1);
+                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
+                if (i)
+                        *d++ = ',';
+                d    = KS_LIT(d, "{\"partition\":");
+                d    = fmt_u64(d, (uint64_t)i);
+                d    = KS_LIT(d, ",\"messages\":");
+                d    = fmt_u64(d, l[i].messages);
+                d    = KS_LIT(d, ",\"bytes\":");
+                d    = fmt_u64(d, l[i].bytes);
+                *d++ = '}';
+                o->n += (size_t)(d - b);
         }
-        put_mem(o, "]", 1);
+        PUT_LIT(o, "]");
 }
 
 /** @brief The `merge` object as merge_json() (docs/report-schema.md). */
@@ -130,51 +205,59 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
 {
         size_t i;
 
-        put_str(o, "{\"distinct_hll\":{\"p\":");
+        PUT_LIT(o, "{\"distinct_hll\":{\"p\":");
         put_u64(o, KS_HLL_P);
-        put_str(o, ",\"registers_hex\":\"");
+        PUT_LIT(o, ",\"registers_hex\":\"");
         put_hex(o, s->hll.reg, sizeof(s->hll.reg));
-        put_str(o, "\"},\"key_sample\":{\"capacity\":");
+        PUT_LIT(o, "\"},\"key_sample\":{\"capacity\":");
         put_u64(o, s->sample_capacity);
-        put_str(o, ",\"entries\":[");
+        PUT_LIT(o, ",\"entries\":[");
         for (i = 0; i < s->sample_cnt; i++) {
                 const ks_keysample_entry_t *e = &s->sample[i];
-                put_str(o, i ? ",[\"" : "[\"");
-                put_hash64(o, e->hash64);
-                put_str(o, "\",");
-                put_u64(o, e->phash);
-                put_mem(o, ",", 1);
-                put_u64(o, e->messages);
-                put_mem(o, ",", 1);
-                put_u64(o, e->bytes);
-                put_mem(o, "]", 1);
+                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
+                if (i)
+                        *d++ = ',';
+                d    = KS_LIT(d, "[\"");
+                d    = fmt_hash64(d, e->hash64);
+                d    = KS_LIT(d, "\",");
+                d    = fmt_u64(d, e->phash);
+                *d++ = ',';
+                d    = fmt_u64(d, e->messages);
+                *d++ = ',';
+                d    = fmt_u64(d, e->bytes);
+                *d++ = ']';
+                o->n += (size_t)(d - b);
         }
-        put_str(o, "]},\"hot_keys\":{\"capacity\":");
+        PUT_LIT(o, "]},\"hot_keys\":{\"capacity\":");
         put_u64(o, s->topk_capacity);
-        put_str(o, ",\"total\":");
+        PUT_LIT(o, ",\"total\":");
         put_u64(o, s->topk_total);
-        put_str(o, ",\"entries\":[");
+        PUT_LIT(o, ",\"entries\":[");
         for (i = 0; i < s->hot_cnt; i++) {
                 const ks_topk_entry_t *e = &s->hot[i];
                 size_t                 kl =
                     e->keylen < KS_TOPK_KEY_MAX ? e->keylen : KS_TOPK_KEY_MAX;
-                put_str(o, i ? ",{\"key_hex\":\"" : "{\"key_hex\":\"");
-                put_hex(o, e->key, kl);
-                put_str(o, "\",\"key_length\":");
-                put_u64(o, e->keylen);
-                put_str(o, ",\"hash64\":\"");
-                put_hash64(o, e->hash64);
-                put_str(o, "\",\"phash\":");
-                put_u64(o, e->phash);
-                put_str(o, ",\"count\":");
-                put_u64(o, e->count);
-                put_str(o, ",\"error\":");
-                put_u64(o, e->error);
-                put_str(o, ",\"bytes\":");
-                put_u64(o, e->bytes);
-                put_mem(o, "}", 1);
+                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
+                if (i)
+                        *d++ = ',';
+                d    = KS_LIT(d, "{\"key_hex\":\"");
+                d    = fmt_hex(d, e->key, kl);
+                d    = KS_LIT(d, "\",\"key_length\":");
+                d    = fmt_u64(d, e->keylen);
+                d    = KS_LIT(d, ",\"hash64\":\"");
+                d    = fmt_hash64(d, e->hash64);
+                d    = KS_LIT(d, "\",\"phash\":");
+                d    = fmt_u64(d, e->phash);
+                d    = KS_LIT(d, ",\"count\":");
+                d    = fmt_u64(d, e->count);
+                d    = KS_LIT(d, ",\"error\":");
+                d    = fmt_u64(d, e->error);
+                d    = KS_LIT(d, ",\"bytes\":");
+                d    = fmt_u64(d, e->bytes);
+                *d++ = '}';
+                o->n += (size_t)(d - b);
         }
-        put_str(o, "]}}");
+        PUT_LIT(o, "]}}");
 }
 
 /** jansson's dump callback: into the buffer. */
@@ -184,28 +267,167 @@ static int put_cb(const char *buffer, size_t size, void *data)
         return 0;
 }
 
-/** @brief A value built by jansson, compact. */
-static void put_json(ks_jout_t *o, const json_t *v)
+/**
+ * @brief A JSON string's contents and quotes, escaped as jansson's
+ *        dump_string() does without JSON_ENSURE_ASCII / JSON_ESCAPE_SLASH:
+ *        '"', '\\' and control characters (< 0x20) escaped, everything
+ *        else (UTF-8, validated by jansson when the string was made)
+ *        copied as it is.
+ */
+static void put_string(ks_jout_t *o, const char *s, size_t n)
 {
-        if (json_dump_callback(v, put_cb, o,
-                               JSON_COMPACT | JSON_PRESERVE_ORDER |
-                                   JSON_ENCODE_ANY))
-                o->failed = 1;
+        size_t i = 0;
+
+        PUT_LIT(o, "\"");
+        while (i < n) {
+                size_t start = i;
+                while (i < n && (unsigned char)s[i] >= 0x20 && s[i] != '"' &&
+                       s[i] != '\\')
+                        i++;
+                put_mem(o, s + start, i - start);
+                if (i < n) {
+                        unsigned char c = (unsigned char)s[i++];
+                        char         *d = jout_room(o, 6);
+                        switch (c) {
+                        case '"':
+                                KS_LIT(d, "\\\"");
+                                o->n += 2;
+                                break;
+                        case '\\':
+                                KS_LIT(d, "\\\\");
+                                o->n += 2;
+                                break;
+                        case '\b':
+                                KS_LIT(d, "\\b");
+                                o->n += 2;
+                                break;
+                        case '\f':
+                                KS_LIT(d, "\\f");
+                                o->n += 2;
+                                break;
+                        case '\n':
+                                KS_LIT(d, "\\n");
+                                o->n += 2;
+                                break;
+                        case '\r':
+                                KS_LIT(d, "\\r");
+                                o->n += 2;
+                                break;
+                        case '\t':
+                                KS_LIT(d, "\\t");
+                                o->n += 2;
+                                break;
+                        default: /* as jansson: "\\u%04X" */
+                                d    = KS_LIT(d, "\\u00");
+                                d[0] = "0123456789ABCDEF"[c >> 4];
+                                d[1] = "0123456789ABCDEF"[c & 15];
+                                o->n += 6;
+                                break;
+                        }
+                }
+        }
+        PUT_LIT(o, "\"");
 }
 
-/** @brief "key": */
+/** Nesting put_json() follows at most (a report's is < 10 deep). */
+#define KS_JOUT_DEPTH_MAX 64
+
+/**
+ * @brief A value built by jansson, compact, in the members' order: the
+ *        bytes json_dump_callback(JSON_COMPACT | JSON_PRESERVE_ORDER |
+ *        JSON_ENCODE_ANY) gives, formatted here (jansson's dumper makes a
+ *        callback per token and formats integers with snprintf: ~40 % of
+ *        a topic's writing time, bench/ksb_report). Reals are still
+ *        formatted by jansson itself, so that their digits are its own
+ *        whatever its version.
+ */
+static void put_json_depth(ks_jout_t *o, const json_t *v, int depth)
+{
+        if (depth > KS_JOUT_DEPTH_MAX) {
+                o->failed = 1;
+                return;
+        }
+        switch (json_typeof(v)) {
+        case JSON_OBJECT: {
+                void *it    = json_object_iter((json_t *)v);
+                int   first = 1;
+                PUT_LIT(o, "{");
+                for (; it; it = json_object_iter_next((json_t *)v, it)) {
+                        if (!first)
+                                PUT_LIT(o, ",");
+                        first = 0;
+                        put_string(o, json_object_iter_key(it),
+                                   json_object_iter_key_len(it));
+                        PUT_LIT(o, ":");
+                        put_json_depth(o, json_object_iter_value(it),
+                                       depth + 1);
+                }
+                PUT_LIT(o, "}");
+                break;
+        }
+        case JSON_ARRAY: {
+                size_t i, n = json_array_size(v);
+                PUT_LIT(o, "[");
+                for (i = 0; i < n; i++) {
+                        if (i)
+                                PUT_LIT(o, ",");
+                        put_json_depth(o, json_array_get(v, i), depth + 1);
+                }
+                PUT_LIT(o, "]");
+                break;
+        }
+        case JSON_STRING:
+                put_string(o, json_string_value(v), json_string_length(v));
+                break;
+        case JSON_INTEGER: {
+                char *d = jout_room(o, 24);
+                o->n +=
+                    (size_t)(fmt_i64(d, (int64_t)json_integer_value(v)) - d);
+                break;
+        }
+        case JSON_TRUE:
+                PUT_LIT(o, "true");
+                break;
+        case JSON_FALSE:
+                PUT_LIT(o, "false");
+                break;
+        case JSON_NULL:
+                PUT_LIT(o, "null");
+                break;
+        default: /* JSON_REAL */
+                if (json_dump_callback(v, put_cb, o,
+                                       JSON_COMPACT | JSON_ENCODE_ANY))
+                        o->failed = 1;
+                break;
+        }
+}
+
+/** @brief A value built by jansson, compact (see put_json_depth()). */
+static void put_json(ks_jout_t *o, const json_t *v)
+{
+        if (!v)
+                o->failed = 1;
+        else
+                put_json_depth(o, v, 0);
+}
+
+/** @brief "key": (@p key is checked as jansson checks a string: a key
+ *         that is not UTF-8 fails the write). */
 static void put_key(ks_jout_t *o, const char *key, int first)
 {
-        json_t *k = json_string(key);
+        size_t i, n = strlen(key);
 
         if (!first)
-                put_mem(o, ",", 1);
-        if (k)
-                put_json(o, k);
-        else
-                o->failed = 1;
-        json_decref(k);
-        put_mem(o, ":", 1);
+                PUT_LIT(o, ",");
+        for (i = 0; i < n && (unsigned char)key[i] < 0x80; i++)
+                ;
+        if (i < n) { /* not ASCII: let jansson validate it */
+                json_t *k = json_stringn(key, n);
+                o->failed |= !k;
+                json_decref(k);
+        }
+        put_string(o, key, n);
+        PUT_LIT(o, ":");
 }
 
 /** @brief An object of @p v's members, the null "partitions" member
@@ -217,7 +439,7 @@ static void put_with_partitions(ks_jout_t *o, const json_t *v,
         json_t     *m;
         int         first = 1;
 
-        put_mem(o, "{", 1);
+        PUT_LIT(o, "{");
         json_object_foreach((json_t *)v, key, m)
         {
                 put_key(o, key, first);
@@ -227,7 +449,7 @@ static void put_with_partitions(ks_jout_t *o, const json_t *v,
                 else
                         put_json(o, m);
         }
-        put_mem(o, "}", 1);
+        PUT_LIT(o, "}");
 }
 
 /** @returns the snapshot's proposal that @p o (a proposals[] element)
@@ -261,7 +483,7 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
         o.failed = 0;
         o.n      = 0;
         put_key(&o, s->name, !w->topics);
-        put_mem(&o, "{", 1);
+        PUT_LIT(&o, "{");
         json_object_foreach((json_t *)topic, key, m)
         {
                 put_key(&o, key, first);
@@ -271,24 +493,24 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                             s->partition_count);
                 } else if (!strcmp(key, "proposals") && json_is_array(m)) {
                         size_t i;
-                        put_mem(&o, "[", 1);
+                        PUT_LIT(&o, "[");
                         for (i = 0; i < json_array_size(m); i++) {
                                 const ks_proposal_t *p =
                                     proposal_of(s, json_array_get(m, i));
                                 if (i)
-                                        put_mem(&o, ",", 1);
+                                        PUT_LIT(&o, ",");
                                 put_with_partitions(&o, json_array_get(m, i),
                                                     p ? p->partitions : NULL,
                                                     p ? p->partition_count : 0);
                         }
-                        put_mem(&o, "]", 1);
+                        PUT_LIT(&o, "]");
                 } else if (!strcmp(key, "merge") && json_is_null(m)) {
                         put_merge(&o, s);
                 } else {
                         put_json(&o, m);
                 }
         }
-        put_mem(&o, "}", 1);
+        PUT_LIT(&o, "}");
         jout_flush(&o);
         if (o.failed) {
                 if (!w->failed)
