@@ -84,7 +84,7 @@ typedef struct ks_sizing_spread {
 /**
  * @brief Busiest over median of @p n counts, and whether the busiest is
  *        within @p limit (e.g. 2.5) times the median.
- * @param counts reordered in place (the median is found by selection).
+ * @param counts may be reordered (the median is found by selection).
  */
 void ks_sizing_spread(uint64_t *counts, size_t n, double limit,
                       ks_sizing_spread_t *out);
@@ -94,7 +94,7 @@ void ks_sizing_spread(uint64_t *counts, size_t n, double limit,
  * @param busiest messages of the busiest key known (the top hot key);
  *        the largest of @p counts is used when larger.
  * @param counts messages of each key of a uniform sample of distinct keys
- *        (the key sample), reordered in place.
+ *        (the key sample), may be reordered.
  * @returns busiest / median; 0 without keys; INFINITY if the median is 0.
  */
 double ks_sizing_key_skew(uint64_t busiest, uint64_t *counts, size_t n);

@@ -156,8 +156,8 @@ static void test_spread(void)
                 CU_ASSERT_DOUBLE_EQUAL(s.median, 3, EPS);
                 CU_ASSERT_DOUBLE_EQUAL(s.max_over_median, 10.0 / 3, EPS);
                 CU_ASSERT_FALSE(s.within_limit);
-                CU_ASSERT_EQUAL(v[0], 1); /* sorted in place */
-                CU_ASSERT_EQUAL(v[4], 10);
+                /* the values stay (selection may reorder, not change) */
+                CU_ASSERT_EQUAL(v[0] + v[1] + v[2] + v[3] + v[4], 20);
         }
         { /* even: 1 2 3 4, median (2+3)/2 = 2.5, 4/2.5 = 1.6 */
                 uint64_t v[] = {4, 1, 3, 2};
