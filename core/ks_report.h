@@ -93,6 +93,7 @@ typedef struct ks_report_writer {
         int         created; /**< tmp exists and is ours to remove */
         int         failed;
         size_t      topics;       /**< topics written */
+        long        kicked;       /**< writeback started up to here */
         char        errstr[8320]; /**< room for both paths */
 } ks_report_writer_t;
 
@@ -126,6 +127,10 @@ int ks_report_writer_finish(ks_report_writer_t *w, char *errstr,
                             size_t errstr_size);
 /** @brief Closes and removes the temporary file. */
 void ks_report_writer_abort(ks_report_writer_t *w);
+/** @brief Starts the kernel's writeback of what was written so far, when
+ *         enough has accumulated since the last call did (no waiting): the
+ *         final fsync then waits only for the tail. */
+void ks_report_writer_kick(ks_report_writer_t *w);
 
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);

@@ -521,5 +521,6 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                 return -1;
         }
         w->topics++;
+        ks_report_writer_kick(w);
         return 0;
 }
