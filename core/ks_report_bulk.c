@@ -92,28 +92,38 @@ static const char ks_digits2[201] =
     "37383940414243444546474849505152535455565758596061626364656667686970717273"
     "7475767778798081828384858687888990919293949596979899";
 
-/** @brief Writes @p v in decimal at @p d (at most 20 bytes), as "%llu".
- *  @returns the end. */
+/** @returns the decimal digits of @p v (1..20). */
+static inline size_t digits10(uint64_t v)
+{
+        size_t n = 1;
+
+        while (v >= 10000) {
+                v /= 10000;
+                n += 4;
+        }
+        return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/** @brief Writes @p v in decimal at @p d (at most 20 bytes), as "%llu",
+ *         straight into place from the last digit back. @returns the end. */
 static inline char *fmt_u64(char *d, uint64_t v)
 {
-        char   tmp[20], *e = tmp + sizeof(tmp), *p = e;
-        size_t n;
+        char *e = d + digits10(v), *p = e;
 
         while (v >= 100) {
                 unsigned r = (unsigned)(v % 100);
                 v /= 100;
                 p -= 2;
-                memcpy(p, ks_digits2 + 2 * r, 2);
+                p[0] = ks_digits2[2 * r];
+                p[1] = ks_digits2[2 * r + 1];
         }
         if (v >= 10) {
-                p -= 2;
-                memcpy(p, ks_digits2 + 2 * v, 2);
+                p[-2] = ks_digits2[2 * v];
+                p[-1] = ks_digits2[2 * v + 1];
         } else {
-                *--p = (char)('0' + v);
+                p[-1] = (char)('0' + v);
         }
-        n = (size_t)(e - p);
-        memcpy(d, p, n);
-        return d + n;
+        return e;
 }
 
 /** @brief Writes @p v as "%lld" at @p d (at most 20 bytes). @returns the end. */
