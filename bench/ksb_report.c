@@ -12,8 +12,8 @@
  * thread runs on_send's work (ks_stage_last_topic() or the registry
  * lookup, then ks_stage_push() into a ks_stage_t) round-robin over the
  * topics at --rate messages/s, timing each call with the TSC, while a
- * drainer thread calls ks_stage_drain() every 1 ms (it takes each topic's
- * lock in ks_topic_record_at()):
+ * drainer thread calls ks_stage_collect() every 1 ms (it takes each
+ * topic's lock when it analyses a window, ks_batch.h):
  *  1. baseline: about a second with no report;
  *  2. the same while the main thread builds and writes --reps reports
  *     back to back.
@@ -119,11 +119,11 @@ typedef struct drainer {
         ks_stage_t    *stage;
         atomic_int     stop;
         size_t         passes;
-        _Atomic double max_ns; /**< longest ks_stage_drain(); reset by main */
+        _Atomic double max_ns; /**< longest ks_stage_collect(); reset by main */
 } drainer_t;
 
 /** @brief As plugin/ks_reporter.c drainer_main() while messages flow:
- *         drain every ring, sleep 1 ms. */
+ *         collect every ring, sleep 1 ms. */
 static void *drainer_main(void *arg)
 {
         drainer_t *d = arg;
@@ -132,7 +132,7 @@ static void *drainer_main(void *arg)
                 struct timespec ts = {0, 1000000};
                 uint64_t        t0 = ksb_now_ns();
                 double          ns;
-                ks_stage_drain(d->stage);
+                ks_stage_collect(d->stage);
                 ns = (double)(ksb_now_ns() - t0);
                 if (ns > atomic_load(&d->max_ns))
                         atomic_store(&d->max_ns, ns);
@@ -545,7 +545,7 @@ int main(int argc, char **argv)
                    1);
         v = drain_during / 1000.0;
         ksb_result("6.report.drain_max_during",
-                   "longest drainer pass (ks_stage_drain()) while reports "
+                   "longest drainer pass (ks_stage_collect()) while reports "
                    "are built",
                    "-", 0, "us", &v, 1);
         v = drain_base / 1000.0;
