@@ -387,6 +387,16 @@ ks_keyenc_t ks_keyenc_classify(const void *key, size_t len)
                 return KS_KEYENC_NULL;
         if (len == 0)
                 return KS_KEYENC_EMPTY;
+        if (len <= 18 && (p[0] != '0' || len == 1)) {
+                /* the common case first: up to 18 ASCII digits without a
+                 * leading zero are canonical decimal text (rule 2, below,
+                 * says the same after a UTF-8 scan) */
+                size_t i = 0;
+                while (i < len && p[i] >= '0' && p[i] <= '9')
+                        i++;
+                if (i == len)
+                        return KS_KEYENC_DECIMAL;
+        }
         if (ks_keyenc_utf8_scan(p, len) == 0) { /* rule 2 */
                 if (ks_keyenc_is_decimal(p, len))
                         return KS_KEYENC_DECIMAL;
