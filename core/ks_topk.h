@@ -67,9 +67,10 @@ void ks_topk_window_begin(ks_topk_t *tk);
 int ks_topk_window_bump(ks_topk_t *tk, uint64_t hash64, uint64_t messages,
                         uint64_t bytes);
 
-/** @brief Offers a run of a key not monitored when its window began: it
+/** @brief Offers a run of a key ks_topk_window_bump() did not find: it
  *         takes the smallest counter if the window's bound + @p messages
- *         exceeds that counter's count, else only N grows. */
+ *         exceeds that counter's count, else only N grows. At most one run
+ *         per key and window. */
 void ks_topk_window_add(ks_topk_t *tk, const void *key, size_t keylen,
                         uint64_t hash64, uint32_t phash, uint64_t messages,
                         uint64_t bytes);
