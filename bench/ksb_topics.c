@@ -46,11 +46,14 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
                                            : 1024;
         kt->params.flow_max_cells    = kt->conf.flow_max_cells;
         kt->params.pending_max       = KSB_PENDING_MAX;
-        kt->params.sketch_budget     = (size_t)kt->conf.memory_max_mb << 20;
+        if (!(kt->stage = ks_stage_new(((size_t)kt->conf.memory_max_mb << 20) /
+                                       8)))
+                ksb_die("ks_stage_new failed");
+        /* as ks_client_new(): the sketches get what the key table leaves */
+        kt->params.sketch_budget = ((size_t)kt->conf.memory_max_mb << 20) -
+                                   ks_stage_batch_bytes(kt->stage);
         if (ks_registry_init(&kt->reg, (size_t)kt->conf.topics_max))
                 ksb_die("ks_registry_init failed");
-        if (!(kt->stage = ks_stage_new()))
-                ksb_die("ks_stage_new failed");
 }
 
 void ksb_topics_destroy(ksb_topics_t *kt)

@@ -19,22 +19,27 @@
 /** Millisecond stamps kept per topic and window (more: applied at once). */
 #define KS_BATCH_RATES 4
 
+/** A slot: two cache lines, the first all a probe compares (and the key),
+ *  the second the counts and the facts. */
 typedef struct ks_batch_slot {
-        ks_topic_t    *t;    /**< NULL: empty */
-        uint64_t       hkey; /**< slot_hash() of the key bytes */
-        ks_key_facts_t f;
-        uint64_t       bytes[2];    /**< per window */
+        ks_topic_t *t;   /**< NULL: empty */
+        uint32_t    tag; /**< high bits of ks_batch_key_hash() */
+        int32_t     partition;
+        uint16_t    keylen;
+        uint8_t     key_null;
+        uint8_t     seen;        /**< counted since a new key last passed by
+                                  *   (second chance: CLOCK, Corbato 1968) */
+        uint8_t     offer;       /**< left to the hot-key summary's offers */
+        uint8_t     topic_ix[2]; /**< into the window's topics */
+        uint8_t     key[KS_BATCH_KEY_MAX];
+        /* second line */
         uint32_t       messages[2]; /**< per window; 0: not counted */
         uint32_t       next[2];     /**< next slot of the topic, per window */
-        int32_t        partition;
-        uint16_t       keylen;
-        uint8_t        key_null;
-        uint8_t        topic_ix[2]; /**< into the window's topics */
-        uint8_t        seen; /**< counted since a new key last passed by
-                              *   (second chance: CLOCK, Corbato 1968) */
-        uint8_t        offer; /**< left to the hot-key summary's offers */
-        uint8_t        key[KS_BATCH_KEY_MAX];
+        uint64_t       bytes[2];    /**< per window */
+        ks_key_facts_t f;
 } ks_batch_slot_t;
+
+_Static_assert(sizeof(ks_batch_slot_t) == 128, "two cache lines a slot");
 
 /** Messages of one topic at one millisecond stamp. */
 typedef struct ks_batch_rate {
@@ -53,6 +58,7 @@ typedef struct ks_batch_topic {
 /** One window: what was counted in it, by topic. */
 typedef struct ks_batch_window {
         uint64_t         messages; /**< counted */
+        uint64_t         runs;     /**< slots counting them */
         int64_t          first_ms; /**< stamp of the first */
         int              ntopics;
         int              last_ix; /**< topic of the previous message */
@@ -60,7 +66,8 @@ typedef struct ks_batch_window {
 } ks_batch_window_t;
 
 struct ks_batch {
-        ks_batch_slot_t  *slots; /**< [KS_BATCH_SLOTS] */
+        ks_batch_slot_t  *slots; /**< [mask + 1] */
+        size_t            mask;  /**< slots - 1 (a power of two) */
         ks_batch_window_t win[2];
         int               cur; /**< the collecting window's parity */
         /* the analysis in progress of window cur ^ 1 (flushing) */
@@ -71,21 +78,36 @@ struct ks_batch {
         ks_batch_stats_t stats;
 };
 
-_Static_assert((KS_BATCH_SLOTS & (KS_BATCH_SLOTS - 1)) == 0,
-               "KS_BATCH_SLOTS is a power of two");
 _Static_assert(KS_BATCH_TOPICS <= 256, "topic_ix is a byte");
 
-ks_batch_t *ks_batch_new(void)
+size_t ks_batch_slots_for(size_t bytes)
+{
+        size_t n = KS_BATCH_SLOTS_MIN;
+
+        while (n < KS_BATCH_SLOTS_MAX && 2 * n * sizeof(ks_batch_slot_t) <= bytes)
+                n *= 2;
+        return n;
+}
+
+ks_batch_t *ks_batch_new(size_t bytes)
 {
         ks_batch_t *b = calloc(1, sizeof(*b));
+        size_t      n = ks_batch_slots_for(bytes);
 
         if (!b)
                 return NULL;
-        if (!(b->slots = calloc(KS_BATCH_SLOTS, sizeof(*b->slots)))) {
+        if (!(b->slots = aligned_alloc(64, n * sizeof(*b->slots)))) {
                 free(b);
                 return NULL;
         }
+        memset(b->slots, 0, n * sizeof(*b->slots));
+        b->mask = n - 1;
         return b;
+}
+
+size_t ks_batch_bytes(const ks_batch_t *b)
+{
+        return (b->mask + 1) * sizeof(*b->slots);
 }
 
 void ks_batch_destroy(ks_batch_t *b)
@@ -132,6 +154,7 @@ static void flush_end(ks_batch_t *b)
         w->ntopics  = 0;
         w->last_ix  = 0;
         w->messages = 0;
+        w->runs     = 0;
         b->flushing = 0;
 }
 
@@ -166,7 +189,13 @@ int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
                                 b->f_slot = bt->head;
                                 break;
                         }
-                        sl        = &b->slots[b->f_slot];
+                        sl = &b->slots[b->f_slot];
+                        if (sl->next[q] != KS_BATCH_END) { /* next run's */
+                                const char *n =
+                                    (const char *)&b->slots[sl->next[q]];
+                                __builtin_prefetch(n);
+                                __builtin_prefetch(n + 64);
+                        }
                         sl->offer = (uint8_t)ks_topic_record_run_locked(
                             bt->t, sl->key_null ? NULL : sl->key, sl->keylen,
                             sl->partition, &sl->f, sl->messages[q],
@@ -221,7 +250,8 @@ int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
         const ks_batch_window_t *w = &b->win[b->cur];
 
         if (b->flushing || !w->messages ||
-            now_ms - w->first_ms < KS_BATCH_FLUSH_MS)
+            (now_ms - w->first_ms < KS_BATCH_FLUSH_MS &&
+             w->runs < (b->mask + 1) / 4))
                 return 0;
         flush_begin(b);
         return 1;
@@ -246,46 +276,91 @@ static int topic_ix(ks_batch_window_t *w, ks_topic_t *t)
         return w->last_ix = i;
 }
 
-/**
- * @brief A cheap hash of the key bytes that places a key in the table
- *        (multiply-xorshift over 8-byte words; the table's own business,
- *        not a partitioner's or the sketches': those are in the facts).
- */
-static inline uint64_t slot_hash(const uint8_t *key, size_t len)
+uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key,
+                           size_t keylen, int32_t partition)
 {
-        uint64_t h = 0x9E3779B97F4A7C15ULL * (len + 1), w;
-        size_t   i = 0;
+        const uint8_t *k = key;
+        uint64_t       h = 0x9E3779B97F4A7C15ULL * (keylen + 1), w;
+        size_t         i = 0;
 
-        for (; i + 8 <= len; i += 8) {
-                memcpy(&w, key + i, 8);
+        for (; i + 8 <= keylen; i += 8) {
+                memcpy(&w, k + i, 8);
                 h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
                 h ^= h >> 31;
         }
-        if (i < len) {
+        if (i < keylen) {
                 w = 0;
-                if (len - i >= 4) { /* two overlapping 4-byte loads */
+                if (keylen - i >= 4) { /* two overlapping 4-byte loads */
                         uint32_t lo, hi;
-                        memcpy(&lo, key + i, 4);
-                        memcpy(&hi, key + len - 4, 4);
+                        memcpy(&lo, k + i, 4);
+                        memcpy(&hi, k + keylen - 4, 4);
                         w = (uint64_t)lo | (uint64_t)hi << 32;
                 } else {
-                        for (; i < len; i++)
-                                w = w << 8 | key[i];
+                        for (; i < keylen; i++)
+                                w = w << 8 | k[i];
                 }
                 h = (h ^ w) * 0x94D049BB133111EBULL;
-                h ^= h >> 29;
         }
-        return h;
+        /* the topic and partition argument spread keys that repeat across
+         * topics (Fibonacci hashing of the pointer) */
+        h ^= (uintptr_t)t * 0x9E3779B97F4A7C15ULL ^ (uint32_t)partition;
+        h ^= h >> 32; /* every bit into the low bits that pick the slot */
+        h *= 0xD6E8FEB86659FD93ULL;
+        return h ^ h >> 32;
+}
+
+/** @returns the slot a key of hash @p h is first looked for in. */
+static inline size_t home_of(const ks_batch_t *b, uint64_t h)
+{
+        return (size_t)h & b->mask;
+}
+
+void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
+{
+        const char *s = (const char *)&b->slots[home_of(b, h)];
+
+        __builtin_prefetch(s);
+        __builtin_prefetch(s + 64);
+}
+
+/** @returns whether the @p n bytes at @p a and @p b are equal; both are
+ *           KS_BATCH_KEY_MAX-byte arrays, so up to 16 bytes are compared
+ *           with overlapping word loads, without a call. */
+static inline int key_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+        uint64_t x0, x1, y0, y1;
+        uint32_t u0, u1, v0, v1;
+
+        if (n > 16)
+                return !memcmp(a, b, n);
+        if (n >= 8) {
+                memcpy(&x0, a, 8);
+                memcpy(&y0, b, 8);
+                memcpy(&x1, a + n - 8, 8);
+                memcpy(&y1, b + n - 8, 8);
+                return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+        }
+        if (n >= 4) {
+                memcpy(&u0, a, 4);
+                memcpy(&v0, b, 4);
+                memcpy(&u1, a + n - 4, 4);
+                memcpy(&v1, b + n - 4, 4);
+                return ((u0 ^ v0) | (u1 ^ v1)) == 0;
+        }
+        for (; n; n--)
+                if (*a++ != *b++)
+                        return 0;
+        return 1;
 }
 
 /** @returns whether slot @p s holds this message's key. */
 static inline int slot_matches(const ks_batch_slot_t *s, const ks_topic_t *t,
-                               uint64_t h, const void *key, size_t keylen,
+                               uint32_t tag, const void *key, size_t keylen,
                                int32_t partition)
 {
-        return s->t == t && s->hkey == h && s->keylen == keylen &&
+        return s->t == t && s->tag == tag && s->keylen == keylen &&
                s->partition == partition && s->key_null == (key == NULL) &&
-               (keylen == 0 || !memcmp(s->key, key, keylen));
+               key_equal(s->key, key, keylen);
 }
 
 /**
@@ -296,18 +371,15 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                                  const void *key, size_t keylen,
                                  int32_t partition)
 {
-        /* the topic and partition argument spread keys that repeat across
-         * topics; Fibonacci hashing of the pointer */
-        size_t home = (size_t)((h ^ ((uintptr_t)t * 0x9E3779B97F4A7C15ULL) ^
-                                (uint64_t)(uint32_t)partition) &
-                               (KS_BATCH_SLOTS - 1));
+        size_t           home = home_of(b, h);
+        uint32_t         tag  = (uint32_t)(h >> 32);
         ks_batch_slot_t *take = NULL, *second = NULL;
         int              i;
 
         for (i = 0; i < KS_BATCH_PROBE; i++) {
                 ks_batch_slot_t *s =
-                    &b->slots[(home + (size_t)i) & (KS_BATCH_SLOTS - 1)];
-                if (slot_matches(s, t, h, key, keylen, partition)) {
+                    &b->slots[(home + (size_t)i) & b->mask];
+                if (slot_matches(s, t, tag, key, keylen, partition)) {
                         s->seen = 1;
                         return s;
                 }
@@ -328,11 +400,11 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                 }
         }
         for (i = 0; i < KS_BATCH_PROBE; i++) /* the newcomer passes by */
-                b->slots[(home + (size_t)i) & (KS_BATCH_SLOTS - 1)].seen = 0;
+                b->slots[(home + (size_t)i) & b->mask].seen = 0;
         if (!take && !(take = second))
                 return NULL;
         take->t         = t;
-        take->hkey      = h;
+        take->tag       = tag;
         take->partition = partition;
         take->keylen    = (uint16_t)keylen;
         take->key_null  = key == NULL;
@@ -343,11 +415,10 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
         return take;
 }
 
-void ks_batch_add(ks_batch_t *b, ks_topic_t *t, const void *key,
+void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   size_t keylen, int32_t partition, uint64_t bytes,
                   int64_t mono_ms)
 {
-        uint64_t           h = slot_hash(key, keylen);
         int                p = b->cur;
         ks_batch_window_t *w = &b->win[p];
         ks_batch_slot_t   *s;
@@ -373,6 +444,7 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, const void *key,
                         w  = &b->win[p];
                         ix = topic_ix(w, t);
                 }
+                w->runs++;
                 bt             = &w->topics[ix];
                 s->topic_ix[p] = (uint8_t)ix;
                 s->next[p]     = KS_BATCH_END;

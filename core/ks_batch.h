@@ -48,8 +48,10 @@
 
 #include "ks_topic.h"
 
-/** Slots in the table (a power of two). */
-#define KS_BATCH_SLOTS 65536
+/** Slots in the table: a power of two between these, from the memory
+ *  given to ks_batch_new() (128 B a slot: 128 KiB .. 8 MiB). */
+#define KS_BATCH_SLOTS_MIN 1024
+#define KS_BATCH_SLOTS_MAX 65536
 /** Slots a key may sit away from its home slot. */
 #define KS_BATCH_PROBE 8
 /** Topics counted in one flush (more: flushed early). */
@@ -61,21 +63,47 @@
 
 typedef struct ks_batch ks_batch_t;
 
-/** @returns a new, empty batch, or NULL on ENOMEM. */
-ks_batch_t *ks_batch_new(void);
+/** @returns the slots a batch given @p bytes gets: the largest power of
+ *           two whose table fits, within [KS_BATCH_SLOTS_MIN,
+ *           KS_BATCH_SLOTS_MAX]. */
+size_t ks_batch_slots_for(size_t bytes);
+
+/** @returns a new, empty batch whose table takes at most @p bytes (at
+ *           least KS_BATCH_SLOTS_MIN slots), or NULL on ENOMEM. */
+ks_batch_t *ks_batch_new(size_t bytes);
+
+/** @returns the bytes its table takes. */
+size_t ks_batch_bytes(const ks_batch_t *b);
 
 /** @brief Frees the batch; runs not flushed are lost. */
 void ks_batch_destroy(ks_batch_t *b);
 
 /**
+ * @returns the hash that places a message's key in the table: a cheap
+ *          multiply-xorshift of the key bytes, the topic and the partition
+ *          argument (the table's own business; the partitioner's and the
+ *          sketches' hashes are in the key's facts).
+ */
+uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key,
+                           size_t keylen, int32_t partition);
+
+/** @brief Asks the CPU to fetch the slot a key of hash @p h is first
+ *         looked for in (call it a few messages ahead of ks_batch_add():
+ *         the table is larger than the caches). */
+void ks_batch_prefetch(const ks_batch_t *b, uint64_t h);
+
+/**
  * @brief Counts one message of topic @p t (key NULL for a NULL key, at
  *        most KS_BATCH_KEY_MAX bytes; partition -1: the partitioner
- *        chooses) of @p bytes key + value bytes, produced at monotonic time
- *        @p mono_ms. May flush (see the file comment).
+ *        chooses; @p h its ks_batch_key_hash()) of @p bytes key + value
+ *        bytes, produced at monotonic time @p mono_ms. A key new to a full
+ *        probe range is analysed at once (ks_topic_record_at()); a window
+ *        with KS_BATCH_TOPICS topics is analysed before another topic
+ *        joins it.
  * @locality the batch's one consumer. @locks none held; takes topics'
- *           locks when it flushes.
+ *           locks when it analyses.
  */
-void ks_batch_add(ks_batch_t *b, ks_topic_t *t, const void *key,
+void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   size_t keylen, int32_t partition, uint64_t bytes,
                   int64_t mono_ms);
 

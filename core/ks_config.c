@@ -70,6 +70,9 @@ static int parse_bool(const char *s, int *out)
 }
 
 #define KS_ACCEPT_ENABLE "true or false"
+#define KS_ACCEPT_OVERLOAD                                                     \
+        "skip (a message that finds keyshift's analysis behind is counted, "  \
+        "not analysed) or analyse (it is analysed on the producing thread)"
 #define KS_ACCEPT_PROPOSED                                                     \
         "one to 8 comma-separated partition counts, each 1..100000 "           \
         "(e.g. 12 or 12,16,24)"
@@ -293,6 +296,19 @@ static ks_config_res_t set_partitioner(ks_config_t *conf, const char *v,
         return KS_CONFIG_OK;
 }
 
+static ks_config_res_t set_overload(ks_config_t *conf, const char *v,
+                                    char *errstr, size_t size)
+{
+        if (!strcmp(v, "skip"))
+                conf->overload_analyse = 0;
+        else if (!strcmp(v, "analyse"))
+                conf->overload_analyse = 1;
+        else
+                return invalid(errstr, size, "keyshift.overload", v,
+                               KS_ACCEPT_OVERLOAD);
+        return KS_CONFIG_OK;
+}
+
 static const ks_prop_t ks_props[] = {
     {"keyshift.enable", KS_ACCEPT_ENABLE, set_enable},
     {"keyshift.partitions.proposed", KS_ACCEPT_PROPOSED, set_proposed},
@@ -308,6 +324,7 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.metadata.refresh.ms", KS_ACCEPT_REFRESH, set_refresh},
     {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
     {"keyshift.partitioner", KS_ACCEPT_PARTITIONER, set_partitioner},
+    {"keyshift.overload", KS_ACCEPT_OVERLOAD, set_overload},
 };
 
 int ks_config_init(ks_config_t *conf)

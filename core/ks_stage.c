@@ -50,11 +50,13 @@ struct ks_stage {
         ks_ring_t           *rings[KS_STAGE_RINGS_MAX];
         atomic_int           nrings;
         atomic_int_fast64_t  now_ms; /**< coarse clock, set by the drainer */
+        atomic_uint_fast64_t skipped_full;
         atomic_uint_fast64_t inline_full;
         atomic_uint_fast64_t inline_long;
         atomic_uint_fast64_t inline_noring;
         atomic_uint_fast64_t drained;
         ks_batch_t          *batch; /**< the consumer's aggregation */
+        int overload_analyse; /**< ring full: analyse inline, not skip */
         /* the batch's counters as of the consumer's last call */
         atomic_uint_fast64_t batch_runs, batch_facts, batch_early,
             batch_direct;
@@ -124,13 +126,13 @@ static void key_create(void)
         pthread_key_create(&ks_stage_key, tls_release);
 }
 
-ks_stage_t *ks_stage_new(void)
+ks_stage_t *ks_stage_new(size_t batch_bytes)
 {
         ks_stage_t *s = calloc(1, sizeof(*s));
 
         if (!s)
                 return NULL;
-        if (!(s->batch = ks_batch_new())) {
+        if (!(s->batch = ks_batch_new(batch_bytes))) {
                 free(s);
                 return NULL;
         }
@@ -139,6 +141,7 @@ ks_stage_t *ks_stage_new(void)
         pthread_mutex_init(&s->lock, NULL);
         atomic_init(&s->nrings, 0);
         atomic_init(&s->now_ms, ks_topic_mono_ms());
+        atomic_init(&s->skipped_full, 0);
         atomic_init(&s->inline_full, 0);
         atomic_init(&s->inline_long, 0);
         atomic_init(&s->inline_noring, 0);
@@ -301,9 +304,19 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                 r->tail_cache =
                     atomic_load_explicit(&r->tail, memory_order_acquire);
                 if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
-                        atomic_fetch_add_explicit(&s->inline_full, 1,
+                        /* the drainer fell behind: counted, not analysed
+                         * (analysing here would cost the producer what
+                         * keyshift exists not to cost it), unless the
+                         * producer asked for exact figures */
+                        if (s->overload_analyse) {
+                                atomic_fetch_add_explicit(
+                                    &s->inline_full, 1, memory_order_relaxed);
+                                goto record_inline;
+                        }
+                        atomic_fetch_add_explicit(&s->skipped_full, 1,
                                                   memory_order_relaxed);
-                        goto record_inline;
+                        ks_topic_note_unanalysed(t);
+                        return;
                 }
         }
         ks_stage_tls->slot[0].last = t; /* ring_for() made it slot 0 */
@@ -325,6 +338,16 @@ record_inline:
         ks_topic_record(t, key, keylen, partition, value_len);
 }
 
+size_t ks_stage_batch_bytes(const ks_stage_t *s)
+{
+        return ks_batch_bytes(s->batch);
+}
+
+void ks_stage_set_overload(ks_stage_t *s, int analyse)
+{
+        s->overload_analyse = analyse;
+}
+
 ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 {
         ks_stage_tls_t *l = ks_stage_tls;
@@ -337,6 +360,9 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
                 return l->slot[0].last;
         return NULL;
 }
+
+/** Ring entries whose table slots are fetched ahead of their counting. */
+#define KS_STAGE_AHEAD 8
 
 /** @brief Moves every staged message into the batch. @returns how many. */
 static size_t collect(ks_stage_t *s, int64_t now)
@@ -353,7 +379,19 @@ static size_t collect(ks_stage_t *s, int64_t now)
                     atomic_load_explicit(&r->tail, memory_order_relaxed);
                 size_t head =
                     atomic_load_explicit(&r->head, memory_order_acquire);
+                uint64_t hq[KS_STAGE_AHEAD];
+                size_t   k;
 
+                /* the slots of the next KS_STAGE_AHEAD entries are fetched
+                 * while earlier ones are counted */
+                for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++) {
+                        const ks_stage_entry_t *e =
+                            &r->e[k & (KS_STAGE_RING_ENTRIES - 1)];
+                        hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
+                            e->t, e->key_null ? NULL : e->key, e->keylen,
+                            e->partition);
+                        ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
+                }
                 for (; tail != head; tail++) {
                         const ks_stage_entry_t *e =
                             &r->e[tail & (KS_STAGE_RING_ENTRIES - 1)];
@@ -361,10 +399,25 @@ static size_t collect(ks_stage_t *s, int64_t now)
                          * of the age are the age */
                         int64_t at =
                             now - (int64_t)(uint32_t)(now32 - e->mono32);
-                        ks_batch_add(s->batch, e->t,
+                        ks_batch_add(s->batch, e->t, hq[tail % KS_STAGE_AHEAD],
                                      e->key_null ? NULL : e->key, e->keylen,
                                      e->partition,
                                      (uint64_t)e->keylen + e->value_len, at);
+                        if (k != head) {
+                                const ks_stage_entry_t *a =
+                                    &r->e[k & (KS_STAGE_RING_ENTRIES - 1)];
+                                /* entries the producing thread wrote sit in
+                                 * its core's cache: ask for them early */
+                                __builtin_prefetch(
+                                    &r->e[(k + 2 * KS_STAGE_AHEAD) &
+                                          (KS_STAGE_RING_ENTRIES - 1)]);
+                                hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
+                                    a->t, a->key_null ? NULL : a->key,
+                                    a->keylen, a->partition);
+                                ks_batch_prefetch(s->batch,
+                                                  hq[k % KS_STAGE_AHEAD]);
+                                k++;
+                        }
                         if ((tail & 255) == 255) /* free space as we go */
                                 atomic_store_explicit(&r->tail, tail + 1,
                                                       memory_order_release);
@@ -430,6 +483,7 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         memset(out, 0, sizeof(*out));
         for (i = 0; i < n; i++)
                 out->staged += atomic_load(&s->rings[i]->head);
+        out->skipped_full  = atomic_load(&s->skipped_full);
         out->inline_full   = atomic_load(&s->inline_full);
         out->inline_long   = atomic_load(&s->inline_long);
         out->inline_noring = atomic_load(&s->inline_noring);

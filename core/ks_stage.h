@@ -2,10 +2,10 @@
  * @file ks_stage.h
  * @brief Per-thread staging rings: the produce path copies a message's
  *        few fields into a ring owned by the calling thread, and
- *        keyshift's drainer thread analyses them later with
- *        ks_topic_record_at(), off the application's thread.
+ *        keyshift's drainer thread analyses them later (ks_batch.h), off
+ *        the application's thread.
  *
- * Why: the analysis costs ~200 ns per message and takes the topic's
+ * Why: the analysis of a message costs ~100-300 ns and takes the topic's
  * mutex (bench/README.md); on_send must cost a few nanoseconds and never
  * wait for a lock another thread holds (a report's snapshot, the other
  * application threads).
@@ -26,11 +26,18 @@
  *    threads that come and go do not pile up rings. A ring is shared by the
  *    stage and its thread with a reference count: whichever lets go last
  *    frees it (a thread may outlive the producer, a producer its threads);
- *  - nothing is lost and nothing blocks: a message whose key is longer than
- *    KS_STAGE_KEY_INLINE, whose ring is full (the drainer fell behind), or
- *    whose thread has no ring (KS_STAGE_RINGS_MAX in use) is analysed at
- *    once on the application thread, under the topic's lock, as before
- *    staging; each case is counted (ks_stage_stats()).
+ *  - nothing blocks: a message whose key is longer than
+ *    KS_STAGE_KEY_INLINE, or whose thread has no ring (KS_STAGE_RINGS_MAX
+ *    in use), is analysed at once on the application thread, under the
+ *    topic's lock, as before staging. A message whose ring is full (the
+ *    drainer fell behind: a producer faster than keyshift's analysis, or
+ *    keyshift's thread starved of CPU) is not analysed but counted in its
+ *    topic (ks_topic_note_unanalysed(), the report's `keys.unanalysed`
+ *    and warning ANALYSIS_BEHIND): analysing it on the producer's thread
+ *    would cost the producer several times what on_send may. With
+ *    keyshift.overload=analyse it is analysed there instead (exact
+ *    figures for replays and tests that outrun the drainer). Each case is
+ *    counted (ks_stage_stats()).
  *
  * Memory: KS_STAGE_RING_ENTRIES x 64 B = 512 KiB per ring, at most
  * KS_STAGE_RINGS_MAX rings per producer (one per thread that has produced
@@ -38,10 +45,11 @@
  * plus 96 B of thread-local slots per application thread, and a 192 B
  * ring header that a thread outliving its producer keeps until it exits.
  *
- * Latency: a message is analysed within the drainer's period (1 ms while
- * rings carry messages, up to 5 ms when idle) plus the time to drain what
- * precedes it. Reports built meanwhile do not yet count it; the final report
- * counts everything (ks_stage_drain() after the drainer stopped).
+ * Latency: a message is counted within the drainer's period (1 ms while
+ * rings carry messages, up to 5 ms when idle) and analysed when its
+ * window closes (KS_BATCH_FLUSH_MS later, ks_batch.h). Reports built
+ * meanwhile do not yet count it; the final report counts everything
+ * (ks_stage_drain() after the drainer stopped).
  */
 #ifndef KS_STAGE_H
 #define KS_STAGE_H
@@ -64,7 +72,10 @@ typedef struct ks_stage ks_stage_t;
 /** What the produce path did with its messages, since the stage began. */
 typedef struct ks_stage_stats {
         uint64_t staged;        /**< copied into a ring */
-        uint64_t inline_full;   /**< ring full: analysed on the app thread */
+        uint64_t skipped_full;  /**< ring full: not analysed, counted in the
+                                 *   topic (ks_topic_note_unanalysed()) */
+        uint64_t inline_full;   /**< ring full: analysed on the app thread
+                                 *   (keyshift.overload=analyse) */
         uint64_t inline_long;   /**< key > KS_STAGE_KEY_INLINE bytes */
         uint64_t inline_noring; /**< no ring for the thread */
         uint64_t drained;       /**< analysed by the drainer */
@@ -73,8 +84,18 @@ typedef struct ks_stage_stats {
                                  *   the drained ones), as of its last pass */
 } ks_stage_stats_t;
 
-/** @returns a new stage, or NULL on ENOMEM. */
-ks_stage_t *ks_stage_new(void);
+/** @returns a new stage whose drainer's key table takes at most
+ *           @p batch_bytes (ks_batch_new()), or NULL on ENOMEM. */
+ks_stage_t *ks_stage_new(size_t batch_bytes);
+
+/** @returns the bytes of the drainer's key table (fixed at creation). */
+size_t ks_stage_batch_bytes(const ks_stage_t *s);
+
+/** @brief keyshift.overload: @p analyse 1, a message that meets a full ring
+ *         is analysed on the producing thread (exact figures, the producer
+ *         pays); 0 (the default), it is counted as not analysed.
+ *  @locality before any ks_stage_push(). */
+void ks_stage_set_overload(ks_stage_t *s, int analyse);
 
 /**
  * @brief Frees the stage. Entries not drained are lost: call

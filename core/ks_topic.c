@@ -99,6 +99,8 @@ struct ks_topic {
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
         atomic_int explicit_seen;
+        /* messages on_send could not stage (ring full), not analysed */
+        atomic_uint_fast64_t unanalysed;
 };
 
 const char *ks_count_source_name(ks_count_source_t s)
@@ -186,6 +188,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         ks_rates_init(&t->rates, ks_topic_mono_ms());
         t->compacted = -1;
         atomic_init(&t->explicit_seen, 0);
+        atomic_init(&t->unanalysed, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
         t->analysis_since_mono = ks_topic_mono_ms();
@@ -528,6 +531,11 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
         ks_rates_add_n(&t->rates, mono_ms, 1, bytes);
         ks_topic_record_run_locked(t, key, keylen, partition, &f, 1, bytes, 0);
         pthread_mutex_unlock(&t->lock);
+}
+
+void ks_topic_note_unanalysed(ks_topic_t *t)
+{
+        atomic_fetch_add_explicit(&t->unanalysed, 1, memory_order_relaxed);
 }
 
 void ks_topic_note_explicit(ks_topic_t *t)
@@ -888,6 +896,8 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->partitioner         = t->params.partitioner;
                 s->sticky_linger_ms    = t->params.sticky_linger_ms;
                 s->c                   = t->c;
+                s->c.unanalysed        = atomic_load_explicit(
+                    &t->unanalysed, memory_order_relaxed);
                 s->partition_count     = t->partition_count;
                 s->count_source        = t->count_source;
                 s->previous_count      = t->previous_count;

@@ -125,6 +125,9 @@ typedef struct ks_topic_counters {
         ks_load_t sticky;                /**< placed on the sticky partition */
         ks_load_t random;                /**< placed at random */
         uint64_t  unplaced;              /**< pending overflow: not analysed */
+        uint64_t  unanalysed; /**< met a full staging ring (keyshift's
+                               *   analysis fell behind): not analysed, not
+                               *   in total (ks_stage.h) */
         uint64_t  explicit_out_of_range; /**< explicit partition >= count */
         uint64_t  key_encodings[KS_KEYENC__CNT]; /**< messages per encoding */
         /* delivery reports (on_acknowledgement) */
@@ -330,6 +333,14 @@ void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
  * @locality any application thread calling produce().
  */
 void ks_topic_note_explicit(ks_topic_t *t);
+
+/**
+ * @brief Counts a message on_send could not stage (its thread's ring was
+ *        full: keyshift's drainer fell behind) and so never analyses.
+ *        Lock-free (a relaxed atomic add).
+ * @locality any application thread calling produce().
+ */
+void ks_topic_note_unanalysed(ks_topic_t *t);
 
 /** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
 int64_t ks_topic_mono_ms(void);

@@ -56,6 +56,10 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
         c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
 }
 
+/** The share of keyshift.memory.max.mb (1/n) the drainer's key table may
+ *  take (ks_batch.h); the sketches get the rest. */
+#define KS_CLIENT_BATCH_SHARE 8
+
 /**
  * @brief Reads what the sizing advice needs from the producer itself: its
  *        queue limits, and how soon it learns a new partition count
@@ -87,13 +91,15 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 return NULL;
         }
         if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
-            !(c->stage = ks_stage_new())) {
+            !(c->stage = ks_stage_new(((size_t)kconf->memory_max_mb << 20) /
+                                      KS_CLIENT_BATCH_SHARE))) {
                 ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
                 snprintf(errstr, errstr_size, "keyshift: out of memory");
                 return NULL;
         }
+        ks_stage_set_overload(c->stage, kconf->overload_analyse);
         c->rk            = rk;
         c->started_at_ms = ks_client_now_ms();
         conf_str(conf, "client.id", c->client_id, sizeof(c->client_id));
@@ -108,7 +114,10 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
             kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
         c->params.flow_max_cells = kconf->flow_max_cells;
         c->params.pending_max    = KS_PENDING_MAX;
-        c->params.sketch_budget  = (size_t)kconf->memory_max_mb << 20;
+        /* keyshift.memory.max.mb covers the sketches and the drainer's
+         * key table (an eighth, at most 8 MiB) */
+        c->params.sketch_budget = ((size_t)kconf->memory_max_mb << 20) -
+                                  ks_stage_batch_bytes(c->stage);
         ks_warn_list_init(&c->carry);
         if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
                                   c->report_path, sizeof(c->report_path))) {
@@ -303,20 +312,24 @@ static void settle_acks(ks_topic_t *t, void *opaque)
 }
 
 /** @brief Says on stderr how many messages on_send had to analyse on the
- *         application thread, when the staging rings could not take them. */
+ *         application thread (no ring free) or could not stage (ring
+ *         full: not analysed). */
 static void log_stage_stats(ks_client_t *c)
 {
         ks_stage_stats_t st;
 
         ks_stage_stats(c->stage, &st);
-        if (st.inline_full || st.inline_noring)
+        if (st.skipped_full || st.inline_full || st.inline_noring)
                 ks_warn_log_line(
                     stderr, 6, c->name,
-                    "%llu of %llu messages were analysed on the producing "
-                    "thread (staging ring full: %llu, no ring free: %llu)",
-                    (unsigned long long)(st.inline_full + st.inline_noring),
-                    (unsigned long long)(st.staged + st.inline_full +
-                                         st.inline_long + st.inline_noring),
+                    "of %llu messages, %llu met a full staging ring and "
+                    "were not analysed, %llu met a full ring and were "
+                    "analysed on the producing thread (keyshift.overload="
+                    "analyse), %llu were analysed there for want of a ring",
+                    (unsigned long long)(st.staged + st.skipped_full +
+                                         st.inline_full + st.inline_long +
+                                         st.inline_noring),
+                    (unsigned long long)st.skipped_full,
                     (unsigned long long)st.inline_full,
                     (unsigned long long)st.inline_noring);
 }

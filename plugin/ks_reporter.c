@@ -361,7 +361,7 @@ static void *reporter_main(void *arg)
 
 /** Drainer period while the rings carry messages, and at most when idle:
  *  at 1 ms a ring of KS_STAGE_RING_ENTRIES holds 8 M messages/s per
- *  thread before on_send falls back to analysing inline. */
+ *  thread before on_send has to leave messages unanalysed. */
 #define KS_DRAIN_BUSY_MS 1
 #define KS_DRAIN_IDLE_MS 5
 

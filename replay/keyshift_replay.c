@@ -319,8 +319,13 @@ static rd_kafka_conf_t *replay_conf(const replay_opts_t *o,
             (o->partitioner &&
              replay_set(conf, "partitioner", o->partitioner) == -1))
                 goto fail;
+        /* a replay reads a file as fast as librdkafka takes it: it may
+         * outrun keyshift's analysis, and a rehearsal wants every message
+         * analysed (-X keyshift.overload=skip measures the plugin's
+         * default instead) */
         if (*plugin_loaded &&
-            (replay_set(conf, "keyshift.partitions.proposed", o->proposed) ==
+            (replay_set(conf, "keyshift.overload", "analyse") == -1 ||
+             replay_set(conf, "keyshift.partitions.proposed", o->proposed) ==
                  -1 ||
              (o->report &&
               replay_set(conf, "keyshift.report.path", o->report) == -1)))

@@ -43,7 +43,7 @@ static void setup(void)
         params.flow_max_cells    = 1024;
         params.pending_max       = 1000;
         CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
-        stage = ks_stage_new();
+        stage = ks_stage_new((size_t)2 << 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
 }
 
@@ -90,6 +90,7 @@ static void count_topic(ks_topic_t *t, void *opaque)
         if (ks_topic_snapshot(t, &s))
                 return;
         sum[0] += s.c.total.messages;
+        sum[4] += s.c.unanalysed;
         sum[1] += s.c.null_keys;
         sum[2] += s.c.explicit_partition.messages;
         sum[3] += s.c.total.bytes;
@@ -107,7 +108,7 @@ static void *drainer_thread(void *arg)
         unsigned n = 0;
         (void)arg;
         while (!atomic_load(&stop_drainer)) {
-                uint64_t sum[4] = {0};
+                uint64_t sum[5] = {0};
                 ks_stage_drain(stage);
                 if (++n % 64 == 0) /* a report now and then */
                         ks_registry_foreach(&reg, count_topic, sum);
@@ -130,7 +131,7 @@ static void *one_message_thread(void *arg)
 static void test_threads(void)
 {
         pthread_t        app[THREADS], drn;
-        uint64_t         sum[4] = {0}, n, expect_null = 0, expect_explicit = 0;
+        uint64_t         sum[5] = {0}, n, expect_null = 0, expect_explicit = 0;
         uint64_t         expect_bytes = 0;
         ks_stage_stats_t st, n_after;
         long             i, w;
@@ -164,14 +165,23 @@ static void test_threads(void)
                 }
         n = (uint64_t)WAVES * THREADS * PER_THREAD;
         ks_registry_foreach(&reg, count_topic, sum);
-        CU_ASSERT_EQUAL(sum[0], n);
-        CU_ASSERT_EQUAL(sum[1], expect_null);
-        CU_ASSERT_EQUAL(sum[2], expect_explicit);
-        CU_ASSERT_EQUAL(sum[3], expect_bytes);
-
         ks_stage_stats(stage, &st);
+        /* every message analysed, or counted as not analysed when its
+         * ring was full (the drainer starved, e.g. under TSan) */
+        CU_ASSERT_EQUAL(sum[0] + sum[4], n);
+        CU_ASSERT_EQUAL(sum[4], st.skipped_full);
+        if (!st.skipped_full) {
+                CU_ASSERT_EQUAL(sum[1], expect_null);
+                CU_ASSERT_EQUAL(sum[2], expect_explicit);
+                CU_ASSERT_EQUAL(sum[3], expect_bytes);
+        } else {
+                CU_ASSERT(sum[1] <= expect_null);
+                CU_ASSERT(sum[2] <= expect_explicit);
+                CU_ASSERT(sum[3] <= expect_bytes);
+        }
+
         CU_ASSERT_EQUAL(
-            st.staged + st.inline_full + st.inline_long + st.inline_noring, n);
+            st.staged + st.skipped_full + st.inline_long + st.inline_noring, n);
         CU_ASSERT_EQUAL(st.drained, st.staged);
         CU_ASSERT(st.inline_long > 0);
         CU_ASSERT(st.rings >= THREADS && st.rings <= WAVES * THREADS);
@@ -186,7 +196,8 @@ static void test_threads(void)
         teardown();
 }
 
-/* No drainer: the ring fills, then on_send analyses inline; nothing lost. */
+/* No drainer: the ring fills, then on_send counts each further message as
+ * not analysed (it never analyses on the producer's thread for that). */
 static void test_full_ring(void)
 {
         ks_topic_t         *t;
@@ -203,7 +214,7 @@ static void test_full_ring(void)
         CU_ASSERT_PTR_NULL(ks_stage_last_topic(stage, "b"));
         ks_stage_stats(stage, &st);
         CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES);
-        CU_ASSERT_EQUAL(st.inline_full, (uint64_t)extra);
+        CU_ASSERT_EQUAL(st.skipped_full, (uint64_t)extra);
         CU_ASSERT_FALSE(ks_stage_empty(stage));
         CU_ASSERT_EQUAL(ks_stage_drain(stage), KS_STAGE_RING_ENTRIES);
         CU_ASSERT(ks_stage_empty(stage));
@@ -213,7 +224,8 @@ static void test_full_ring(void)
         CU_ASSERT_EQUAL(ks_stage_drain(stage), 2);
         CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
         CU_ASSERT_EQUAL(s.c.total.messages,
-                        (uint64_t)KS_STAGE_RING_ENTRIES + extra + 2);
+                        (uint64_t)KS_STAGE_RING_ENTRIES + 2);
+        CU_ASSERT_EQUAL(s.c.unanalysed, (uint64_t)extra);
         CU_ASSERT_EQUAL(s.c.empty_keys, 1);
         CU_ASSERT_EQUAL(s.c.null_keys, 1);
         ks_topic_snapshot_free(&s);
