@@ -406,6 +406,78 @@ size_t ks_keysample_entries_payload(const ks_keysample_t *ks,
         return n;
 }
 
+int ks_keysample_raw_alloc(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
+{
+        memset(raw, 0, sizeof(*raw));
+        raw->k     = ks->k;
+        raw->psize = ks->psize;
+        raw->nodes = malloc((raw->k + 1) * sizeof(ks_keysample_node_t));
+        raw->payload =
+            raw->psize ? malloc(raw->k * raw->psize + 1) : NULL;
+        if (!raw->nodes || (raw->psize && !raw->payload)) {
+                ks_keysample_raw_free(raw);
+                return -1;
+        }
+        return 0;
+}
+
+void ks_keysample_raw_free(ks_keysample_raw_t *raw)
+{
+        free(raw->nodes);
+        free(raw->payload);
+        memset(raw, 0, sizeof(*raw));
+}
+
+/* A full sample uses every payload place; one not full copies the places
+ * up to the highest in use (places are taken lowest first, so while no key
+ * has left that is 0..n-1), found in the nodes just copied. */
+void ks_keysample_raw_copy(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
+{
+        const ks_keysample_node_t *nodes = raw->nodes;
+        size_t                     i, places = 0;
+
+        raw->n = ks->n < raw->k ? ks->n : raw->k;
+        memcpy(raw->nodes, ks->heap, raw->n * sizeof(ks_keysample_node_t));
+        if (raw->psize && raw->psize == ks->psize) {
+                if (raw->n == raw->k && ks->k == raw->k)
+                        places = raw->k;
+                else
+                        for (i = 0; i < raw->n; i++)
+                                if (nodes[i].pslot >= places)
+                                        places = (size_t)nodes[i].pslot + 1;
+                if (places > raw->k)
+                        places = 0; /* resized meanwhile: none copied */
+                memcpy(raw->payload, ks->payload, places * raw->psize);
+        }
+        raw->pplaces = places;
+}
+
+size_t ks_keysample_raw_entries(const ks_keysample_raw_t *raw,
+                                ks_keysample_entry_t *out, void *payloads)
+{
+        const ks_keysample_node_t *nodes = raw->nodes;
+        size_t                     i;
+
+        for (i = 0; i < raw->n; i++) {
+                memset(&out[i], 0, sizeof(out[i])); /* padding, too */
+                out[i].hash64   = nodes[i].hash64;
+                out[i].phash    = nodes[i].phash;
+                out[i].messages = nodes[i].messages;
+                out[i].bytes    = nodes[i].bytes;
+                if (payloads && raw->psize) {
+                        uint8_t *d = (uint8_t *)payloads + i * raw->psize;
+                        if (nodes[i].pslot < raw->pplaces)
+                                memcpy(d,
+                                       raw->payload +
+                                           (size_t)nodes[i].pslot * raw->psize,
+                                       raw->psize);
+                        else
+                                memset(d, 0, raw->psize);
+                }
+        }
+        return raw->n;
+}
+
 /** @returns the payload bytes per key given at creation. */
 size_t ks_keysample_payload_size(const ks_keysample_t *ks)
 {

@@ -70,6 +70,35 @@ size_t ks_keysample_payload_size(const ks_keysample_t *ks);
 size_t ks_keysample_entries_payload(const ks_keysample_t *ks,
                                     ks_keysample_entry_t *out, void *payloads);
 
+/**
+ * The retained keys copied as they lie in memory, to take under a lock
+ * (two memcpy()s) and unpack after releasing it
+ * (ks_keysample_raw_entries()). Buffers sized by ks_keysample_raw_alloc()
+ * for the capacity at that time.
+ */
+typedef struct ks_keysample_raw {
+        size_t   k;       /**< keys the buffers hold */
+        size_t   n;       /**< keys copied */
+        size_t   psize;   /**< payload bytes per key */
+        size_t   pplaces; /**< payload places copied */
+        void    *nodes;   /**< [k] */
+        uint8_t *payload; /**< [k * psize] */
+} ks_keysample_raw_t;
+
+/** @returns 0 and buffers for ks_keysample_raw_copy(), -1 on ENOMEM. Free
+ *           with ks_keysample_raw_free(). */
+int  ks_keysample_raw_alloc(const ks_keysample_t *ks, ks_keysample_raw_t *raw);
+void ks_keysample_raw_free(ks_keysample_raw_t *raw);
+/** @brief Copies the retained keys and their payloads (at most raw->k):
+ *         the cheap copy to take under a lock. */
+void ks_keysample_raw_copy(const ks_keysample_t *ks, ks_keysample_raw_t *raw);
+/** @brief Unpacks a raw copy as ks_keysample_entries_payload() copies:
+ *         entries into @p out (room for raw->n), payloads into
+ *         @p payloads (raw->n x payload size; NULL: none).
+ *  @returns the number of entries. */
+size_t ks_keysample_raw_entries(const ks_keysample_raw_t *raw,
+                                ks_keysample_entry_t *out, void *payloads);
+
 /** @brief Counts one message of the key with these hashes. O(1) for a
  *         key above the threshold (the common case), O(log k) otherwise. */
 void ks_keysample_add(ks_keysample_t *ks, uint64_t hash64, uint32_t phash,

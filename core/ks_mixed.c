@@ -105,7 +105,8 @@ int ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw)
         raw->capacity = ks_keysample_capacity(m->sample);
         raw->entries  = malloc(raw->capacity * sizeof(*raw->entries));
         raw->values   = malloc(raw->capacity * sizeof(*raw->values));
-        if (!raw->entries || !raw->values) {
+        if (!raw->entries || !raw->values ||
+            ks_keysample_raw_alloc(m->sample, &raw->sample)) {
                 ks_mixed_raw_free(raw);
                 return -1;
         }
@@ -116,13 +117,14 @@ void ks_mixed_raw_free(ks_mixed_raw_t *raw)
 {
         free(raw->entries);
         free(raw->values);
+        ks_keysample_raw_free(&raw->sample);
         memset(raw, 0, sizeof(*raw));
 }
 
 void ks_mixed_copy(const ks_mixed_t *m, ks_mixed_raw_t *raw)
 {
-        raw->n =
-            ks_keysample_entries_payload(m->sample, raw->entries, raw->values);
+        ks_keysample_raw_copy(m->sample, &raw->sample);
+        raw->n            = raw->sample.n; /* unpacked by ..._collisions() */
         raw->logical_keys = ks_keysample_distinct_estimate(m->sample);
 }
 
@@ -130,14 +132,16 @@ size_t ks_mixed_raw_collisions(const ks_mixed_raw_t *raw,
                                ks_mixed_collision_t *out, size_t max,
                                ks_mixed_summary_t *sum)
 {
-        ks_mixed_collision_t *all = malloc((raw->n + 1) * sizeof(*all));
+        size_t n = ks_keysample_raw_entries(&raw->sample, raw->entries,
+                                            raw->values);
+        ks_mixed_collision_t *all = malloc((n + 1) * sizeof(*all));
         size_t                i, c = 0;
 
         memset(sum, 0, sizeof(*sum));
         sum->capacity = raw->capacity;
         if (!all)
                 return 0;
-        for (i = 0; i < raw->n; i++) {
+        for (i = 0; i < n; i++) {
                 if (raw->values[i].nslots < 2)
                         continue;
                 all[c].messages = raw->entries[i].messages;
@@ -145,11 +149,11 @@ size_t ks_mixed_raw_collisions(const ks_mixed_raw_t *raw,
                 c++;
         }
         qsort(all, c, sizeof(*all), by_messages_desc);
-        sum->sampled      = raw->n;
+        sum->sampled      = n;
         sum->collisions   = c;
         sum->logical_keys = raw->logical_keys;
         sum->collisions_estimate =
-            raw->n ? (double)c * sum->logical_keys / (double)raw->n : 0.0;
+            n ? (double)c * sum->logical_keys / (double)n : 0.0;
         if (c > max)
                 c = max;
         memcpy(out, all, c * sizeof(*out));

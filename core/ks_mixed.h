@@ -94,6 +94,8 @@ typedef struct ks_mixed_raw {
         ks_mixed_value_t     *values;  /**< [capacity] */
         size_t                n, capacity;
         double logical_keys; /**< distinct logical keys (estimate) */
+        ks_keysample_raw_t sample; /**< as copied under the lock; unpacked
+                                    *   into entries and values after */
 } ks_mixed_raw_t;
 
 /** @returns 0 and buffers for ks_mixed_copy() (capacity entries), -1 on

@@ -878,11 +878,18 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
         size_t         i, hot_cap = ks_topk_capacity(t->topk);
         size_t         k = ks_keysample_capacity(t->sample);
-        ks_mixed_raw_t mixed_raw;
-        int            oom = ks_mixed_raw_alloc(t->mixed, &mixed_raw) != 0;
+        ks_mixed_raw_t     mixed_raw;
+        ks_keysample_raw_t sample_raw;
+        ks_topk_raw_t      hot_raw;
+        struct timespec    l0, l1;
+        int oom = ks_mixed_raw_alloc(t->mixed, &mixed_raw) != 0;
+
+        oom |= ks_keysample_raw_alloc(t->sample, &sample_raw) != 0;
+        oom |= ks_topk_raw_alloc(t->topk, &hot_raw) != 0;
 
         /* Everything that allocates, sorts or searches happens outside the
-         * topic's lock, which on_send takes: under it, only copies. */
+         * topic's lock, which the drainer takes: under it, only copies, of
+         * the sketches' arrays as they lie (memcpy), unpacked after. */
         memset(s, 0, sizeof(*s));
         s->name            = strdup(t->name);
         s->hot             = malloc(hot_cap * sizeof(*s->hot));
@@ -891,6 +898,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         s->sample_models   = malloc((k + 1) * sizeof(*s->sample_models));
         s->mixed           = malloc(KS_TOPIC_MIXED_MAX * sizeof(*s->mixed));
         pthread_mutex_lock(&t->lock);
+        clock_gettime(CLOCK_MONOTONIC, &l0);
         if (!oom && s->name && s->hot && s->sample && s->sample_models &&
             s->mixed) {
                 s->partitioner         = t->params.partitioner;
@@ -918,12 +926,11 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->mono_ms             = ks_topic_mono_ms();
                 s->rates               = t->rates;
                 ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
-                s->sample_cnt = ks_keysample_entries_payload(
-                    t->sample, s->sample, s->sample_models);
+                ks_keysample_raw_copy(t->sample, &sample_raw);
                 ks_mixed_copy(t->mixed, &mixed_raw);
                 s->sample_distinct_estimate =
                     ks_keysample_distinct_estimate(t->sample);
-                s->hot_cnt       = ks_topk_entries(t->topk, s->hot);
+                ks_topk_raw_copy(t->topk, &hot_raw);
                 s->topk_total    = ks_topk_total(t->topk);
                 s->topk_capacity = hot_cap;
                 if (t->current) {
@@ -948,14 +955,22 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         } else {
                 oom = 1;
         }
+        clock_gettime(CLOCK_MONOTONIC, &l1);
         pthread_mutex_unlock(&t->lock);
+        s->lock_held_ns = (int64_t)(l1.tv_sec - l0.tv_sec) * 1000000000 +
+                          (l1.tv_nsec - l0.tv_nsec);
         if (!oom) {
+                s->sample_cnt = ks_keysample_raw_entries(
+                    &sample_raw, s->sample, s->sample_models);
+                s->hot_cnt = ks_topk_raw_entries(&hot_raw, s->hot);
                 sort_hot(s->hot, s->hot_cnt);
                 s->mixed_cnt = ks_mixed_raw_collisions(&mixed_raw, s->mixed,
                                                        KS_TOPIC_MIXED_MAX,
                                                        &s->mixed_summary);
         }
         ks_mixed_raw_free(&mixed_raw);
+        ks_keysample_raw_free(&sample_raw);
+        ks_topk_raw_free(&hot_raw);
         if (oom) {
                 ks_topic_snapshot_free(s);
                 return -1;

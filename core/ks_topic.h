@@ -228,6 +228,9 @@ typedef struct ks_topic_snapshot {
         int                   compacted;          /**< 1, 0, -1: unknown */
         ks_rates_t            rates;   /**< per-second series since start */
         int64_t               mono_ms; /**< monotonic time of the snapshot */
+        /** how long ks_topic_snapshot() held the topic's lock (ns, on
+         *  CLOCK_MONOTONIC): what the drainer may wait. Not reported. */
+        int64_t lock_held_ns;
 } ks_topic_snapshot_t;
 
 typedef struct ks_topic ks_topic_t;

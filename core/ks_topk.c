@@ -580,6 +580,66 @@ size_t ks_topk_entries(const ks_topk_t *tk, ks_topk_entry_t *out)
         return tk->n;
 }
 
+int ks_topk_raw_alloc(const ks_topk_t *tk, ks_topk_raw_t *raw)
+{
+        memset(raw, 0, sizeof(*raw));
+        raw->cap  = tk->cap;
+        raw->heap = malloc((raw->cap + 1) * sizeof(ks_topk_heapent_t));
+        raw->hot  = malloc((raw->cap + 1) * sizeof(ks_topk_hot_t));
+        raw->cold = malloc((raw->cap + 1) * sizeof(ks_topk_cold_t));
+        if (!raw->heap || !raw->hot || !raw->cold) {
+                ks_topk_raw_free(raw);
+                return -1;
+        }
+        return 0;
+}
+
+void ks_topk_raw_free(ks_topk_raw_t *raw)
+{
+        free(raw->heap);
+        free(raw->hot);
+        free(raw->cold);
+        memset(raw, 0, sizeof(*raw));
+}
+
+/* Counter ids in use are 0..n-1 (a new counter takes id n, a takeover
+ * keeps its victim's id), so hot[] and cold[] are copied as prefixes. */
+void ks_topk_raw_copy(const ks_topk_t *tk, ks_topk_raw_t *raw)
+{
+        raw->n = tk->n < raw->cap ? tk->n : raw->cap;
+        memcpy(raw->heap, tk->heap, raw->n * sizeof(ks_topk_heapent_t));
+        memcpy(raw->hot, tk->hot, raw->n * sizeof(ks_topk_hot_t));
+        memcpy(raw->cold, tk->cold, raw->n * sizeof(ks_topk_cold_t));
+}
+
+size_t ks_topk_raw_entries(const ks_topk_raw_t *raw, ks_topk_entry_t *out)
+{
+        const ks_topk_heapent_t *heap = raw->heap;
+        const ks_topk_hot_t     *hot  = raw->hot;
+        const ks_topk_cold_t    *cold = raw->cold;
+        size_t                   i, m = 0;
+
+        for (i = 0; i < raw->n; i++) {
+                uint32_t              id = heap[i].id;
+                const ks_topk_cold_t *c  = &cold[id];
+                ks_topk_entry_t      *e  = &out[m];
+                if (id >= raw->n) /* not copied (cannot happen) */
+                        continue;
+                memset(e, 0, sizeof(*e)); /* key bytes past keylen, padding */
+                e->hash64 = hot[id].hash64;
+                e->phash  = c->phash;
+                e->count  = heap[i].count;
+                e->error  = c->error;
+                e->bytes  = hot[id].bytes;
+                e->keylen = c->keylen;
+                memcpy(e->key, c->key,
+                       c->keylen < KS_TOPK_KEY_MAX ? c->keylen
+                                                   : KS_TOPK_KEY_MAX);
+                m++;
+        }
+        return m;
+}
+
 void ks_topk_sort(ks_topk_entry_t *entries, size_t n)
 {
         qsort(entries, n, sizeof(*entries), ks_topk_cmp_busiest);

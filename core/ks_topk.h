@@ -88,6 +88,31 @@ size_t ks_topk_sorted(const ks_topk_t *tk, ks_topk_entry_t *out, size_t n);
  *  @returns the number copied. */
 size_t ks_topk_entries(const ks_topk_t *tk, ks_topk_entry_t *out);
 
+/**
+ * The summary's counters copied as they lie in memory, to take under a
+ * lock (three memcpy()s, nothing else) and unpack into entries after
+ * releasing it (ks_topk_raw_entries()). Buffers sized by
+ * ks_topk_raw_alloc() for the capacity at that time.
+ */
+typedef struct ks_topk_raw {
+        size_t cap;  /**< counters the buffers hold */
+        size_t n;    /**< counters copied */
+        void  *heap; /**< [cap] (count, id) */
+        void  *hot;  /**< [cap] by id: hash64, bytes */
+        void  *cold; /**< [cap] by id: error, phash, key */
+} ks_topk_raw_t;
+
+/** @returns 0 and buffers for ks_topk_raw_copy() (ks_topk_capacity()
+ *           counters), -1 on ENOMEM. Free with ks_topk_raw_free(). */
+int  ks_topk_raw_alloc(const ks_topk_t *tk, ks_topk_raw_t *raw);
+void ks_topk_raw_free(ks_topk_raw_t *raw);
+/** @brief Copies the counters in use (at most raw->cap): the cheap copy to
+ *         take under a lock. */
+void ks_topk_raw_copy(const ks_topk_t *tk, ks_topk_raw_t *raw);
+/** @brief Unpacks a raw copy into @p out (room for raw->n), unsorted, as
+ *         ks_topk_entries() copies them. @returns raw->n. */
+size_t ks_topk_raw_entries(const ks_topk_raw_t *raw, ks_topk_entry_t *out);
+
 /** @brief Sorts entries busiest first, as ks_topk_sorted() orders them. */
 void ks_topk_sort(ks_topk_entry_t *entries, size_t n);
 
