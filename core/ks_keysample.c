@@ -418,7 +418,22 @@ int ks_keysample_raw_alloc(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
                 ks_keysample_raw_free(raw);
                 return -1;
         }
+        /* Touched here, so that the copy under the caller's lock does not
+         * take the page faults of fresh memory (glibc maps allocations
+         * this large afresh) */
+        memset(raw->nodes, 0, raw->k * sizeof(ks_keysample_node_t));
+        if (raw->psize)
+                memset(raw->payload, 0, raw->k * raw->psize);
         return 0;
+}
+
+int ks_keysample_raw_reserve(const ks_keysample_t *ks,
+                             ks_keysample_raw_t   *raw)
+{
+        if (raw->nodes && raw->k >= ks->k && raw->psize == ks->psize)
+                return 0;
+        ks_keysample_raw_free(raw);
+        return ks_keysample_raw_alloc(ks, raw);
 }
 
 void ks_keysample_raw_free(ks_keysample_raw_t *raw)
@@ -439,8 +454,8 @@ void ks_keysample_raw_copy(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
         raw->n = ks->n < raw->k ? ks->n : raw->k;
         memcpy(raw->nodes, ks->heap, raw->n * sizeof(ks_keysample_node_t));
         if (raw->psize && raw->psize == ks->psize) {
-                if (raw->n == raw->k && ks->k == raw->k)
-                        places = raw->k;
+                if (ks->n == ks->k)
+                        places = ks->k;
                 else
                         for (i = 0; i < raw->n; i++)
                                 if (nodes[i].pslot >= places)

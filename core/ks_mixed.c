@@ -103,6 +103,7 @@ int ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw)
 {
         memset(raw, 0, sizeof(*raw));
         raw->capacity = ks_keysample_capacity(m->sample);
+        raw->room     = raw->capacity;
         raw->entries  = malloc(raw->capacity * sizeof(*raw->entries));
         raw->values   = malloc(raw->capacity * sizeof(*raw->values));
         if (!raw->entries || !raw->values ||
@@ -111,6 +112,15 @@ int ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw)
                 return -1;
         }
         return 0;
+}
+
+int ks_mixed_raw_reserve(const ks_mixed_t *m, ks_mixed_raw_t *raw)
+{
+        if (raw->entries && raw->room >= ks_keysample_capacity(m->sample) &&
+            !ks_keysample_raw_reserve(m->sample, &raw->sample))
+                return 0;
+        ks_mixed_raw_free(raw);
+        return ks_mixed_raw_alloc(m, raw);
 }
 
 void ks_mixed_raw_free(ks_mixed_raw_t *raw)
@@ -123,6 +133,7 @@ void ks_mixed_raw_free(ks_mixed_raw_t *raw)
 
 void ks_mixed_copy(const ks_mixed_t *m, ks_mixed_raw_t *raw)
 {
+        raw->capacity = ks_keysample_capacity(m->sample);
         ks_keysample_raw_copy(m->sample, &raw->sample);
         raw->n            = raw->sample.n; /* unpacked by ..._collisions() */
         raw->logical_keys = ks_keysample_distinct_estimate(m->sample);

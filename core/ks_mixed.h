@@ -93,6 +93,7 @@ typedef struct ks_mixed_raw {
         ks_keysample_entry_t *entries; /**< [capacity] */
         ks_mixed_value_t     *values;  /**< [capacity] */
         size_t                n, capacity;
+        size_t                room; /**< entries and values allocated */
         double logical_keys; /**< distinct logical keys (estimate) */
         ks_keysample_raw_t sample; /**< as copied under the lock; unpacked
                                     *   into entries and values after */
@@ -102,6 +103,9 @@ typedef struct ks_mixed_raw {
  *           ENOMEM. Free with ks_mixed_raw_free(). */
 int  ks_mixed_raw_alloc(const ks_mixed_t *m, ks_mixed_raw_t *raw);
 void ks_mixed_raw_free(ks_mixed_raw_t *raw);
+/** @brief Keeps @p raw's buffers when they fit @p m, else allocates them
+ *         anew (raw zeroed or from an earlier call). @returns 0 or -1. */
+int ks_mixed_raw_reserve(const ks_mixed_t *m, ks_mixed_raw_t *raw);
 /** @brief Copies the sample (no allocation: under the caller's lock). */
 void ks_mixed_copy(const ks_mixed_t *m, ks_mixed_raw_t *raw);
 /** @brief ks_mixed_collisions() of a copy (outside any lock). */

@@ -591,7 +591,21 @@ int ks_topk_raw_alloc(const ks_topk_t *tk, ks_topk_raw_t *raw)
                 ks_topk_raw_free(raw);
                 return -1;
         }
+        /* Touched here, so that the copy under the caller's lock does not
+         * take the page faults of fresh memory (glibc maps allocations
+         * this large afresh) */
+        memset(raw->heap, 0, raw->cap * sizeof(ks_topk_heapent_t));
+        memset(raw->hot, 0, raw->cap * sizeof(ks_topk_hot_t));
+        memset(raw->cold, 0, raw->cap * sizeof(ks_topk_cold_t));
         return 0;
+}
+
+int ks_topk_raw_reserve(const ks_topk_t *tk, ks_topk_raw_t *raw)
+{
+        if (raw->heap && raw->cap >= tk->cap)
+                return 0;
+        ks_topk_raw_free(raw);
+        return ks_topk_raw_alloc(tk, raw);
 }
 
 void ks_topk_raw_free(ks_topk_raw_t *raw)

@@ -106,6 +106,10 @@ typedef struct ks_topk_raw {
  *           counters), -1 on ENOMEM. Free with ks_topk_raw_free(). */
 int  ks_topk_raw_alloc(const ks_topk_t *tk, ks_topk_raw_t *raw);
 void ks_topk_raw_free(ks_topk_raw_t *raw);
+/** @brief Keeps @p raw's buffers when they hold ks_topk_capacity()
+ *         counters, else allocates them anew (raw zeroed or from an
+ *         earlier call). @returns 0, or -1 on ENOMEM. */
+int ks_topk_raw_reserve(const ks_topk_t *tk, ks_topk_raw_t *raw);
 /** @brief Copies the counters in use (at most raw->cap): the cheap copy to
  *         take under a lock. */
 void ks_topk_raw_copy(const ks_topk_t *tk, ks_topk_raw_t *raw);
