@@ -178,6 +178,48 @@ static void test_bulk_writer_same_json(void)
         unlink(file);
 }
 
+/** Messages on_send skipped (ring full) are in keys.unanalysed, not in
+ *  messages, and warned about with their share. */
+static void test_unanalysed(void)
+{
+        ks_sizing_params_t  sp;
+        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0};
+        ks_topic_t         *t = busy_topic("a");
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        json_t             *j, *w;
+        int                 i;
+
+        ks_sizing_params_init(&sp);
+        ks_warn_list_init(&wl);
+        for (i = 0; i < 300; i++)
+                ks_topic_note_unanalysed(t);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        j = ks_report_topic(&s, &o, &wl);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+                            json_object_get(j, "keys"), "unanalysed")),
+                        300);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "messages")),
+                        3300);
+        w = ks_warn_list_json(&wl, "a");
+        for (i = 0; i < (int)json_array_size(w); i++) {
+                json_t *e = json_array_get(w, (size_t)i);
+                if (!strcmp(json_string_value(json_object_get(e, "code")),
+                            "ANALYSIS_BEHIND"))
+                        break;
+        }
+        CU_ASSERT_FATAL(i < (int)json_array_size(w));
+        CU_ASSERT_PTR_NOT_NULL(strstr(
+            json_string_value(json_object_get(json_array_get(w, (size_t)i),
+                                              "message")),
+            "300 of 3600 messages (8.33%)"));
+        json_decref(w);
+        json_decref(j);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+        ks_warn_list_clear(&wl);
+}
+
 static void test_failed_write_keeps_previous(void)
 {
         char    err[512] = "", sub[600];
@@ -290,6 +332,7 @@ void ks_test_register(void)
                       test_bulk_writer_same_json});
         KS_ADD_SUITE("configuration values",
                      {"report path template", test_path_template},
+                     {"skipped messages reported", test_unanalysed},
                      {"copy and topic selection", test_config_copy_and_topics});
         KS_ADD_SUITE("warnings", {"one line per code", test_warning_lines});
 }
