@@ -1,41 +1,48 @@
 /**
  * @file ks_batch.h
- * @brief The drainer's aggregation of staged messages: repeated keys are
- *        counted once per drain pass and analysed as one weighted run.
+ * @brief The drainer's aggregation of staged messages: a key's messages
+ *        of a ~10 ms window are counted, then analysed as one weighted run.
  *
  * Why: the analysis of one message costs ~130-250 ns (key classification,
- * two hashes, the logical key, the top-K summary, the key sample, the
- * per-partition loads under the topic's lock: bench/README.md), and real
+ * two hashes, the logical key, the hot-key summary, the key sample, the
+ * per-partition loads, under the topic's lock: bench/README.md), and real
  * key streams repeat: Zipf-like over MMSIs, order ids, users. Counting a
  * repeated key is a table probe and two additions.
  *
  * Design:
- *  - a table of KS_BATCH_SLOTS slots, open addressing with linear probing
- *    over at most KS_BATCH_PROBE slots, keyed by (topic, key bytes, NULL
- *    flag, partition argument) and placed by the key's ks_hash_key64();
+ *  - a table of 2^k slots (KS_BATCH_SLOTS_MIN..MAX, from the memory given),
+ *    open addressing with linear probing over at most KS_BATCH_PROBE
+ *    slots, keyed by (topic, key bytes, NULL flag, partition argument) and
+ *    placed by ks_batch_key_hash(); the drainer fetches a message's slot a
+ *    few messages ahead (ks_batch_prefetch()): the table is larger than
+ *    the caches;
  *  - a slot keeps its key's facts (ks_topic_key_facts(): classification,
- *    partitioner hash, 64-bit and logical hashes) across passes, so a key
- *    seen again is never hashed again: the facts are a function of the
- *    key bytes and the topic's constant partitioner settings only;
- *  - a slot counted in this pass ("dirty") carries its messages and bytes
- *    and is chained to its topic; ks_batch_flush() takes each topic's lock
- *    once (released every KS_BATCH_LOCK_RUNS runs so acknowledgements and
- *    snapshots wait little) and applies every run with
- *    ks_topic_record_run_locked(): sums for the counters and loads (exact),
- *    weighted updates for the sketches (ks_topic.h). The rates take the
- *    messages per (topic, millisecond stamp);
- *  - a new key takes an empty slot of its probe window, else a clean one
- *    (its facts are forgotten); when every slot of the window is dirty, or
- *    KS_BATCH_TOPICS topics were touched, the batch is flushed first.
- *    Nothing is dropped.
+ *    partitioner hash, 64-bit and logical hashes) for as long as it keeps
+ *    the key, so a key seen again is not hashed again: the facts depend on
+ *    the key bytes and the topic's constant partitioner settings only. A
+ *    new key takes an empty slot of its probe range, else one counted in
+ *    no window and not counted since the last newcomer passed by (second
+ *    chance, CLOCK);
+ *  - two windows: messages are counted in the collecting one, per slot
+ *    (messages, bytes) and per topic (a chain of its slots, the messages
+ *    per millisecond stamp for the rates). ks_batch_rotate() closes it
+ *    after KS_BATCH_FLUSH_MS or when it counts a quarter of the slots, and
+ *    ks_batch_flush_step() analyses the closed one in slices, each topic's
+ *    lock held for one slice, while the drainer goes on emptying the rings
+ *    into the other window: ks_topic_record_run_locked() for every run
+ *    (sums for the counters and loads: exact; weighted updates for the
+ *    sketches), then the hot-key summary's offers (ks_topk.c, Windows);
+ *  - a key new to a full probe range is analysed at once, alone
+ *    (ks_topic_record_at()); a window with KS_BATCH_TOPICS topics is
+ *    analysed before another topic joins. Nothing is dropped.
  *
- * What changes for the reader of a report: a message is counted when its
- * drain pass ends (the passes run every 1-5 ms, ks_stage.h), and the
- * Space-Saving summary sees a key's messages of one pass as one weighted
- * update (same error bound, ks_topk.h).
+ * What changes for the reader of a report: a message is counted in its
+ * topic when its window is analysed (within ~10-20 ms), and the hot-key
+ * summary sees a key's messages of one window as one run (same bounds,
+ * ks_topk.h).
  *
- * Memory: KS_BATCH_SLOTS x sizeof(slot) (104 B): 832 KiB per producer,
- * allocated once.
+ * Memory: 128 B a slot, fixed at creation: an eighth of
+ * keyshift.memory.max.mb (8 MiB, 65,536 slots, at the default).
  *
  * Not thread-safe: one consumer (the drainer, or the thread that stopped
  * it) uses a batch at a time, as with ks_stage_drain().

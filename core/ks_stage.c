@@ -282,6 +282,31 @@ static inline ks_ring_t *ring_for(ks_stage_t *s)
         return ring_for_slow(s);
 }
 
+/**
+ * @brief Copies @p n <= KS_STAGE_KEY_INLINE key bytes with fixed-size
+ *        moves that stay within the key (overlapping when they must): a
+ *        memcpy() of a variable length is a call here.
+ */
+static inline void copy_key(uint8_t *dst, const uint8_t *src, size_t n)
+{
+        if (n >= 16) {
+                size_t i;
+                for (i = 0; i + 16 <= n; i += 16)
+                        memcpy(dst + i, src + i, 16);
+                if (i < n)
+                        memcpy(dst + n - 16, src + n - 16, 16);
+        } else if (n >= 8) {
+                memcpy(dst, src, 8);
+                memcpy(dst + n - 8, src + n - 8, 8);
+        } else if (n >= 4) {
+                memcpy(dst, src, 4);
+                memcpy(dst + n - 4, src + n - 4, 4);
+        } else {
+                for (; n > 0; n--)
+                        *dst++ = *src++;
+        }
+}
+
 void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                    int32_t partition, size_t value_len)
 {
@@ -329,9 +354,12 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         e->partition = partition;
         e->keylen    = (uint16_t)keylen;
         e->key_null  = key == NULL;
-        if (keylen)
-                memcpy(e->key, key, keylen);
+        copy_key(e->key, key, keylen);
         atomic_store_explicit(&r->head, head + 1, memory_order_release);
+        /* the entry written a few messages from now was last read by the
+         * drainer on its core: ask for it for writing now, so the store
+         * does not wait for it then */
+        __builtin_prefetch(&r->e[(head + 4) & (KS_STAGE_RING_ENTRIES - 1)], 1);
         return;
 
 record_inline:
