@@ -1,0 +1,398 @@
+/**
+ * @file test_batch.c
+ * @brief The drainer's windows (ks_batch.h) against the message-by-message
+ *        analysis (ks_topic_record_at()) of the same stream: every exact
+ *        figure equal, the order-free sketches equal, the hot-key summary
+ *        within its bounds against exact counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ks_batch.h"
+#include "ks_test.h"
+#include "ks_topic.h"
+#include "ks_topk.h"
+
+#define TOPICS 3
+#define KEYS 6000
+#define MSGS 200000
+
+/** A message of the test stream. */
+typedef struct msg {
+        int     topic;
+        char    key[16];
+        int     keylen; /**< -1: NULL key */
+        int32_t partition;
+        int     value_len;
+        int64_t mono_ms;
+        int     key_id; /**< for the exact counts; -1 if not hashed */
+} msg_t;
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+
+static uint64_t next_rand(void)
+{
+        uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
+        z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+}
+
+/** @returns a key id, skewed: id = KEYS * u^3 (many repeats of low ids). */
+static int skewed_id(void)
+{
+        double u = (double)(next_rand() >> 11) * 0x1p-53;
+        return (int)(KEYS * u * u * u);
+}
+
+static void make_stream(msg_t *m, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                int id       = skewed_id();
+                m[i].topic   = (int)(next_rand() % TOPICS);
+                m[i].mono_ms = 1000 + (int64_t)(i / 700); /* ~0.7 k msgs/ms */
+                m[i].partition = -1;
+                m[i].value_len = (int)(next_rand() % 200);
+                m[i].key_id    = id;
+                if (i % 50 == 0) {
+                        m[i].keylen = -1; /* NULL: sticky */
+                        m[i].key_id = -1;
+                } else if (i % 71 == 0) {
+                        m[i].keylen = 0; /* empty: hashed by consistent */
+                } else if (id % 10 == 0) {
+                        /* the same logical key as 4-byte big-endian int */
+                        m[i].key[0] = 0;
+                        m[i].key[1] = 0;
+                        m[i].key[2] = (char)(id >> 8);
+                        m[i].key[3] = (char)id;
+                        m[i].keylen = 4;
+                        m[i].key_id = KEYS + id;
+                } else {
+                        m[i].keylen = snprintf(m[i].key, sizeof(m[i].key),
+                                               "%d", 100000 + id);
+                }
+                if (i % 31 == 0)
+                        m[i].partition = (int32_t)(i % 6);
+        }
+}
+
+static ks_topic_t *new_topic(int i, int with_count)
+{
+        ks_topic_params_t tp = {0};
+        char              name[16];
+        ks_topic_t       *t;
+
+        snprintf(name, sizeof(name), "t%d", i);
+        tp.partitioner       = KS_PARTITIONER_CONSISTENT_RANDOM;
+        tp.sticky_linger_ms  = 10;
+        tp.key_sample_size   = 512;
+        tp.mixed_sample_size = 256;
+        tp.topk_capacity     = 64;
+        tp.flow_max_cells    = 1000;
+        tp.pending_max       = 100000;
+        tp.proposed[0]       = 12;
+        tp.proposed[1]       = 16;
+        tp.proposed[2]       = 4; /* below the current count */
+        tp.proposed_cnt      = 3;
+        t                    = ks_topic_new(name, &tp, 1000);
+        if (with_count)
+                ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
+        return t;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+        const ks_keysample_entry_t *x = a, *y = b;
+        return x->hash64 < y->hash64 ? -1 : x->hash64 > y->hash64;
+}
+
+/** Compares every figure that must not depend on how messages were
+ *  grouped. */
+static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
+{
+        size_t i, j;
+
+        CU_ASSERT_EQUAL(a->c.total.messages, b->c.total.messages);
+        CU_ASSERT_EQUAL(a->c.total.bytes, b->c.total.bytes);
+        CU_ASSERT_EQUAL(a->c.null_keys, b->c.null_keys);
+        CU_ASSERT_EQUAL(a->c.empty_keys, b->c.empty_keys);
+        CU_ASSERT_EQUAL(a->c.hashed.messages, b->c.hashed.messages);
+        CU_ASSERT_EQUAL(a->c.hashed.bytes, b->c.hashed.bytes);
+        CU_ASSERT_EQUAL(a->c.sticky.messages, b->c.sticky.messages);
+        CU_ASSERT_EQUAL(a->c.explicit_partition.messages,
+                        b->c.explicit_partition.messages);
+        CU_ASSERT_EQUAL(a->c.unplaced, b->c.unplaced);
+        CU_ASSERT(!memcmp(a->c.key_encodings, b->c.key_encodings,
+                          sizeof(a->c.key_encodings)));
+        CU_ASSERT_EQUAL(a->pending, b->pending);
+        CU_ASSERT_EQUAL(a->window_total.messages, b->window_total.messages);
+        CU_ASSERT_EQUAL(a->window_hashed.bytes, b->window_hashed.bytes);
+        CU_ASSERT_EQUAL(a->partition_count, b->partition_count);
+        for (i = 0; a->current && i < (size_t)a->partition_count; i++) {
+                CU_ASSERT_EQUAL(a->current[i].messages, b->current[i].messages);
+                CU_ASSERT_EQUAL(a->current[i].bytes, b->current[i].bytes);
+        }
+        CU_ASSERT_EQUAL_FATAL(a->proposal_cnt, b->proposal_cnt);
+        for (i = 0; i < a->proposal_cnt; i++) {
+                ks_proposal_t *p = &a->proposals[i], *q = &b->proposals[i];
+                CU_ASSERT_EQUAL(p->moved.messages, q->moved.messages);
+                CU_ASSERT_EQUAL(p->moved.bytes, q->moved.bytes);
+                for (j = 0; j < (size_t)p->partition_count; j++)
+                        CU_ASSERT_EQUAL(p->partitions[j].messages,
+                                        q->partitions[j].messages);
+                if (p->flow && q->flow)
+                        CU_ASSERT(!memcmp(
+                            p->flow, q->flow,
+                            (size_t)a->partition_count *
+                                (size_t)p->partition_count * sizeof(*p->flow)));
+        }
+        CU_ASSERT(!memcmp(&a->hll, &b->hll, sizeof(a->hll)));
+        /* bottom-k is order-free: the same keys, exact counts */
+        CU_ASSERT_EQUAL_FATAL(a->sample_cnt, b->sample_cnt);
+        qsort(a->sample, a->sample_cnt, sizeof(*a->sample), by_hash);
+        qsort(b->sample, b->sample_cnt, sizeof(*b->sample), by_hash);
+        for (i = 0; i < a->sample_cnt; i++) {
+                CU_ASSERT_EQUAL(a->sample[i].hash64, b->sample[i].hash64);
+                CU_ASSERT_EQUAL(a->sample[i].messages, b->sample[i].messages);
+                CU_ASSERT_EQUAL(a->sample[i].bytes, b->sample[i].bytes);
+        }
+        CU_ASSERT_EQUAL(a->mixed_cnt, b->mixed_cnt);
+        CU_ASSERT_EQUAL(a->mixed_summary.sampled, b->mixed_summary.sampled);
+        for (i = 0; i < a->mixed_cnt && i < b->mixed_cnt; i++)
+                CU_ASSERT_EQUAL(a->mixed[i].messages, b->mixed[i].messages);
+        CU_ASSERT_EQUAL(a->rates.msgs, b->rates.msgs);
+        CU_ASSERT_EQUAL(a->rates.bytes, b->rates.bytes);
+        CU_ASSERT_EQUAL(a->topk_total, b->topk_total);
+}
+
+/** Space-Saving's bounds on the windowed summary, against exact counts. */
+static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
+                               size_t n, int topic)
+{
+        uint64_t *exact = calloc(2 * KEYS, sizeof(*exact));
+        uint64_t  total = 0, bound;
+        size_t    i, k;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(exact);
+        for (i = 0; i < n; i++)
+                if (m[i].topic == topic && m[i].key_id >= 0 &&
+                    m[i].keylen > 0 && m[i].partition < 0) {
+                        exact[m[i].key_id]++;
+                        total++;
+                }
+        CU_ASSERT(s->topk_total >= total); /* the empty key counts too */
+        bound = s->topk_total / s->topk_capacity;
+        for (k = 0; k < s->hot_cnt; k++) {
+                const ks_topk_entry_t *e = &s->hot[k];
+                char                   key[16];
+                int                    id;
+                uint64_t               truth;
+                if (e->keylen == 4) {
+                        id = KEYS + ((int)e->key[2] << 8 | (int)e->key[3]);
+                } else if (e->keylen > 0 && e->keylen < sizeof(key)) {
+                        memcpy(key, e->key, e->keylen);
+                        key[e->keylen] = '\0';
+                        id             = atoi(key) - 100000;
+                } else {
+                        continue;
+                }
+                truth = exact[id];
+                CU_ASSERT(e->count - e->error <= truth);
+                CU_ASSERT(truth <= e->count);
+                CU_ASSERT(e->error <= bound);
+                exact[id] = UINT64_MAX; /* seen */
+        }
+        for (i = 0; i < 2 * KEYS; i++) /* every key above N/m is listed */
+                if (exact[i] != UINT64_MAX)
+                        CU_ASSERT(exact[i] <= bound);
+        free(exact);
+}
+
+/** Runs the stream through a batch (windows closed by time, analysed in
+ *  small slices between adds) and message by message. */
+static void run_and_compare(int with_count, size_t batch_bytes)
+{
+        msg_t       *m = malloc(MSGS * sizeof(*m));
+        ks_topic_t  *ta[TOPICS], *tb[TOPICS];
+        ks_batch_t  *b = ks_batch_new(batch_bytes);
+        ks_batch_stats_t st;
+        size_t       i;
+        int          k;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        make_stream(m, MSGS);
+        for (k = 0; k < TOPICS; k++) {
+                ta[k] = new_topic(k, with_count);
+                tb[k] = new_topic(k, with_count);
+        }
+        for (i = 0; i < MSGS; i++) {
+                const void *key = m[i].keylen < 0 ? NULL : m[i].key;
+                size_t      kl  = m[i].keylen < 0 ? 0 : (size_t)m[i].keylen;
+                ks_topic_t *t   = ta[m[i].topic];
+                ks_batch_add(b, t, ks_batch_key_hash(t, key, kl, m[i].partition),
+                             key, kl, m[i].partition, kl + (size_t)m[i].value_len,
+                             m[i].mono_ms);
+                ks_topic_record_at(tb[m[i].topic], key, kl, m[i].partition,
+                                   (size_t)m[i].value_len, m[i].mono_ms);
+                if (i % 97 == 0) {
+                        ks_batch_rotate(b, m[i].mono_ms);
+                        ks_batch_flush_step(b, 50);
+                }
+        }
+        ks_batch_flush(b);
+        ks_batch_stats(b, &st);
+        CU_ASSERT_EQUAL(st.messages, MSGS);
+        CU_ASSERT(st.runs < MSGS / 2); /* repeated keys were aggregated */
+        CU_ASSERT(st.facts < MSGS / 4);
+        for (k = 0; k < TOPICS; k++) {
+                ks_topic_snapshot_t sa, sb;
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(ta[k], &sa), 0);
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(tb[k], &sb), 0);
+                expect_same(&sa, &sb);
+                if (with_count)
+                        expect_topk_bounds(&sa, m, MSGS, k);
+                ks_topic_snapshot_free(&sa);
+                ks_topic_snapshot_free(&sb);
+                ks_topic_destroy(ta[k]);
+                ks_topic_destroy(tb[k]);
+        }
+        ks_batch_destroy(b);
+        free(m);
+}
+
+static void test_same_as_one_by_one(void)
+{
+        run_and_compare(1, (size_t)1 << 20);
+}
+
+/* Before the count is known: pending runs placed when it arrives. */
+static void test_pending(void)
+{
+        run_and_compare(0, (size_t)1 << 20);
+}
+
+/* The smallest table: full probe ranges send keys to the alone path. */
+static void test_small_table(void)
+{
+        run_and_compare(1, 0);
+}
+
+/* More topics than a window holds: analysed early, nothing lost. */
+static void test_many_topics(void)
+{
+        enum { N = KS_BATCH_TOPICS + 9 };
+        ks_topic_t      *t[N];
+        ks_batch_t      *b = ks_batch_new(0);
+        ks_batch_stats_t st;
+        uint64_t         total = 0;
+        int              i;
+
+        for (i = 0; i < N; i++)
+                t[i] = new_topic(i, 1);
+        for (i = 0; i < 10 * N; i++) {
+                ks_topic_t *x = t[i % N];
+                ks_batch_add(b, x, ks_batch_key_hash(x, "k", 1, -1), "k", 1, -1,
+                             11, 5);
+        }
+        ks_batch_flush(b);
+        ks_batch_stats(b, &st);
+        CU_ASSERT(st.early > 0);
+        for (i = 0; i < N; i++) {
+                ks_topic_snapshot_t s;
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t[i], &s), 0);
+                CU_ASSERT_EQUAL(s.c.total.messages, 10);
+                CU_ASSERT_EQUAL(s.c.total.bytes, 110);
+                total += s.c.total.messages;
+                ks_topic_snapshot_free(&s);
+                ks_topic_destroy(t[i]);
+        }
+        CU_ASSERT_EQUAL(total, (uint64_t)(10 * N));
+        ks_batch_destroy(b);
+}
+
+/** @returns the entry of key @p k (one letter) in @p tk, or NULL. */
+static const ks_topk_entry_t *entry_of(const ks_topk_t *tk, char k,
+                                       ks_topk_entry_t *buf)
+{
+        size_t n = ks_topk_entries(tk, buf), i;
+
+        for (i = 0; i < n; i++)
+                if (buf[i].keylen == 1 && buf[i].key[0] == (uint8_t)k)
+                        return &buf[i];
+        return NULL;
+}
+
+/** One window of runs, as ks_batch_flush_step() hands them over: first
+ *  every run to window_bump, then the rest offered. */
+static void window(ks_topk_t *tk, const char *keys, const uint64_t *w)
+{
+        int    left[8] = {0};
+        size_t i;
+
+        ks_topk_window_begin(tk);
+        for (i = 0; keys[i]; i++)
+                left[i] = !ks_topk_window_bump(tk, (uint64_t)keys[i] * 977,
+                                               w[i], w[i]);
+        for (i = 0; keys[i]; i++)
+                if (left[i])
+                        ks_topk_window_add(tk, &keys[i], 1,
+                                           (uint64_t)keys[i] * 977, 0, w[i],
+                                           w[i]);
+}
+
+/* The merge rule by hand: a newcomer is charged the bound of its window's
+ * start, and an evicted key offered again is still counted from there. */
+static void test_topk_windows(void)
+{
+        ks_topk_t             *tk = ks_topk_new(2);
+        ks_topk_entry_t        buf[2];
+        const ks_topk_entry_t *e;
+
+        window(tk, "AB", (uint64_t[]){5, 5});
+        /* C (1) against a full summary whose bound is 5: 6, error 5 */
+        window(tk, "C", (uint64_t[]){1});
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'C', buf));
+        CU_ASSERT_EQUAL(e->count, 6);
+        CU_ASSERT_EQUAL(e->error, 5);
+        /* A or B was evicted; both offered again with 1: a key whose
+         * bound + 1 does not exceed the smallest counter is dropped */
+        window(tk, "AB", (uint64_t[]){1, 1});
+        CU_ASSERT_EQUAL(ks_topk_total(tk), 13);
+        e = entry_of(tk, 'A', buf);
+        if (e) { /* A was kept: 6, or evicted and re-admitted: 5 + 1 */
+                CU_ASSERT(e->count >= 6);
+                CU_ASSERT(e->count - e->error <= 6);
+        }
+        e = entry_of(tk, 'B', buf);
+        if (e) {
+                CU_ASSERT(e->count >= 6);
+                CU_ASSERT(e->count - e->error <= 6);
+        }
+        /* D with 10 takes the smallest counter: count = bound + 10 */
+        window(tk, "D", (uint64_t[]){10});
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'D', buf));
+        CU_ASSERT_EQUAL(e->count, 16);
+        CU_ASSERT_EQUAL(e->error, 6);
+        /* a single add inside a window: later offers fall back to takeover */
+        ks_topk_window_begin(tk);
+        ks_topk_add(tk, "E", 1, (uint64_t)'E' * 977, 0, 1);
+        ks_topk_window_add(tk, "F", 1, (uint64_t)'F' * 977, 0, 1, 1);
+        CU_ASSERT_PTR_NOT_NULL(entry_of(tk, 'F', buf));
+        ks_topk_destroy(tk);
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE("hot-key windows", {"the merge rule by hand",
+                                          test_topk_windows});
+        KS_ADD_SUITE("drainer windows",
+                     {"same figures as message by message",
+                      test_same_as_one_by_one},
+                     {"count unknown: pending runs", test_pending},
+                     {"smallest table: keys analysed alone", test_small_table},
+                     {"more topics than a window holds", test_many_topics});
+}
