@@ -114,8 +114,9 @@ void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
         size_t n = s->partition_count > 0 ? s->proposal_cnt : 0;
 
         /* One pass over the key sample for all counts, the current
-         * partition computed once per key */
-        for (i = 0; i < s->sample_cnt; i++) {
+         * partition computed once per key (none while the count is
+         * unknown: no remainder by 0) */
+        for (i = 0; n && i < s->sample_cnt; i++) {
                 uint32_t h = s->sample[i].phash;
                 int32_t  c = ks_partition_of(h, s->partition_count);
                 for (j = 0; j < n; j++)

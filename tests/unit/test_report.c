@@ -13,6 +13,7 @@
 
 #include "ks_config.h"
 #include "ks_report.h"
+#include "ks_report_parts.h"
 #include "ks_sizing.h"
 #include "ks_test.h"
 
@@ -220,6 +221,46 @@ static void test_unanalysed(void)
         ks_warn_list_clear(&wl);
 }
 
+/** A topic whose count is not known yet, with keys sampled: its report is
+ *  built (no remainder by a count of 0; this once killed the reporter
+ *  thread with SIGFPE). */
+static void test_count_unknown(void)
+{
+        ks_sizing_params_t  sp;
+        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0};
+        ks_topic_params_t   tp = {0};
+        ks_topic_t         *t;
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        json_t             *j;
+        double              f[KEYSHIFT_PROPOSED_MAX];
+        int                 i;
+
+        tp.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
+        tp.key_sample_size   = 64;
+        tp.mixed_sample_size = 64;
+        tp.topk_capacity     = 32;
+        tp.pending_max       = 10;
+        t                    = ks_topic_new("u", &tp, 1000);
+        for (i = 0; i < 100; i++) {
+                char key[16];
+                snprintf(key, sizeof(key), "k%d", i);
+                ks_topic_record(t, key, strlen(key), -1, 1);
+        }
+        ks_sizing_params_init(&sp);
+        ks_warn_list_init(&wl);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.partition_count, 0);
+        CU_ASSERT(s.sample_cnt > 0);
+        ks_report_moved_key_fractions(&s, f);
+        j = ks_report_topic(&s, &o, &wl);
+        CU_ASSERT_PTR_NOT_NULL(j);
+        json_decref(j);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+        ks_warn_list_clear(&wl);
+}
+
 static void test_failed_write_keeps_previous(void)
 {
         char    err[512] = "", sub[600];
@@ -333,6 +374,7 @@ void ks_test_register(void)
         KS_ADD_SUITE("configuration values",
                      {"report path template", test_path_template},
                      {"skipped messages reported", test_unanalysed},
+                     {"count unknown, keys sampled", test_count_unknown},
                      {"copy and topic selection", test_config_copy_and_topics});
         KS_ADD_SUITE("warnings", {"one line per code", test_warning_lines});
 }
