@@ -29,7 +29,6 @@ typedef struct ks_batch_slot {
         uint8_t     key_null;
         uint8_t     seen;        /**< counted since a new key last passed by
                                   *   (second chance: CLOCK, Corbato 1968) */
-        uint8_t     offer;       /**< left to the hot-key summary's offers */
         uint8_t     topic_ix[2]; /**< into the window's topics */
         uint8_t     key[KS_BATCH_KEY_MAX];
         /* second line */
@@ -75,6 +74,7 @@ struct ks_batch {
         int              f_topic; /**< topic being analysed */
         int              f_pass;  /**< 0: not begun, 1: runs, 2: offers */
         uint32_t         f_slot;  /**< next slot of its chain */
+        uint32_t f_offers, f_offers_tail; /**< runs left for the offers */
         ks_batch_stats_t stats;
 };
 
@@ -141,9 +141,11 @@ static void rate_add(ks_batch_topic_t *bt, int64_t mono_ms, uint64_t bytes)
 static void flush_begin(ks_batch_t *b)
 {
         b->cur ^= 1;
-        b->flushing = b->win[b->cur ^ 1].ntopics > 0;
-        b->f_topic  = 0;
-        b->f_pass   = 0;
+        b->flushing      = b->win[b->cur ^ 1].ntopics > 0;
+        b->f_topic       = 0;
+        b->f_pass        = 0;
+        b->f_offers      = KS_BATCH_END;
+        b->f_offers_tail = KS_BATCH_END;
 }
 
 /** @brief Ends the analysis: the window is empty again. */
@@ -181,48 +183,67 @@ int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
                         b->f_pass = 1;
                         b->f_slot = bt->head;
                 }
-                /* every run, then the hot-key offers (ks_topk.c, Windows) */
+                /* every run, then the hot-key offers (ks_topk.c, Windows).
+                 * A run not left for an offer frees its slot at once; the
+                 * others are chained again, through the same links, into
+                 * the offers' chain (f_offers) */
                 for (; b->f_pass == 1 && done < max_runs;) {
                         ks_batch_slot_t *sl;
-                        if (b->f_slot == KS_BATCH_END) {
+                        uint32_t         here = b->f_slot;
+                        if (here == KS_BATCH_END) {
                                 b->f_pass = 2;
-                                b->f_slot = bt->head;
+                                b->f_slot = b->f_offers;
                                 break;
                         }
-                        sl = &b->slots[b->f_slot];
-                        if (sl->next[q] != KS_BATCH_END) { /* next run's */
+                        sl        = &b->slots[here];
+                        b->f_slot = sl->next[q];
+                        if (b->f_slot != KS_BATCH_END) { /* next run's */
                                 const char *n =
-                                    (const char *)&b->slots[sl->next[q]];
+                                    (const char *)&b->slots[b->f_slot];
                                 __builtin_prefetch(n);
                                 __builtin_prefetch(n + 64);
                         }
-                        sl->offer = (uint8_t)ks_topic_record_run_locked(
-                            bt->t, sl->key_null ? NULL : sl->key, sl->keylen,
-                            sl->partition, &sl->f, sl->messages[q],
-                            sl->bytes[q], 1);
                         b->stats.runs++;
                         done++;
-                        b->f_slot = sl->next[q];
+                        if (ks_topic_record_run_locked(
+                                bt->t, sl->key_null ? NULL : sl->key,
+                                sl->keylen, sl->partition, &sl->f,
+                                sl->messages[q], sl->bytes[q], 1)) {
+                                sl->next[q] = KS_BATCH_END;
+                                if (b->f_offers_tail == KS_BATCH_END)
+                                        b->f_offers = here;
+                                else
+                                        b->slots[b->f_offers_tail].next[q] =
+                                            here;
+                                b->f_offers_tail = here;
+                        } else {
+                                sl->messages[q] = 0;
+                                sl->bytes[q]    = 0;
+                        }
                 }
                 for (; b->f_pass == 2 && done < max_runs;) {
                         ks_batch_slot_t *sl;
                         if (b->f_slot == KS_BATCH_END) {
-                                b->f_pass = 0;
+                                b->f_pass        = 0;
+                                b->f_offers      = KS_BATCH_END;
+                                b->f_offers_tail = KS_BATCH_END;
                                 b->f_topic++;
                                 break;
                         }
-                        sl = &b->slots[b->f_slot];
-                        if (sl->offer) {
-                                ks_topic_offer_run_locked(
-                                    bt->t, sl->key_null ? NULL : sl->key,
-                                    sl->keylen, &sl->f, sl->messages[q],
-                                    sl->bytes[q]);
-                                sl->offer = 0;
-                                done++;
+                        sl        = &b->slots[b->f_slot];
+                        b->f_slot = sl->next[q];
+                        if (b->f_slot != KS_BATCH_END) {
+                                const char *n =
+                                    (const char *)&b->slots[b->f_slot];
+                                __builtin_prefetch(n);
+                                __builtin_prefetch(n + 64);
                         }
+                        ks_topic_offer_run_locked(
+                            bt->t, sl->key_null ? NULL : sl->key, sl->keylen,
+                            &sl->f, sl->messages[q], sl->bytes[q]);
+                        done++;
                         sl->messages[q] = 0;
                         sl->bytes[q]    = 0;
-                        b->f_slot       = sl->next[q];
                 }
                 ks_topic_unlock(bt->t);
         }
