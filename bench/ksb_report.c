@@ -371,13 +371,15 @@ static void put_hot(FILE *f, const ks_topk_entry_t *h, size_t n)
 static double proto_stream_report(ksb_topics_t *kt, const char *path,
                                   long *bytes)
 {
-        char     tmp[512];
+        char     tmp[640];
         FILE    *f;
         uint64_t t0 = ksb_now_ns();
         size_t   i;
         int      first = 1;
 
-        snprintf(tmp, sizeof(tmp), "%s.proto.tmp", path);
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.proto.tmp", path) >=
+            sizeof(tmp))
+                ksb_die("path too long: %s", path);
         if (!(f = fopen(tmp, "w")))
                 ksb_die("cannot write %s", tmp);
         setvbuf(f, NULL, _IOFBF, 1 << 20);
