@@ -60,8 +60,9 @@ void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
 void ksb_topics_drainer_start(ksb_topics_t *kt);
 
 /** @brief Stops the drainer, drains what is left on the calling thread
- *         (as ks_client's shutdown does), and returns the drainer thread's
- *         CPU time in ns (also in kt->drainer_cpu_ns). */
+ *         (as ks_client's shutdown does), and returns the CPU time in ns
+ *         of the drainer thread and of that last drain (also in
+ *         kt->drainer_cpu_ns). */
 uint64_t ksb_topics_drainer_stop(ksb_topics_t *kt);
 
 /** @returns report options as plugin/ks_reporter.c sets them (sizing
