@@ -25,13 +25,17 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ks_report_parts.h"
 
-/** Output buffered here, then written to the report file in large
- *  fwrite()s: no stdio call per number. */
+/** Output buffered here, then written to the report file's descriptor
+ *  in large write()s: no stdio call per number, and no second copy
+ *  through stdio's buffer (28 MB per report of 50 topics x 1,000
+ *  partitions: ~4 % of its time, bench/ksb_report). The stream is
+ *  flushed before a topic starts, and left empty after it. */
 typedef struct ks_jout {
-        FILE  *fp;
+        int    fd;
         int    failed;
         size_t n;
         char   buf[65536];
@@ -44,8 +48,15 @@ typedef struct ks_jout {
 
 static void jout_flush(ks_jout_t *o)
 {
-        if (o->n && !o->failed && fwrite(o->buf, 1, o->n, o->fp) != o->n)
-                o->failed = 1;
+        size_t done = 0;
+
+        while (!o->failed && done < o->n) {
+                ssize_t r = write(o->fd, o->buf + done, o->n - done);
+                if (r > 0)
+                        done += (size_t)r;
+                else if (r == 0 || errno != EINTR)
+                        o->failed = 1;
+        }
         o->n = 0;
 }
 
@@ -489,8 +500,9 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
 
         if (w->failed)
                 return -1;
-        o.fp     = w->fp;
-        o.failed = 0;
+        errno    = 0;
+        o.fd     = fileno(w->fp);
+        o.failed = fflush(w->fp) != 0; /* the head, before this topic */
         o.n      = 0;
         put_key(&o, s->name, !w->topics);
         PUT_LIT(&o, "{");
