@@ -262,11 +262,54 @@ static uint64_t kth_smallest(const uint64_t *v, size_t n, size_t k,
 
 /** @returns the median of @p v[n] (n >= 1), all <= @p max: the middle
  *           value, or the mean of the two middle ones. */
+/** Loads below this are counted per value for the median (a histogram
+ *  of 16 KiB on the stack). */
+#define KS_MEDIAN_HIST 4096
+
+/**
+ * @brief *lo, *hi := the (k-1)-th and k-th smallest of @p v[n] (0 < k < n),
+ *        all <= @p max < KS_MEDIAN_HIST, from one pass counting each value
+ *        and one over the counts. The loads of a report's counts are
+ *        mostly small (tens to hundreds of messages per partition): this
+ *        replaces kth_smallest()'s two or three passes and the pass for
+ *        the (k-1)-th.
+ */
+static void two_middle_by_count(const uint64_t *v, size_t n, size_t k,
+                                uint64_t max, uint64_t *lo, uint64_t *hi)
+{
+        uint32_t cnt[KS_MEDIAN_HIST];
+        size_t   i, seen = 0;
+        uint64_t x;
+        int      have_lo = 0;
+
+        memset(cnt, 0, ((size_t)max + 1) * sizeof(cnt[0]));
+        for (i = 0; i < n; i++)
+                cnt[v[i]]++;
+        *lo = *hi = max;
+        for (x = 0; x <= max; x++) { /* ends by max: n > k values */
+                seen += cnt[x];
+                if (!have_lo && seen > k - 1) {
+                        *lo     = x;
+                        have_lo = 1;
+                }
+                if (seen > k) {
+                        *hi = x;
+                        break;
+                }
+        }
+}
+
 static double select_median(const uint64_t *v, size_t n, uint64_t max)
 {
         size_t   k = n / 2, i, below_cnt = 0;
-        uint64_t m = kth_smallest(v, n, k, max), below = 0;
+        uint64_t m, below = 0;
 
+        if (n >= 2 && max < KS_MEDIAN_HIST && max <= 4 * (uint64_t)n) {
+                uint64_t lo, hi;
+                two_middle_by_count(v, n, k, max, &lo, &hi);
+                return n % 2 ? (double)hi : ((double)lo + (double)hi) / 2.0;
+        }
+        m = kth_smallest(v, n, k, max);
         if (n % 2)
                 return (double)m;
         /* the (k-1)-th: m again if fewer than k values are below m, else

@@ -118,6 +118,40 @@ static int cmp_u64_asc(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+/** Small loads are counted per value (select_median()'s histogram), the
+ *  others selected by digits: both give the sorted answer, at the
+ *  boundaries between them too (max 4 x n, max 4,095 and 4,096). */
+static void test_spread_histogram(void)
+{
+        static uint64_t v[2048], w[2048];
+        uint64_t        x = 0x2545f4914f6cdd1dull;
+        size_t          n, i, round;
+
+        for (round = 0; round < 600; round++) {
+                ks_sizing_spread_t s;
+                uint64_t mods[] = {2, 4 * (uint64_t)(1 + round % 2048) + 1,
+                                   4 * (uint64_t)(1 + round % 2048) + 2,
+                                   4096, 4097, 100000};
+                uint64_t mod    = mods[round % 6];
+                double   median;
+                n = 1 + (round * 37) % 2048;
+                if (round % 6 == 1 || round % 6 == 2)
+                        n = 1 + round % 2048;
+                for (i = 0; i < n; i++) {
+                        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                        v[i] = x % mod;
+                        w[i] = v[i];
+                }
+                qsort(w, n, sizeof(*w), cmp_u64_asc);
+                median = n % 2 ? (double)w[n / 2]
+                               : ((double)w[n / 2 - 1] + (double)w[n / 2]) / 2;
+                ks_sizing_spread(v, n, 2.5, &s);
+                CU_ASSERT_EQUAL(s.median, median);
+                CU_ASSERT_EQUAL(s.min, w[0]);
+                CU_ASSERT_EQUAL(s.max, w[n - 1]);
+        }
+}
+
 /** The median is found by selection, not sorting: compare it with the
  *  sorted answer on random arrays, with and without many ties. */
 static void test_spread_random(void)
@@ -986,6 +1020,7 @@ void ks_test_register(void)
             "sizing formulas", {"parameters", test_params},
             {"spread and partition skew", test_spread},
             {"median by selection = sorted median", test_spread_random},
+            {"median by counting = sorted median", test_spread_histogram},
             {"key skew", test_key_skew},
             {"loads from the key sample", test_sample_loads},
             {"powers of two", test_pow2}, {"target rate", test_target_rate},
