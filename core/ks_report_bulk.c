@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -282,120 +281,6 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
         PUT_LIT(o, "]}}");
 }
 
-/** 10^0 .. 10^19 */
-static const uint64_t ks_pow10_lo[20] = {1ULL,
-                                         10ULL,
-                                         100ULL,
-                                         1000ULL,
-                                         10000ULL,
-                                         100000ULL,
-                                         1000000ULL,
-                                         10000000ULL,
-                                         100000000ULL,
-                                         1000000000ULL,
-                                         10000000000ULL,
-                                         100000000000ULL,
-                                         1000000000000ULL,
-                                         10000000000000ULL,
-                                         100000000000000ULL,
-                                         1000000000000000ULL,
-                                         10000000000000000ULL,
-                                         100000000000000000ULL,
-                                         1000000000000000000ULL,
-                                         10000000000000000000ULL};
-
-/** @returns 10^k (k <= 38) as a 128-bit integer. */
-static inline unsigned __int128 pow10_u128(int k)
-{
-        return k < 20 ? (unsigned __int128)ks_pow10_lo[k]
-                      : (unsigned __int128)ks_pow10_lo[19] *
-                            ks_pow10_lo[k - 19];
-}
-
-/**
- * @brief Writes @p v as jansson 2.x dumps a real (jsonp_dtostr(): "%.17g",
- *        then ".0" appended when there is neither '.' nor 'e'), at @p d
- *        (at most 24 bytes), for the values a report holds: integers
- *        below 2^53 and other values with 1e-4 <= |v| < 2^53, whose "%.17g"
- *        is in fixed notation. Those 17 digits are v x 10^(16 - E)
- *        (E: v's decimal exponent) rounded to nearest, ties to even, as
- *        glibc's printf rounds; for these v that product is exact in 128
- *        bits (at most 53 + 70 bits).
- *        Why: "%.17g" through snprintf was ~6 % of a report's time (~240
- *        reals per topic, bench/ksb_report).
- * @returns the end, or NULL for a value left to jansson (NaN, infinities,
- *          |v| < 1e-4, |v| >= 2^53).
- */
-char *ks_report_fmt_real(char *d, double v)
-{
-        uint64_t          bits, m, q;
-        int               e, k, x, i, n;
-        unsigned __int128 num, rem, half;
-        char              dig[17];
-        double            a = v < 0 ? -v : v;
-
-        if (!(a < 9007199254740992.0)) /* also NaN */
-                return NULL;
-        if (a == (double)(uint64_t)a) { /* integral: "%.17g" has no '.' */
-                if (signbit(v))
-                        *d++ = '-';
-                d = fmt_u64(d, (uint64_t)a);
-                return KS_LIT(d, ".0");
-        }
-        if (a < 1e-4)
-                return NULL;
-        memcpy(&bits, &a, sizeof(bits));
-        m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52); /* normal: a >= 1e-4 */
-        e = (int)(bits >> 52) - 1075; /* a = m x 2^e, -66 <= e < 0 */
-        /* E: floor((e + 52) log10 2) or one more; corrected below */
-        x = (int)((int64_t)(e + 52) * 78913 >> 18);
-        k = 16 - x;
-        for (;;) { /* the k with 10^16 <= a x 10^k < 10^17 */
-                num = (unsigned __int128)m * pow10_u128(k);
-                q   = (uint64_t)(num >> -e);
-                if (q >= ks_pow10_lo[17])
-                        k--;
-                else if (q < ks_pow10_lo[16])
-                        k++;
-                else
-                        break;
-        }
-        x    = 16 - k;
-        rem  = num & (((unsigned __int128)1 << -e) - 1);
-        half = (unsigned __int128)1 << (-e - 1);
-        if (rem > half || (rem == half && (q & 1)))
-                q++;
-        if (q == ks_pow10_lo[17]) {
-                q = ks_pow10_lo[16];
-                x++;
-        }
-        for (i = 16; i >= 0; i--, q /= 10)
-                dig[i] = (char)('0' + q % 10);
-        /* "%g": the fraction's trailing zeros go */
-        for (n = 17; n > 1 && dig[n - 1] == '0' && n - 1 > x; n--)
-                ;
-        if (v < 0)
-                *d++ = '-';
-        if (x >= 0) {
-                memcpy(d, dig, (size_t)x + 1);
-                d += x + 1;
-                if (n > x + 1) {
-                        *d++ = '.';
-                        memcpy(d, dig + x + 1, (size_t)(n - x - 1));
-                        d += n - x - 1;
-                } else {
-                        d = KS_LIT(d, ".0");
-                }
-        } else {
-                d = KS_LIT(d, "0.");
-                for (i = x + 1; i < 0; i++)
-                        *d++ = '0';
-                memcpy(d, dig, (size_t)n);
-                d += n;
-        }
-        return d;
-}
-
 /** jansson's dump callback: into the buffer. */
 static int put_cb(const char *buffer, size_t size, void *data)
 {
@@ -473,9 +358,9 @@ static void put_string(ks_jout_t *o, const char *s, size_t n)
  *        bytes json_dump_callback(JSON_COMPACT | JSON_PRESERVE_ORDER |
  *        JSON_ENCODE_ANY) gives, formatted here (jansson's dumper makes a
  *        callback per token and formats integers with snprintf: ~40 % of
- *        a topic's writing time, bench/ksb_report). Reals as jansson's
- *        "%.17g" (ks_report_fmt_real(), which a unit test compares with
- *        jansson's own dump); those it does not cover, by jansson itself.
+ *        a topic's writing time, bench/ksb_report). Reals are still
+ *        formatted by jansson itself, so that their digits are its own
+ *        whatever its version.
  */
 static void put_json_depth(ks_jout_t *o, const json_t *v, int depth)
 {
@@ -530,15 +415,11 @@ static void put_json_depth(ks_jout_t *o, const json_t *v, int depth)
         case JSON_NULL:
                 PUT_LIT(o, "null");
                 break;
-        default: { /* JSON_REAL */
-                char *d = jout_room(o, 32), *e;
-                if ((e = ks_report_fmt_real(d, json_real_value(v))))
-                        o->n += (size_t)(e - d);
-                else if (json_dump_callback(v, put_cb, o,
-                                            JSON_COMPACT | JSON_ENCODE_ANY))
+        default: /* JSON_REAL */
+                if (json_dump_callback(v, put_cb, o,
+                                       JSON_COMPACT | JSON_ENCODE_ANY))
                         o->failed = 1;
                 break;
-        }
         }
 }
 

@@ -31,11 +31,6 @@ void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
                                       uint32_t                   phash);
 
-/* ks_report_bulk.c */
-/** @brief Writes @p v as jansson dumps a real, at @p d (<= 24 bytes).
- *  @returns the end, or NULL for a value left to jansson's dump. */
-char *ks_report_fmt_real(char *d, double v);
-
 /* ks_report_keys.c */
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s);
 json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max);
