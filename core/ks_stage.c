@@ -409,12 +409,15 @@ static size_t collect(ks_stage_t *s, int64_t now)
                     atomic_load_explicit(&r->head, memory_order_acquire);
                 uint64_t hq[KS_STAGE_AHEAD];
                 size_t   k;
+                /* read once: the ring's header line is the producing
+                 * thread's, rewritten with every message it stages */
+                const ks_stage_entry_t *ents = r->e;
 
                 /* the slots of the next KS_STAGE_AHEAD entries are fetched
                  * while earlier ones are counted */
                 for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++) {
                         const ks_stage_entry_t *e =
-                            &r->e[k & (KS_STAGE_RING_ENTRIES - 1)];
+                            &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
                         hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
                             e->t, e->key_null ? NULL : e->key, e->keylen,
                             e->partition);
@@ -422,7 +425,7 @@ static size_t collect(ks_stage_t *s, int64_t now)
                 }
                 for (; tail != head; tail++) {
                         const ks_stage_entry_t *e =
-                            &r->e[tail & (KS_STAGE_RING_ENTRIES - 1)];
+                            &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
                         /* entries are at most 49 days old: the low 32 bits
                          * of the age are the age */
                         int64_t at =
@@ -433,11 +436,11 @@ static size_t collect(ks_stage_t *s, int64_t now)
                                      (uint64_t)e->keylen + e->value_len, at);
                         if (k != head) {
                                 const ks_stage_entry_t *a =
-                                    &r->e[k & (KS_STAGE_RING_ENTRIES - 1)];
+                                    &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
                                 /* entries the producing thread wrote sit in
                                  * its core's cache: ask for them early */
                                 __builtin_prefetch(
-                                    &r->e[(k + 2 * KS_STAGE_AHEAD) &
+                                    &ents[(k + 2 * KS_STAGE_AHEAD) &
                                           (KS_STAGE_RING_ENTRIES - 1)]);
                                 hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
                                     a->t, a->key_null ? NULL : a->key,
