@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_bytes.h"
+
 /** End of a topic's chain of slots. */
 #define KS_BATCH_END UINT32_MAX
 /** Millisecond stamps kept per topic and window (more: applied at once). */
@@ -160,6 +162,17 @@ static void flush_end(ks_batch_t *b)
         b->flushing = 0;
 }
 
+/** @brief Asks for the two lines of slot @p i (an analysis reads both);
+ *         nothing for KS_BATCH_END. */
+static inline void fetch_slot(const ks_batch_t *b, uint32_t i)
+{
+        if (i != KS_BATCH_END) {
+                const char *s = (const char *)&b->slots[i];
+                __builtin_prefetch(s);
+                __builtin_prefetch(s + 64);
+        }
+}
+
 int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
 {
         int                q = b->cur ^ 1;
@@ -197,12 +210,7 @@ int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
                         }
                         sl        = &b->slots[here];
                         b->f_slot = sl->next[q];
-                        if (b->f_slot != KS_BATCH_END) { /* next run's */
-                                const char *n =
-                                    (const char *)&b->slots[b->f_slot];
-                                __builtin_prefetch(n);
-                                __builtin_prefetch(n + 64);
-                        }
+                        fetch_slot(b, b->f_slot); /* the next run's */
                         b->stats.runs++;
                         done++;
                         if (ks_topic_record_run_locked(
@@ -232,12 +240,7 @@ int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
                         }
                         sl        = &b->slots[b->f_slot];
                         b->f_slot = sl->next[q];
-                        if (b->f_slot != KS_BATCH_END) {
-                                const char *n =
-                                    (const char *)&b->slots[b->f_slot];
-                                __builtin_prefetch(n);
-                                __builtin_prefetch(n + 64);
-                        }
+                        fetch_slot(b, b->f_slot);
                         ks_topic_offer_run_locked(
                             bt->t, sl->key_null ? NULL : sl->key, sl->keylen,
                             &sl->f, sl->messages[q], sl->bytes[q]);
@@ -338,10 +341,7 @@ static inline size_t home_of(const ks_batch_t *b, uint64_t h)
 
 void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
 {
-        const char *s = (const char *)&b->slots[home_of(b, h)];
-
-        __builtin_prefetch(s);
-        __builtin_prefetch(s + 64);
+        fetch_slot(b, (uint32_t)home_of(b, h));
 }
 
 /** @returns whether the @p n bytes at @p a and @p b are equal; both are
@@ -429,8 +429,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
         take->partition = partition;
         take->keylen    = (uint16_t)keylen;
         take->key_null  = key == NULL;
-        if (keylen)
-                memcpy(take->key, key, keylen);
+        ks_bytes_copy_small(take->key, key, keylen);
         ks_topic_key_facts(t, key, keylen, partition, &take->f);
         b->stats.facts++;
         return take;

@@ -14,6 +14,7 @@
 #include "ks_stage.h"
 
 #include "ks_batch.h"
+#include "ks_bytes.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -37,6 +38,8 @@ _Static_assert((KS_STAGE_RING_ENTRIES & (KS_STAGE_RING_ENTRIES - 1)) == 0,
 typedef struct ks_ring {
         _Alignas(64) atomic_size_t head; /**< written by the owner thread */
         size_t            tail_cache;    /**< the owner's view of tail */
+        uint64_t full_pass; /**< the owner's: the drainer's pass count when
+                             *   it last found the ring full */
         ks_stage_entry_t *e;             /**< [KS_STAGE_RING_ENTRIES] */
         _Alignas(64) atomic_size_t tail; /**< written by the consumer */
         atomic_int orphaned; /**< its thread exited: may be adopted */
@@ -45,21 +48,25 @@ typedef struct ks_ring {
 } ks_ring_t;
 
 struct ks_stage {
-        uint64_t             id;   /**< process-unique, never reused */
-        pthread_mutex_t      lock; /**< registration of rings */
-        ks_ring_t           *rings[KS_STAGE_RINGS_MAX];
-        atomic_int           nrings;
-        atomic_int_fast64_t  now_ms; /**< coarse clock, set by the drainer */
-        atomic_uint_fast64_t skipped_full;
-        atomic_uint_fast64_t inline_full;
-        atomic_uint_fast64_t inline_long;
-        atomic_uint_fast64_t inline_noring;
+        /* read-mostly */
+        uint64_t        id;   /**< process-unique, never reused */
+        pthread_mutex_t lock; /**< registration of rings */
+        ks_ring_t      *rings[KS_STAGE_RINGS_MAX];
+        atomic_int      nrings;
+        ks_batch_t     *batch; /**< the consumer's aggregation */
+        int overload_analyse;  /**< ring full: analyse inline, not skip */
+        /* written by the drainer, every pass */
+        _Alignas(64) atomic_int_fast64_t now_ms; /**< coarse clock */
+        atomic_uint_fast64_t passes; /**< collections begun */
         atomic_uint_fast64_t drained;
-        ks_batch_t          *batch; /**< the consumer's aggregation */
-        int overload_analyse; /**< ring full: analyse inline, not skip */
         /* the batch's counters as of the consumer's last call */
         atomic_uint_fast64_t batch_runs, batch_facts, batch_early,
             batch_direct;
+        /* written by producing threads, when a message cannot be staged */
+        _Alignas(64) atomic_uint_fast64_t skipped_full;
+        atomic_uint_fast64_t inline_full;
+        atomic_uint_fast64_t inline_long;
+        atomic_uint_fast64_t inline_noring;
 };
 
 /** Runs analysed between two collections while a window is analysed
@@ -145,6 +152,7 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         atomic_init(&s->inline_full, 0);
         atomic_init(&s->inline_long, 0);
         atomic_init(&s->inline_noring, 0);
+        atomic_init(&s->passes, 0);
         atomic_init(&s->drained, 0);
         atomic_init(&s->batch_runs, 0);
         atomic_init(&s->batch_facts, 0);
@@ -282,31 +290,6 @@ static inline ks_ring_t *ring_for(ks_stage_t *s)
         return ring_for_slow(s);
 }
 
-/**
- * @brief Copies @p n <= KS_STAGE_KEY_INLINE key bytes with fixed-size
- *        moves that stay within the key (overlapping when they must): a
- *        memcpy() of a variable length is a call here.
- */
-static inline void copy_key(uint8_t *dst, const uint8_t *src, size_t n)
-{
-        if (n >= 16) {
-                size_t i;
-                for (i = 0; i + 16 <= n; i += 16)
-                        memcpy(dst + i, src + i, 16);
-                if (i < n)
-                        memcpy(dst + n - 16, src + n - 16, 16);
-        } else if (n >= 8) {
-                memcpy(dst, src, 8);
-                memcpy(dst + n - 8, src + n - 8, 8);
-        } else if (n >= 4) {
-                memcpy(dst, src, 4);
-                memcpy(dst + n - 4, src + n - 4, 4);
-        } else {
-                for (; n > 0; n--)
-                        *dst++ = *src++;
-        }
-}
-
 void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                    int32_t partition, size_t value_len)
 {
@@ -326,9 +309,17 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         }
         head = atomic_load_explicit(&r->head, memory_order_relaxed);
         if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
-                r->tail_cache =
-                    atomic_load_explicit(&r->tail, memory_order_acquire);
+                /* found full: tail (a line the drainer writes) is looked at
+                 * again only once the drainer began another pass, so that
+                 * a producer faster than the drainer does not miss the
+                 * cache on every message it cannot stage */
+                uint64_t pass =
+                    atomic_load_explicit(&s->passes, memory_order_relaxed);
+                if (pass != r->full_pass)
+                        r->tail_cache = atomic_load_explicit(
+                            &r->tail, memory_order_acquire);
                 if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
+                        r->full_pass = pass;
                         /* the drainer fell behind: counted, not analysed
                          * (analysing here would cost the producer what
                          * keyshift exists not to cost it), unless the
@@ -354,7 +345,7 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         e->partition = partition;
         e->keylen    = (uint16_t)keylen;
         e->key_null  = key == NULL;
-        copy_key(e->key, key, keylen);
+        ks_bytes_copy_small(e->key, key, keylen);
         atomic_store_explicit(&r->head, head + 1, memory_order_release);
         /* the entry written a few messages from now was last read by the
          * drainer on its core: ask for it for writing now, so the store
@@ -400,6 +391,11 @@ static size_t collect(ks_stage_t *s, int64_t now)
         int      n, i;
 
         atomic_store_explicit(&s->now_ms, now, memory_order_relaxed);
+        atomic_store_explicit(&s->passes,
+                              atomic_load_explicit(&s->passes,
+                                                   memory_order_relaxed) +
+                                  1,
+                              memory_order_relaxed);
         n = atomic_load_explicit(&s->nrings, memory_order_acquire);
         for (i = 0; i < n; i++) {
                 ks_ring_t *r = s->rings[i];

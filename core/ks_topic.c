@@ -99,8 +99,11 @@ struct ks_topic {
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
         atomic_int explicit_seen;
-        /* messages on_send could not stage (ring full), not analysed */
-        atomic_uint_fast64_t unanalysed;
+        /* messages on_send could not stage (ring full), not analysed: a
+         * line of its own, written by producing threads only (the lines
+         * around it are the drainer's) */
+        _Alignas(64) atomic_uint_fast64_t unanalysed;
+        char unanalysed_pad[64 - sizeof(atomic_uint_fast64_t)];
 };
 
 const char *ks_count_source_name(ks_count_source_t s)

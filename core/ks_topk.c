@@ -93,6 +93,8 @@
  */
 #include "ks_topk.h"
 
+#include "ks_bytes.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,27 +266,6 @@ static inline uint64_t ks_topk_bound(const ks_topk_t *tk)
         return tk->n == tk->cap ? tk->heap[0].count : tk->unseen;
 }
 
-/**
- * @brief Copies @p n <= KS_TOPK_KEY_MAX key bytes with fixed-size moves:
- *        GCC compiles a memcpy() of a variable but bounded length into
- *        `rep movs`, whose start-up cost was a third of a takeover.
- */
-static inline void ks_topk_copy_key(uint8_t *dst, const uint8_t *src, size_t n)
-{
-        for (; n >= 16; n -= 16, dst += 16, src += 16)
-                memcpy(dst, src, 16);
-        if (n >= 8) { /* two overlapping 8-byte moves */
-                memcpy(dst, src, 8);
-                memcpy(dst + n - 8, src + n - 8, 8);
-        } else if (n >= 4) {
-                memcpy(dst, src, 4);
-                memcpy(dst + n - 4, src + n - 4, 4);
-        } else {
-                for (; n > 0; n--)
-                        *dst++ = *src++;
-        }
-}
-
 /** @brief Gives counter @p id to a key: identity and cold fields. */
 static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
                             size_t keylen, uint64_t hash64, uint32_t phash,
@@ -297,7 +278,7 @@ static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
         c->error           = error;
         c->phash           = phash;
         c->keylen = keylen > UINT32_MAX ? UINT32_MAX : (uint32_t)keylen;
-        ks_topk_copy_key(c->key, key,
+        ks_bytes_copy_small(c->key, key,
                          keylen < KS_TOPK_KEY_MAX ? keylen : KS_TOPK_KEY_MAX);
         ks_topk_index_insert(tk, id);
 }
