@@ -53,9 +53,11 @@ const ks_partitioner_t ks_topic_diag_families[3] = {
 #define KS_SUSPECT_KEYS 16
 
 struct ks_topic {
-        pthread_mutex_t     lock;
-        char               *name;
-        ks_topic_params_t   params;
+        /* read by on_send on the producing threads (the name, to find the
+         * topic again): not on the lock's line, which the drainer writes */
+        char             *name;
+        ks_topic_params_t params;
+        _Alignas(64) pthread_mutex_t lock;
         ks_topic_counters_t c;
 
         int32_t           partition_count;
