@@ -21,13 +21,12 @@
  * ks_topic_snapshot() (it holds the topic's lock for nearly all of its
  * run: how long the drainer, not on_send, can wait for that lock), and
  * on_send's latency percentiles and maximum with and without reports.
- * on_send takes no topic lock unless its ring is full (the drainer fell
- * behind) or the key is longer than KS_STAGE_KEY_INLINE: then it analyses
- * inline under the lock; those calls are counted (ks_stage_stats()).
+ * on_send takes no topic lock unless the key is longer than
+ * KS_STAGE_KEY_INLINE: then it analyses inline under the lock; those calls
+ * are counted (ks_stage_stats()), and so are messages a full ring skipped.
  *
  * Usage: ksb_report [--topics N] [--partitions N] [--msgs N] [--reps R]
  *                   [--rate MSGS_PER_S] [--path FILE] [--keep]
- *                   [--no-proto]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -291,139 +290,10 @@ static double one_report(ksb_topics_t *kt, const char *path,
         return (double)(t3 - t0) / 1e6;
 }
 
-/* ---- Phase 2 prototype: a streaming compact writer ---- */
-
-/** @brief Appends @p v in decimal (no printf). */
-static void put_u64(FILE *f, uint64_t v)
-{
-        char buf[24], *e = buf + sizeof(buf), *p = e;
-
-        do
-                *--p = (char)('0' + v % 10);
-        while (v /= 10);
-        fwrite(p, 1, (size_t)(e - p), f);
-}
-
-static void put_loads(FILE *f, const char *name, const ks_load_t *l, int32_t n)
-{
-        int32_t i;
-
-        fprintf(f, "\"%s\":{\"messages\":[", name);
-        for (i = 0; i < n; i++) {
-                if (i)
-                        fputc(',', f);
-                put_u64(f, l[i].messages);
-        }
-        fputs("],\"bytes\":[", f);
-        for (i = 0; i < n; i++) {
-                if (i)
-                        fputc(',', f);
-                put_u64(f, l[i].bytes);
-        }
-        fputs("]}", f);
-}
-
-static void put_hex(FILE *f, const void *p, size_t n)
-{
-        static const char hex[] = "0123456789abcdef";
-        const uint8_t    *b     = p;
-        char              buf[4096];
-        size_t            i, o = 0;
-
-        for (i = 0; i < n; i++) {
-                buf[o++] = hex[b[i] >> 4];
-                buf[o++] = hex[b[i] & 15];
-                if (o == sizeof(buf)) {
-                        fwrite(buf, 1, o, f);
-                        o = 0;
-                }
-        }
-        fwrite(buf, 1, o, f);
-}
-
-/** @brief Hot keys as hex: per counter hash64, phash, count, error,
- *         bytes, keylen, then the stored key bytes (not the whole
- *         128-byte buffer). */
-static void put_hot(FILE *f, const ks_topk_entry_t *h, size_t n)
-{
-        size_t i;
-
-        for (i = 0; i < n; i++) {
-                uint32_t kl = h[i].keylen < KS_TOPK_KEY_MAX ? h[i].keylen
-                                                            : KS_TOPK_KEY_MAX;
-                put_hex(f, &h[i].hash64, 8);
-                put_hex(f, &h[i].phash, 4);
-                put_hex(f, &h[i].count, 8);
-                put_hex(f, &h[i].error, 8);
-                put_hex(f, &h[i].bytes, 8);
-                put_hex(f, &h[i].keylen, 4);
-                put_hex(f, h[i].key, kl);
-        }
-}
-
-/**
- * @brief Writes what dominates the report's size (per-partition loads in
- *        columns, the key sample, HLL registers and hot-key counters as
- *        hex blobs) straight from each snapshot, topic by topic, freeing
- *        each snapshot before the next: no JSON tree is ever held.
- * @returns ms for all topics, including fsync and rename; *bytes the size.
- */
-static double proto_stream_report(ksb_topics_t *kt, const char *path,
-                                  long *bytes)
-{
-        char     tmp[640];
-        FILE    *f;
-        uint64_t t0 = ksb_now_ns();
-        size_t   i;
-        int      first = 1;
-
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.proto.tmp", path) >=
-            sizeof(tmp))
-                ksb_die("path too long: %s", path);
-        if (!(f = fopen(tmp, "w")))
-                ksb_die("cannot write %s", tmp);
-        setvbuf(f, NULL, _IOFBF, 1 << 20);
-        fputs("{\"topics\":{", f);
-        for (i = 0; i <= kt->reg.mask; i++) {
-                ks_reg_entry_t     *e = atomic_load(&kt->reg.slots[i]);
-                ks_topic_snapshot_t s;
-                size_t              p;
-                if (!e || !e->topic || ks_topic_snapshot(e->topic, &s))
-                        continue;
-                fprintf(f, "%s\"%s\":{", first ? "" : ",", s.name);
-                first = 0;
-                put_loads(f, "current", s.current, s.partition_count);
-                fputs(",\"proposals\":[", f);
-                for (p = 0; p < s.proposal_cnt; p++) {
-                        fprintf(f, "%s{\"partition_count\":%d,", p ? "," : "",
-                                (int)s.proposals[p].partition_count);
-                        put_loads(f, "partitions", s.proposals[p].partitions,
-                                  s.proposals[p].partition_count);
-                        fputc('}', f);
-                }
-                fputs("],\"key_sample_hex\":\"", f);
-                put_hex(f, s.sample, s.sample_cnt * sizeof(*s.sample));
-                fputs("\",\"hll_hex\":\"", f);
-                put_hex(f, s.hll.reg, sizeof(s.hll.reg));
-                fputs("\",\"hot_keys_hex\":\"", f);
-                put_hot(f, s.hot, s.hot_cnt);
-                fputs("\"}", f);
-                ks_topic_snapshot_free(&s);
-        }
-        fputs("}}\n", f);
-        fflush(f);
-        fsync(fileno(f));
-        *bytes = ftell(f);
-        fclose(f);
-        if (rename(tmp, path))
-                ksb_die("rename %s", tmp);
-        return (double)(ksb_now_ns() - t0) / 1e6;
-}
-
 int main(int argc, char **argv)
 {
         size_t      topics = 50, msgs = 100000, i;
-        int         partitions = 1000, reps = 5, r, a, keep = 0, proto = 1;
+        int         partitions = 1000, reps = 5, r, a, keep = 0;
         double      rate    = 200000;
         const char *path    = "/tmp/ksb-report-bench.json";
         const char *props[] = {"keyshift.partitions.proposed", "1200,1500,2000",
@@ -434,7 +304,6 @@ int main(int argc, char **argv)
         drainer_t        d;
         pthread_t        th, dth;
         ks_stage_stats_t st0, st1, st2;
-        char             proto_path[600];
         char(*names)[32];
         double   ms[32], snap[32], lock[32], coll[32], v, drain_base, drain_during;
         char     what[160];
@@ -457,11 +326,11 @@ int main(int argc, char **argv)
                 else if (!strcmp(argv[a], "--keep"))
                         keep = 1;
                 else if (!strcmp(argv[a], "--no-proto"))
-                        proto = 0;
+                        ; /* accepted: the prototype writer is gone */
                 else
                         ksb_die("usage: ksb_report [--topics N] [--partitions "
                                 "N] [--msgs N] [--reps R] [--rate MSGS_PER_S] "
-                                "[--path FILE] [--keep] [--no-proto]");
+                                "[--path FILE] [--keep]");
         }
         if (reps < 1 || reps > 32)
                 ksb_die("reps: 1..32");
@@ -587,24 +456,9 @@ int main(int argc, char **argv)
         free(p.lat);
         free(names);
         ksb_stream_free(&st);
-        /* the prototype's file beside the report's, so --keep keeps both */
-        snprintf(proto_path, sizeof(proto_path), "%s.proto", path);
-        for (r = 0; proto && r < reps; r++) {
-                long sz;
-                ms[r] = proto_stream_report(&kt, proto_path, &sz);
-                ksb_note("PROTOTYPE streaming writer: %.1f ms, %ld bytes",
-                         ms[r], sz);
-        }
-        if (proto)
-                ksb_result("s.report.stream_writer",
-                           "PROTOTYPE streaming compact writer, same topics "
-                           "(no producer running)",
-                           "<=", 100, "ms", ms, (size_t)reps);
         ks_stage_destroy(p.stage);
         ksb_topics_destroy(&kt);
-        if (!keep) {
+        if (!keep)
                 unlink(path);
-                unlink(proto_path);
-        }
         return 0;
 }
