@@ -59,10 +59,10 @@ static const char *const ksb_props[] = {"keyshift.partitions.proposed",
 /** Figures of one pass. */
 typedef struct pass {
         double median_ns, p99_ns, p999_ns, max_ns;
-        double cpu_ns_per_msg;     /**< on_send + drainer */
-        double drain_ns_per_msg;   /**< the drainer's share */
-        double inline_share;       /**< messages analysed on the sender */
-        double unanalysed_share;   /**< met a full ring: not analysed */
+        double cpu_ns_per_msg;   /**< on_send + drainer */
+        double drain_ns_per_msg; /**< the drainer's share */
+        double inline_share;     /**< messages analysed on the sender */
+        double unanalysed_share; /**< met a full ring: not analysed */
 } pass_t;
 
 static double ksb_rate = 3e6; /**< messages per second sent, all threads */
@@ -92,9 +92,9 @@ static void *sender_main(void *arg)
                 pthread_barrier_wait(w->go);
         start = ksb_tsc();
         for (i = 0; i < w->n; i++) {
-                const ksb_key_t *k    = &w->msgs[i];
-                uint64_t         next = start + (uint64_t)((double)i * interval);
-                uint64_t         t0, t1;
+                const ksb_key_t *k = &w->msgs[i];
+                uint64_t next      = start + (uint64_t)((double)i * interval);
+                uint64_t t0, t1;
                 while ((t0 = ksb_tsc()) < next)
                         ;
                 ksb_topics_on_send(w->kt, "ais", k->bytes, k->len,
@@ -126,8 +126,11 @@ static pass_t run_pass(const ksb_stream_t *st, uint32_t *lat, int threads)
         ksb_topics_drainer_start(&kt);
         pthread_barrier_init(&go, NULL, (unsigned)threads);
         for (k = 0; k < threads; k++) {
-                w[k] = (sender_t){&kt, st->msgs + per * (size_t)k, per,
-                                  lat + per * (size_t)k, ksb_rate / threads,
+                w[k] = (sender_t){&kt,
+                                  st->msgs + per * (size_t)k,
+                                  per,
+                                  lat + per * (size_t)k,
+                                  ksb_rate / threads,
                                   threads > 1 ? &go : NULL};
                 if (threads > 1)
                         pthread_create(&th[k], NULL, sender_main, &w[k]);
@@ -160,16 +163,15 @@ static pass_t run_pass(const ksb_stream_t *st, uint32_t *lat, int threads)
         p.p999_ns          = ksb_quantile_u32(lat, n, 0.999) / rate;
         p.max_ns           = lat[n - 1] / rate;
         p.drain_ns_per_msg = (double)kt.drainer_cpu_ns / (double)n;
-        p.cpu_ns_per_msg   = on_send_ticks / rate / (double)n +
-                           p.drain_ns_per_msg;
+        p.cpu_ns_per_msg =
+            on_send_ticks / rate / (double)n + p.drain_ns_per_msg;
         p.inline_share =
             (double)(ss.inline_long + ss.inline_noring) / (double)n;
         p.unanalysed_share = (double)ss.skipped_full / (double)n;
         if (ss.skipped_full < n) { /* per message analysed: a skipped one
                                     * costs next to nothing */
                 p.cpu_ns_per_msg *= (double)n / (double)(n - ss.skipped_full);
-                p.drain_ns_per_msg *=
-                    (double)n / (double)(n - ss.skipped_full);
+                p.drain_ns_per_msg *= (double)n / (double)(n - ss.skipped_full);
         }
         return p;
 }
@@ -342,7 +344,8 @@ int main(int argc, char **argv)
                 else
                         ksb_die("usage: ksb_core [--msgs N] [--keys K] "
                                 "[--zipf S] [--distinct N] [--reps R] "
-                                "[--rate MSGS_PER_S] [--threads-only] [--no-threads] "
+                                "[--rate MSGS_PER_S] [--threads-only] "
+                                "[--no-threads] "
                                 "[--profile]");
         }
         if (profile) {

@@ -156,8 +156,8 @@ int main(int argc, char **argv)
                 (size_t)KS_STAGE_RING_ENTRIES * 64; /* one thread's ring */
         v = (double)fixed / KSB_MIB;
         ksb_result("5.memory.per_producer",
-                   "drainer's key table + one producing thread's ring", "-",
-                   0, "MiB", &v, 1);
+                   "drainer's key table + one producing thread's ring", "-", 0,
+                   "MiB", &v, 1);
         v = ((double)(h1 - h0) - (double)fixed) / (double)topics / 1024.0;
         ksb_result("5.memory.per_topic",
                    "heap per topic (defaults, 3 proposed)", "-", 0, "KiB", &v,

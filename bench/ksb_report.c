@@ -191,11 +191,11 @@ typedef struct collect {
         ks_warn_list_t     *wl;
         ks_report_opts_t    opts;
         double              max_snapshot_ns;
-        double              max_lock_ns; /**< ks_topic_snapshot_t.lock_held_ns */
-        double              snapshot_ns; /**< all snapshots */
-        double              json_ns;     /**< all ks_report_topic() */
-        double              write_ns;    /**< of which writing the topics */
-        double              cpu_ns; /**< thread CPU of topic JSON + write */
+        double max_lock_ns; /**< ks_topic_snapshot_t.lock_held_ns */
+        double snapshot_ns; /**< all snapshots */
+        double json_ns;     /**< all ks_report_topic() */
+        double write_ns;    /**< of which writing the topics */
+        double cpu_ns;      /**< thread CPU of topic JSON + write */
 } collect_t;
 
 /** @returns this thread's CPU time in ns. */
@@ -305,7 +305,8 @@ int main(int argc, char **argv)
         pthread_t        th, dth;
         ks_stage_stats_t st0, st1, st2;
         char(*names)[32];
-        double   ms[32], snap[32], lock[32], coll[32], v, drain_base, drain_during;
+        double ms[32], snap[32], lock[32], coll[32], v, drain_base,
+            drain_during;
         char     what[160];
         phase_t  base, during;
         uint64_t t0;

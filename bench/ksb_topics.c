@@ -46,8 +46,8 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
                                            : 1024;
         kt->params.flow_max_cells    = kt->conf.flow_max_cells;
         kt->params.pending_max       = KSB_PENDING_MAX;
-        if (!(kt->stage = ks_stage_new(((size_t)kt->conf.memory_max_mb << 20) /
-                                       8)))
+        if (!(kt->stage =
+                  ks_stage_new(((size_t)kt->conf.memory_max_mb << 20) / 8)))
                 ksb_die("ks_stage_new failed");
         /* as ks_client_new(): the sketches get what the key table leaves */
         kt->params.sketch_budget = ((size_t)kt->conf.memory_max_mb << 20) -
@@ -98,8 +98,8 @@ void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
         int         created;
         ks_topic_t *t = ks_stage_last_topic(kt->stage, topic);
 
-        if (!t && !(t = ks_registry_get(&kt->reg, topic, &kt->conf,
-                                        &kt->params, 0, &created)))
+        if (!t && !(t = ks_registry_get(&kt->reg, topic, &kt->conf, &kt->params,
+                                        0, &created)))
                 return;
         ks_stage_push(kt->stage, t, key, keylen, -1, value_len);
 }

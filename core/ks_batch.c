@@ -72,10 +72,10 @@ struct ks_batch {
         ks_batch_window_t win[2];
         int               cur; /**< the collecting window's parity */
         /* the analysis in progress of window cur ^ 1 (flushing) */
-        int              flushing;
-        int              f_topic; /**< topic being analysed */
-        int              f_pass;  /**< 0: not begun, 1: runs, 2: offers */
-        uint32_t         f_slot;  /**< next slot of its chain */
+        int      flushing;
+        int      f_topic; /**< topic being analysed */
+        int      f_pass;  /**< 0: not begun, 1: runs, 2: offers */
+        uint32_t f_slot;  /**< next slot of its chain */
         uint32_t f_offers, f_offers_tail; /**< runs left for the offers */
         ks_batch_stats_t stats;
 };
@@ -86,7 +86,8 @@ size_t ks_batch_slots_for(size_t bytes)
 {
         size_t n = KS_BATCH_SLOTS_MIN;
 
-        while (n < KS_BATCH_SLOTS_MAX && 2 * n * sizeof(ks_batch_slot_t) <= bytes)
+        while (n < KS_BATCH_SLOTS_MAX &&
+               2 * n * sizeof(ks_batch_slot_t) <= bytes)
                 n *= 2;
         return n;
 }
@@ -175,8 +176,8 @@ static inline void fetch_slot(const ks_batch_t *b, uint32_t i)
 
 int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
 {
-        int                q = b->cur ^ 1;
-        ks_batch_window_t *w = &b->win[q];
+        int                q    = b->cur ^ 1;
+        ks_batch_window_t *w    = &b->win[q];
         unsigned           done = 0;
 
         if (!b->flushing)
@@ -189,10 +190,9 @@ int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
                 if (b->f_pass == 0) {
                         ks_topic_window_begin_locked(bt->t);
                         for (j = 0; j < bt->nrates; j++)
-                                ks_topic_rate_locked(bt->t,
-                                                     bt->rates[j].mono_ms,
-                                                     bt->rates[j].messages,
-                                                     bt->rates[j].bytes);
+                                ks_topic_rate_locked(
+                                    bt->t, bt->rates[j].mono_ms,
+                                    bt->rates[j].messages, bt->rates[j].bytes);
                         b->f_pass = 1;
                         b->f_slot = bt->head;
                 }
@@ -300,8 +300,8 @@ static int topic_ix(ks_batch_window_t *w, ks_topic_t *t)
         return w->last_ix = i;
 }
 
-uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key,
-                           size_t keylen, int32_t partition)
+uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
+                           int32_t partition)
 {
         const uint8_t *k = key;
         uint64_t       h = 0x9E3779B97F4A7C15ULL * (keylen + 1), w;
@@ -398,8 +398,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
         int              i;
 
         for (i = 0; i < KS_BATCH_PROBE; i++) {
-                ks_batch_slot_t *s =
-                    &b->slots[(home + (size_t)i) & b->mask];
+                ks_batch_slot_t *s = &b->slots[(home + (size_t)i) & b->mask];
                 if (slot_matches(s, t, tag, key, keylen, partition)) {
                         s->seen = 1;
                         return s;

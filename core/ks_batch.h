@@ -91,8 +91,8 @@ void ks_batch_destroy(ks_batch_t *b);
  *          argument (the table's own business; the partitioner's and the
  *          sketches' hashes are in the key's facts).
  */
-uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key,
-                           size_t keylen, int32_t partition);
+uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
+                           int32_t partition);
 
 /** @brief Asks the CPU to fetch the slot a key of hash @p h is first
  *         looked for in (call it a few messages ahead of ks_batch_add():

@@ -71,7 +71,7 @@ static int parse_bool(const char *s, int *out)
 
 #define KS_ACCEPT_ENABLE "true or false"
 #define KS_ACCEPT_OVERLOAD                                                     \
-        "skip (a message that finds keyshift's analysis behind is counted, "  \
+        "skip (a message that finds keyshift's analysis behind is counted, "   \
         "not analysed) or analyse (it is analysed on the producing thread)"
 #define KS_ACCEPT_PROPOSED                                                     \
         "one to 8 comma-separated partition counts, each 1..100000 "           \

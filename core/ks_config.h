@@ -41,8 +41,8 @@ typedef struct ks_config {
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
         int     partitioner; /**< ks_partitioner_t, or -1: the producer's own */
-        int overload_analyse; /**< keyshift.overload: 1 analyse, 0 skip */
-        ks_sizing_params_t sizing;   /**< sizing inputs (ks_sizing.h) */
+        int     overload_analyse;  /**< keyshift.overload: 1 analyse, 0 skip */
+        ks_sizing_params_t sizing; /**< sizing inputs (ks_sizing.h) */
         int sizing_metadata_age_set; /**< else: the producer's own */
 } ks_config_t;
 

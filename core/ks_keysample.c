@@ -409,11 +409,10 @@ size_t ks_keysample_entries_payload(const ks_keysample_t *ks,
 int ks_keysample_raw_alloc(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
 {
         memset(raw, 0, sizeof(*raw));
-        raw->k     = ks->k;
-        raw->psize = ks->psize;
-        raw->nodes = malloc((raw->k + 1) * sizeof(ks_keysample_node_t));
-        raw->payload =
-            raw->psize ? malloc(raw->k * raw->psize + 1) : NULL;
+        raw->k       = ks->k;
+        raw->psize   = ks->psize;
+        raw->nodes   = malloc((raw->k + 1) * sizeof(ks_keysample_node_t));
+        raw->payload = raw->psize ? malloc(raw->k * raw->psize + 1) : NULL;
         if (!raw->nodes || (raw->psize && !raw->payload)) {
                 ks_keysample_raw_free(raw);
                 return -1;
@@ -427,8 +426,7 @@ int ks_keysample_raw_alloc(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
         return 0;
 }
 
-int ks_keysample_raw_reserve(const ks_keysample_t *ks,
-                             ks_keysample_raw_t   *raw)
+int ks_keysample_raw_reserve(const ks_keysample_t *ks, ks_keysample_raw_t *raw)
 {
         if (raw->nodes && raw->k >= ks->k && raw->psize == ks->psize)
                 return 0;

@@ -92,8 +92,7 @@ void ks_keysample_raw_free(ks_keysample_raw_t *raw);
 /** @brief Keeps @p raw's buffers when they fit @p ks (capacity, payload
  *         size), else allocates them anew (raw zeroed or from an earlier
  *         call). @returns 0, or -1 on ENOMEM. */
-int ks_keysample_raw_reserve(const ks_keysample_t *ks,
-                             ks_keysample_raw_t   *raw);
+int ks_keysample_raw_reserve(const ks_keysample_t *ks, ks_keysample_raw_t *raw);
 /** @brief Copies the retained keys and their payloads (at most raw->k):
  *         the cheap copy to take under a lock. */
 void ks_keysample_raw_copy(const ks_keysample_t *ks, ks_keysample_raw_t *raw);

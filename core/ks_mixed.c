@@ -143,8 +143,8 @@ size_t ks_mixed_raw_collisions(const ks_mixed_raw_t *raw,
                                ks_mixed_collision_t *out, size_t max,
                                ks_mixed_summary_t *sum)
 {
-        size_t n = ks_keysample_raw_entries(&raw->sample, raw->entries,
-                                            raw->values);
+        size_t n =
+            ks_keysample_raw_entries(&raw->sample, raw->entries, raw->values);
         ks_mixed_collision_t *all = malloc((n + 1) * sizeof(*all));
         size_t                i, c = 0;
 

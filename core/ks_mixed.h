@@ -94,8 +94,8 @@ typedef struct ks_mixed_raw {
         ks_mixed_value_t     *values;  /**< [capacity] */
         size_t                n, capacity;
         size_t                room; /**< entries and values allocated */
-        double logical_keys; /**< distinct logical keys (estimate) */
-        ks_keysample_raw_t sample; /**< as copied under the lock; unpacked
+        double logical_keys;        /**< distinct logical keys (estimate) */
+        ks_keysample_raw_t sample;  /**< as copied under the lock; unpacked
                                     *   into entries and values after */
 } ks_mixed_raw_t;
 

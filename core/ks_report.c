@@ -265,18 +265,18 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             "placed",
                             s->pending);
         if (c->unanalysed)
-                ks_warn_add(wl, KS_WARN_ANALYSIS_BEHIND, s->name,
-                            "%llu of %llu messages (%.2f%%) were not "
-                            "analysed: keyshift's analysis fell behind this "
-                            "producer (its staging ring was full) and skipped "
-                            "them rather than slow produce(); the figures "
-                            "describe the others (keyshift.overload=analyse "
-                            "analyses them on the producing thread instead)",
-                            (unsigned long long)c->unanalysed,
-                            (unsigned long long)(c->unanalysed +
-                                                 c->total.messages),
-                            100.0 * (double)c->unanalysed /
-                                (double)(c->unanalysed + c->total.messages));
+                ks_warn_add(
+                    wl, KS_WARN_ANALYSIS_BEHIND, s->name,
+                    "%llu of %llu messages (%.2f%%) were not "
+                    "analysed: keyshift's analysis fell behind this "
+                    "producer (its staging ring was full) and skipped "
+                    "them rather than slow produce(); the figures "
+                    "describe the others (keyshift.overload=analyse "
+                    "analyses them on the producing thread instead)",
+                    (unsigned long long)c->unanalysed,
+                    (unsigned long long)(c->unanalysed + c->total.messages),
+                    100.0 * (double)c->unanalysed /
+                        (double)(c->unanalysed + c->total.messages));
         if (c->unplaced)
                 ks_warn_add(wl, KS_WARN_MESSAGES_UNPLACED, s->name,
                             "%llu messages arrived while the partition count "
@@ -412,9 +412,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             "hashed", (json_int_t)c->hashed.messages, "sticky",
             (json_int_t)c->sticky.messages, "random",
             (json_int_t)c->random.messages, "unplaced", (json_int_t)c->unplaced,
-            "unanalysed", (json_int_t)c->unanalysed, "distinct_estimate", (json_int_t)llround(distinct),
-            "distinct_error", distinct_err, "window", "messages",
-            (json_int_t)s->window_total.messages, "bytes",
+            "unanalysed", (json_int_t)c->unanalysed, "distinct_estimate",
+            (json_int_t)llround(distinct), "distinct_error", distinct_err,
+            "window", "messages", (json_int_t)s->window_total.messages, "bytes",
             (json_int_t)s->window_total.bytes, "hashed_messages",
             (json_int_t)s->window_hashed.messages, "hashed_bytes",
             (json_int_t)s->window_hashed.bytes, "acknowledged", "messages",

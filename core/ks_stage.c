@@ -37,10 +37,10 @@ _Static_assert((KS_STAGE_RING_ENTRIES & (KS_STAGE_RING_ENTRIES - 1)) == 0,
 
 typedef struct ks_ring {
         _Alignas(64) atomic_size_t head; /**< written by the owner thread */
-        size_t            tail_cache;    /**< the owner's view of tail */
-        uint64_t full_pass; /**< the owner's: the drainer's pass count when
+        size_t   tail_cache;             /**< the owner's view of tail */
+        uint64_t full_pass;  /**< the owner's: the drainer's pass count when
                              *   it last found the ring full */
-        ks_stage_entry_t *e;             /**< [KS_STAGE_RING_ENTRIES] */
+        ks_stage_entry_t *e; /**< [KS_STAGE_RING_ENTRIES] */
         _Alignas(64) atomic_size_t tail; /**< written by the consumer */
         atomic_int orphaned; /**< its thread exited: may be adopted */
         atomic_int detached; /**< its stage was destroyed */
@@ -57,11 +57,10 @@ struct ks_stage {
         int overload_analyse;  /**< ring full: analyse inline, not skip */
         /* written by the drainer, every pass */
         _Alignas(64) atomic_int_fast64_t now_ms; /**< coarse clock */
-        atomic_uint_fast64_t passes; /**< collections begun */
+        atomic_uint_fast64_t passes;             /**< collections begun */
         atomic_uint_fast64_t drained;
         /* the batch's counters as of the consumer's last call */
-        atomic_uint_fast64_t batch_runs, batch_facts, batch_early,
-            batch_direct;
+        atomic_uint_fast64_t batch_runs, batch_facts, batch_early, batch_direct;
         /* written by producing threads, when a message cannot be staged */
         _Alignas(64) atomic_uint_fast64_t skipped_full;
         atomic_uint_fast64_t inline_full;
@@ -325,8 +324,8 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                          * keyshift exists not to cost it), unless the
                          * producer asked for exact figures */
                         if (s->overload_analyse) {
-                                atomic_fetch_add_explicit(
-                                    &s->inline_full, 1, memory_order_relaxed);
+                                atomic_fetch_add_explicit(&s->inline_full, 1,
+                                                          memory_order_relaxed);
                                 goto record_inline;
                         }
                         atomic_fetch_add_explicit(&s->skipped_full, 1,
@@ -391,11 +390,10 @@ static size_t collect(ks_stage_t *s, int64_t now)
         int      n, i;
 
         atomic_store_explicit(&s->now_ms, now, memory_order_relaxed);
-        atomic_store_explicit(&s->passes,
-                              atomic_load_explicit(&s->passes,
-                                                   memory_order_relaxed) +
-                                  1,
-                              memory_order_relaxed);
+        atomic_store_explicit(
+            &s->passes,
+            atomic_load_explicit(&s->passes, memory_order_relaxed) + 1,
+            memory_order_relaxed);
         n = atomic_load_explicit(&s->nrings, memory_order_acquire);
         for (i = 0; i < n; i++) {
                 ks_ring_t *r = s->rings[i];
@@ -414,9 +412,9 @@ static size_t collect(ks_stage_t *s, int64_t now)
                 for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++) {
                         const ks_stage_entry_t *e =
                             &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
-                        hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
-                            e->t, e->key_null ? NULL : e->key, e->keylen,
-                            e->partition);
+                        hq[k % KS_STAGE_AHEAD] =
+                            ks_batch_key_hash(e->t, e->key_null ? NULL : e->key,
+                                              e->keylen, e->partition);
                         ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
                 }
                 for (; tail != head; tail++) {
@@ -510,12 +508,12 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         memset(out, 0, sizeof(*out));
         for (i = 0; i < n; i++)
                 out->staged += atomic_load(&s->rings[i]->head);
-        out->skipped_full  = atomic_load(&s->skipped_full);
-        out->inline_full   = atomic_load(&s->inline_full);
-        out->inline_long   = atomic_load(&s->inline_long);
-        out->inline_noring = atomic_load(&s->inline_noring);
-        out->drained       = atomic_load(&s->drained);
-        out->rings         = n;
+        out->skipped_full   = atomic_load(&s->skipped_full);
+        out->inline_full    = atomic_load(&s->inline_full);
+        out->inline_long    = atomic_load(&s->inline_long);
+        out->inline_noring  = atomic_load(&s->inline_noring);
+        out->drained        = atomic_load(&s->drained);
+        out->rings          = n;
         out->batch.messages = out->drained;
         out->batch.runs     = atomic_load(&s->batch_runs);
         out->batch.facts    = atomic_load(&s->batch_facts);

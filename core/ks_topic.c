@@ -94,9 +94,9 @@ struct ks_topic {
         ks_mixed_t     *mixed;
         /* 4-byte keys seen as int32_be and as text: a text-looking 4-byte
          * key on a topic of int32 keys is an int32 (ks_keyenc.h, rule 2) */
-        uint64_t int32_keys;
-        uint64_t text4_keys;
-        ks_topk_t           *topk;
+        uint64_t   int32_keys;
+        uint64_t   text4_keys;
+        ks_topk_t *topk;
         /* set on the produce path when a message names its partition, so
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
@@ -732,8 +732,8 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                         t->window_total = t->waiting_spread;
                         for (i = 0; i < t->pending_cnt; i++) {
                                 ks_pending_t *p = &t->pending[i];
-                                place(t, p->phash, p->partition,
-                                      p->messages, p->bytes);
+                                place(t, p->phash, p->partition, p->messages,
+                                      p->bytes);
                         }
                 } else {
                         t->c.unplaced += t->pending_msgs;
@@ -942,8 +942,8 @@ static snapshot_scratch_t *scratch_get(const ks_topic_t *t)
 
 int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
-        size_t         i, hot_cap = ks_topk_capacity(t->topk);
-        size_t         k = ks_keysample_capacity(t->sample);
+        size_t              i, hot_cap = ks_topk_capacity(t->topk);
+        size_t              k   = ks_keysample_capacity(t->sample);
         snapshot_scratch_t *sc  = scratch_get(t);
         int                 oom = !sc;
         struct timespec     l0, l1;
@@ -962,11 +962,11 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         clock_gettime(CLOCK_MONOTONIC, &l0);
         if (!oom && s->name && s->hot && s->sample && s->sample_models &&
             s->mixed) {
-                s->partitioner         = t->params.partitioner;
-                s->sticky_linger_ms    = t->params.sticky_linger_ms;
-                s->c                   = t->c;
-                s->c.unanalysed        = atomic_load_explicit(
-                    &t->unanalysed, memory_order_relaxed);
+                s->partitioner      = t->params.partitioner;
+                s->sticky_linger_ms = t->params.sticky_linger_ms;
+                s->c                = t->c;
+                s->c.unanalysed =
+                    atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
                 s->partition_count     = t->partition_count;
                 s->count_source        = t->count_source;
                 s->previous_count      = t->previous_count;
@@ -1021,9 +1021,9 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         s->lock_held_ns = (int64_t)(l1.tv_sec - l0.tv_sec) * 1000000000 +
                           (l1.tv_nsec - l0.tv_nsec);
         if (!oom) {
-                s->sample_cnt = ks_keysample_raw_entries(
-                    &sc->sample, s->sample, s->sample_models);
-                s->hot_cnt = ks_topk_raw_entries(&sc->hot, s->hot);
+                s->sample_cnt = ks_keysample_raw_entries(&sc->sample, s->sample,
+                                                         s->sample_models);
+                s->hot_cnt    = ks_topk_raw_entries(&sc->hot, s->hot);
                 sort_hot(s->hot, s->hot_cnt);
                 s->mixed_cnt = ks_mixed_raw_collisions(&sc->mixed, s->mixed,
                                                        KS_TOPIC_MIXED_MAX,

@@ -118,14 +118,14 @@ typedef struct ks_load {
 /** Cumulative counters (see the file comment). */
 typedef struct ks_topic_counters {
         ks_load_t total;
-        uint64_t  null_keys;             /**< key == NULL */
-        uint64_t  empty_keys;            /**< key != NULL, length 0 */
-        ks_load_t explicit_partition;    /**< sent to an explicit partition */
-        ks_load_t hashed;                /**< placed by the key's hash */
-        ks_load_t sticky;                /**< placed on the sticky partition */
-        ks_load_t random;                /**< placed at random */
-        uint64_t  unplaced;              /**< pending overflow: not analysed */
-        uint64_t  unanalysed; /**< met a full staging ring (keyshift's
+        uint64_t  null_keys;          /**< key == NULL */
+        uint64_t  empty_keys;         /**< key != NULL, length 0 */
+        ks_load_t explicit_partition; /**< sent to an explicit partition */
+        ks_load_t hashed;             /**< placed by the key's hash */
+        ks_load_t sticky;             /**< placed on the sticky partition */
+        ks_load_t random;             /**< placed at random */
+        uint64_t  unplaced;           /**< pending overflow: not analysed */
+        uint64_t  unanalysed;         /**< met a full staging ring (keyshift's
                                *   analysis fell behind): not analysed, not
                                *   in total (ks_stage.h) */
         uint64_t  explicit_out_of_range; /**< explicit partition >= count */
@@ -270,9 +270,9 @@ typedef struct ks_key_facts {
         uint64_t lhash;     /**< the logical key's hash, if has_logical */
         uint32_t phash;     /**< the partitioner's hash (hashed keys only) */
         int32_t  schema_id; /**< Schema Registry id, or -1 */
-        uint8_t  enc;   /**< ks_keyenc_classify(), before the topic's int32
+        uint8_t  enc;       /**< ks_keyenc_classify(), before the topic's int32
                          *   rule (ks_keyenc.h, rule 2) */
-        uint8_t  place; /**< ks_placement_t (KS_PLACE_HASHED when the
+        uint8_t  place;     /**< ks_placement_t (KS_PLACE_HASHED when the
                          *   message names its partition) */
         uint8_t  has_logical; /**< the key has a logical value (ks_mixed.h) */
 } ks_key_facts_t;

@@ -142,7 +142,7 @@ struct ks_topk {
         ks_topk_hot_t     *hot;      /**< [cap] by counter id */
         ks_topk_cold_t    *cold;     /**< [cap] by counter id */
         /** First of the siblings where the last takeover came to rest. */
-        size_t victims;
+        size_t   victims;
         uint64_t win_bound; /**< ks_topk_bound() when the window began */
         int      win_clean; /**< no ks_topk_add() since it began */
 };
@@ -278,8 +278,8 @@ static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
         c->error           = error;
         c->phash           = phash;
         c->keylen = keylen > UINT32_MAX ? UINT32_MAX : (uint32_t)keylen;
-        ks_bytes_copy_small(c->key, key,
-                         keylen < KS_TOPK_KEY_MAX ? keylen : KS_TOPK_KEY_MAX);
+        ks_bytes_copy_small(
+            c->key, key, keylen < KS_TOPK_KEY_MAX ? keylen : KS_TOPK_KEY_MAX);
         ks_topk_index_insert(tk, id);
 }
 

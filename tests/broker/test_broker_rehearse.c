@@ -106,9 +106,8 @@ static void produce_all(ks_broker_producer_t *pr, const scenario_t *s,
             "linger.ms", "20", "keyshift.partitions.proposed", prop,
             "keyshift.hot.keys", "1000", "keyshift.key.sample.size", "65536",
             /* a budget that keeps every key's counter (exact hot keys) */
-            "keyshift.memory.max.mb", "256",
-            "keyshift.report.interval.ms", "0", "keyshift.report.path", report,
-            NULL);
+            "keyshift.memory.max.mb", "256", "keyshift.report.interval.ms", "0",
+            "keyshift.report.path", report, NULL);
         CU_ASSERT_FATAL(ks_broker_producer_new(pr, conf, keys.msg_cnt) == 0);
         for (i = 0; i < keys.msg_cnt; i++) {
                 const ks_bmsg_t *m = &keys.msgs[i];

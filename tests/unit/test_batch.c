@@ -51,9 +51,9 @@ static void make_stream(msg_t *m, size_t n)
         size_t i;
 
         for (i = 0; i < n; i++) {
-                int id       = skewed_id();
-                m[i].topic   = (int)(next_rand() % TOPICS);
-                m[i].mono_ms = 1000 + (int64_t)(i / 700); /* ~0.7 k msgs/ms */
+                int id         = skewed_id();
+                m[i].topic     = (int)(next_rand() % TOPICS);
+                m[i].mono_ms   = 1000 + (int64_t)(i / 700); /* ~0.7 k msgs/ms */
                 m[i].partition = -1;
                 m[i].value_len = (int)(next_rand() % 200);
                 m[i].key_id    = id;
@@ -71,8 +71,8 @@ static void make_stream(msg_t *m, size_t n)
                         m[i].keylen = 4;
                         m[i].key_id = KEYS + id;
                 } else {
-                        m[i].keylen = snprintf(m[i].key, sizeof(m[i].key),
-                                               "%d", 100000 + id);
+                        m[i].keylen = snprintf(m[i].key, sizeof(m[i].key), "%d",
+                                               100000 + id);
                 }
                 if (i % 31 == 0)
                         m[i].partition = (int32_t)(i % 6);
@@ -144,10 +144,10 @@ static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
                         CU_ASSERT_EQUAL(p->partitions[j].messages,
                                         q->partitions[j].messages);
                 if (p->flow && q->flow)
-                        CU_ASSERT(!memcmp(
-                            p->flow, q->flow,
-                            (size_t)a->partition_count *
-                                (size_t)p->partition_count * sizeof(*p->flow)));
+                        CU_ASSERT(!memcmp(p->flow, q->flow,
+                                          (size_t)a->partition_count *
+                                              (size_t)p->partition_count *
+                                              sizeof(*p->flow)));
         }
         CU_ASSERT(!memcmp(&a->hll, &b->hll, sizeof(a->hll)));
         /* bottom-k is order-free: the same keys, exact counts */
@@ -215,12 +215,12 @@ static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
  *  small slices between adds) and message by message. */
 static void run_and_compare(int with_count, size_t batch_bytes)
 {
-        msg_t       *m = malloc(MSGS * sizeof(*m));
-        ks_topic_t  *ta[TOPICS], *tb[TOPICS];
-        ks_batch_t  *b = ks_batch_new(batch_bytes);
+        msg_t           *m = malloc(MSGS * sizeof(*m));
+        ks_topic_t      *ta[TOPICS], *tb[TOPICS];
+        ks_batch_t      *b = ks_batch_new(batch_bytes);
         ks_batch_stats_t st;
-        size_t       i;
-        int          k;
+        size_t           i;
+        int              k;
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
@@ -233,8 +233,9 @@ static void run_and_compare(int with_count, size_t batch_bytes)
                 const void *key = m[i].keylen < 0 ? NULL : m[i].key;
                 size_t      kl  = m[i].keylen < 0 ? 0 : (size_t)m[i].keylen;
                 ks_topic_t *t   = ta[m[i].topic];
-                ks_batch_add(b, t, ks_batch_key_hash(t, key, kl, m[i].partition),
-                             key, kl, m[i].partition, kl + (size_t)m[i].value_len,
+                ks_batch_add(b, t,
+                             ks_batch_key_hash(t, key, kl, m[i].partition), key,
+                             kl, m[i].partition, kl + (size_t)m[i].value_len,
                              m[i].mono_ms);
                 ks_topic_record_at(tb[m[i].topic], key, kl, m[i].partition,
                                    (size_t)m[i].value_len, m[i].mono_ms);
@@ -387,12 +388,12 @@ static void test_topk_windows(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("hot-key windows", {"the merge rule by hand",
-                                          test_topk_windows});
-        KS_ADD_SUITE("drainer windows",
-                     {"same figures as message by message",
-                      test_same_as_one_by_one},
-                     {"count unknown: pending runs", test_pending},
-                     {"smallest table: keys analysed alone", test_small_table},
-                     {"more topics than a window holds", test_many_topics});
+        KS_ADD_SUITE("hot-key windows",
+                     {"the merge rule by hand", test_topk_windows});
+        KS_ADD_SUITE(
+            "drainer windows",
+            {"same figures as message by message", test_same_as_one_by_one},
+            {"count unknown: pending runs", test_pending},
+            {"smallest table: keys analysed alone", test_small_table},
+            {"more topics than a window holds", test_many_topics});
 }

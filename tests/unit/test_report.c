@@ -210,10 +210,10 @@ static void test_unanalysed(void)
                         break;
         }
         CU_ASSERT_FATAL(i < (int)json_array_size(w));
-        CU_ASSERT_PTR_NOT_NULL(strstr(
-            json_string_value(json_object_get(json_array_get(w, (size_t)i),
-                                              "message")),
-            "300 of 3600 messages (8.33%)"));
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(json_string_value(json_object_get(
+                       json_array_get(w, (size_t)i), "message")),
+                   "300 of 3600 messages (8.33%)"));
         json_decref(w);
         json_decref(j);
         ks_topic_snapshot_free(&s);

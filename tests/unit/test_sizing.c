@@ -129,11 +129,14 @@ static void test_spread_histogram(void)
 
         for (round = 0; round < 600; round++) {
                 ks_sizing_spread_t s;
-                uint64_t mods[] = {2, 4 * (uint64_t)(1 + round % 2048) + 1,
-                                   4 * (uint64_t)(1 + round % 2048) + 2,
-                                   4096, 4097, 100000};
-                uint64_t mod    = mods[round % 6];
-                double   median;
+                uint64_t           mods[] = {2,
+                                             4 * (uint64_t)(1 + round % 2048) + 1,
+                                             4 * (uint64_t)(1 + round % 2048) + 2,
+                                             4096,
+                                             4097,
+                                             100000};
+                uint64_t           mod    = mods[round % 6];
+                double             median;
                 n = 1 + (round * 37) % 2048;
                 if (round % 6 == 1 || round % 6 == 2)
                         n = 1 + round % 2048;
