@@ -17,7 +17,12 @@
  *    partition, NULL-key flag, coarse monotonic time). The producer
  *    publishes an entry with a release store of `head`; the consumer reads
  *    `head` with acquire and frees space with a release store of `tail`.
- *    No lock and no read-modify-write on the produce path;
+ *    No lock and no read-modify-write on the produce path (only a message
+ *    that meets a full ring is counted with relaxed atomic additions).
+ *    What the producer writes (the ring's header line, the overload
+ *    counters) and what the drainer writes (tail, its clock and pass count)
+ *    sit on separate cache lines; the drainer reads the producer's line
+ *    once per pass, the producer the drainer's once per pass at most;
  *  - a thread finds its ring through thread-local storage (keyed by the
  *    stage's process-unique id, never by its address), registered with the
  *    stage on first use (the stage's mutex, once per thread);
