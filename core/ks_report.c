@@ -107,25 +107,56 @@ static double distinct_keys(const ks_topic_snapshot_t *s, double *err)
         return ks_hll_estimate(&s->hll);
 }
 
-void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
-                                   double                    *fraction)
+void ks_report_sample_pass(const ks_topic_snapshot_t *s,
+                           ks_report_sample_pass_t   *out)
 {
-        size_t moved[KEYSHIFT_PROPOSED_MAX] = {0}, i, j;
-        size_t n = s->partition_count > 0 ? s->proposal_cnt : 0;
+        uint32_t d = (uint32_t)s->partition_count, pd[KEYSHIFT_PROPOSED_MAX];
+        uint64_t m, pm[KEYSHIFT_PROPOSED_MAX];
+        size_t   n = s->partition_count > 0 ? s->proposal_cnt : 0, i, j;
+        int      c;
 
-        /* One pass over the key sample for all counts, the current
-         * partition computed once per key (none while the count is
-         * unknown: no remainder by 0) */
-        for (i = 0; n && i < s->sample_cnt; i++) {
-                uint32_t h = s->sample[i].phash;
-                int32_t  c = ks_partition_of(h, s->partition_count);
+        memset(out, 0, sizeof(*out));
+        if (!s->partition_count)
+                return;
+        m = ks_report_mod_m(d);
+        for (j = 0; j < n; j++) {
+                pd[j] = (uint32_t)s->proposals[j].partition_count;
+                pm[j] = ks_report_mod_m(pd[j]);
+        }
+        /* One walk for all counts and client models, the current
+         * partition computed once per key */
+        for (i = 0; i < s->sample_cnt; i++) {
+                const ks_model_hashes_t *mh   = &s->sample_models[i];
+                uint32_t                 h    = s->sample[i].phash;
+                uint32_t                 ours = ks_report_mod(h, m, d);
+                uint64_t                 msgs = s->sample[i].messages;
+                out->total += msgs;
                 for (j = 0; j < n; j++)
-                        moved[j] +=
-                            c !=
-                            ks_partition_of(h, s->proposals[j].partition_count);
+                        out->moved[j] += ours != ks_report_mod(h, pm[j], pd[j]);
+                for (c = 0; c < KS_CLIENT__CNT; c++) {
+                        int same = (mh->hashes_mask >> c & 1) &&
+                                   ks_report_mod(mh->hash[c], m, d) == ours;
+                        if (!same) {
+                                out->differ[c] += msgs;
+                                out->keys_differ[c]++;
+                        }
+                }
+        }
+}
+
+void ks_report_moved_key_fractions(const ks_topic_snapshot_t     *s,
+                                   const ks_report_sample_pass_t *sp,
+                                   double                        *fraction)
+{
+        ks_report_sample_pass_t own;
+        size_t                  j;
+
+        if (!sp) {
+                ks_report_sample_pass(s, &own);
+                sp = &own;
         }
         for (j = 0; j < s->proposal_cnt; j++)
-                fraction[j] = ks_report_frac(moved[j], s->sample_cnt);
+                fraction[j] = ks_report_frac(sp->moved[j], s->sample_cnt);
 }
 
 static json_t *proposal_json(const ks_topic_snapshot_t *s,
@@ -366,8 +397,10 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         char                       ts[40];
         size_t                     i;
         double                     moved_f[KEYSHIFT_PROPOSED_MAX];
+        ks_report_sample_pass_t    sp;
 
-        ks_report_moved_key_fractions(s, moved_f);
+        ks_report_sample_pass(s, &sp);
+        ks_report_moved_key_fractions(s, &sp, moved_f);
 
         pc = json_pack("{s:o, s:s}", "current",
                        s->partition_count ? json_integer(s->partition_count)
@@ -450,7 +483,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         {
                 double java_f;
                 json_object_set_new(o, "other_clients",
-                                    ks_report_other_clients(s, &java_f));
+                                    ks_report_other_clients(s, &sp, &java_f));
                 ks_report_client_warnings(s, java_f, wl);
         }
         json_object_set_new(o, "proposals", props);

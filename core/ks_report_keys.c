@@ -130,8 +130,9 @@ json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
 /** @returns the other_clients object: per client model, the fraction of
  *           sampled keyed traffic it would place in another partition than
  *           this producer does, and examples from the hot keys. */
-json_t *ks_report_other_clients(const ks_topic_snapshot_t *s,
-                                double                    *java_fraction)
+json_t *ks_report_other_clients(const ks_topic_snapshot_t     *s,
+                                const ks_report_sample_pass_t *sp,
+                                double                        *java_fraction)
 {
         json_t *o = json_object();
         int     m;
@@ -140,24 +141,11 @@ json_t *ks_report_other_clients(const ks_topic_snapshot_t *s,
         if (!s->partition_count)
                 return o;
         for (m = 0; o && m < KS_CLIENT__CNT; m++) {
-                uint64_t total = 0, differ = 0;
-                size_t   i, keys_differ    = 0;
+                uint64_t total = sp->total, differ = sp->differ[m];
+                size_t   i, keys_differ            = sp->keys_differ[m];
                 json_t  *ex = json_array();
                 double   f;
 
-                for (i = 0; i < s->sample_cnt; i++) {
-                        const ks_model_hashes_t *mh = &s->sample_models[i];
-                        int32_t ours = ks_partition_of(s->sample[i].phash,
-                                                       s->partition_count);
-                        int     same = (mh->hashes_mask >> m & 1) &&
-                                   ks_partition_of(mh->hash[m],
-                                                   s->partition_count) == ours;
-                        total += s->sample[i].messages;
-                        if (!same) {
-                                differ += s->sample[i].messages;
-                                keys_differ++;
-                        }
-                }
                 for (i = 0; i < s->hot_cnt && json_array_size(ex) < 3; i++) {
                         const ks_topk_entry_t *e = &s->hot[i];
                         int32_t                theirs, ours;

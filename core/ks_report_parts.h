@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "ks_clients.h"
 #include "ks_report.h"
 
 /** @returns @p n bytes as a lower-case hex JSON string. */
@@ -22,11 +23,47 @@ json_t *ks_report_hex(const uint8_t *b, size_t n);
 json_t *ks_report_key(const uint8_t *key, size_t n);
 /** @returns a / b, 0 when b is 0. */
 double ks_report_frac(uint64_t a, uint64_t b);
+/** What one walk of a topic's key sample yields for the report: each
+ *  sampled key's partition computed once under the current count and once
+ *  under each proposed count and other client's hash, and reused. */
+typedef struct ks_report_sample_pass {
+        /** sampled distinct keys whose partition differs between the
+         *  current count and proposal i's */
+        size_t moved[KEYSHIFT_PROPOSED_MAX];
+        /** the sampled keys' messages */
+        uint64_t total;
+        /** of them, those client model m places in another partition (or
+         *  does not place by hash), and how many keys */
+        uint64_t differ[KS_CLIENT__CNT];
+        size_t   keys_differ[KS_CLIENT__CNT];
+} ks_report_sample_pass_t;
+
+/** @brief *out := one walk of @p s's key sample (all zero while the
+ *         current count is unknown: no remainder by 0). */
+void ks_report_sample_pass(const ks_topic_snapshot_t *s,
+                           ks_report_sample_pass_t   *out);
 /** @brief fraction[i] := the fraction of sampled distinct keys whose
  *         partition differs between the current count and proposal i's
- *         (for each of s->proposal_cnt). */
-void ks_report_moved_key_fractions(const ks_topic_snapshot_t *s,
-                                   double                    *fraction);
+ *         (for each of s->proposal_cnt), from @p sp when not NULL, else
+ *         from a walk of its own. */
+void ks_report_moved_key_fractions(const ks_topic_snapshot_t     *s,
+                                   const ks_report_sample_pass_t *sp,
+                                   double                        *fraction);
+
+/** @returns the multiplier of ks_report_mod() for divisor @p d >= 1. */
+static inline uint64_t ks_report_mod_m(uint32_t d)
+{
+        return UINT64_MAX / d + 1;
+}
+
+/** @returns @p h % @p d by a multiplication (Lemire, Kaser & Kurz, "Faster
+ *           remainder by direct computation", 2019: exact for every 32-bit
+ *           h and d >= 1), @p m from ks_report_mod_m(d); the same as
+ *           ks_partition_of(h, d). */
+static inline uint32_t ks_report_mod(uint32_t h, uint64_t m, uint32_t d)
+{
+        return (uint32_t)(((unsigned __int128)(m * h) * d) >> 64);
+}
 /** @returns {"<count>": partition} of @p phash at each proposed count. */
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
                                       uint32_t                   phash);
@@ -34,8 +71,10 @@ json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
 /* ks_report_keys.c */
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s);
 json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max);
-json_t *ks_report_other_clients(const ks_topic_snapshot_t *s,
-                                double                    *java_fraction);
+/** @param sp from ks_report_sample_pass() */
+json_t *ks_report_other_clients(const ks_topic_snapshot_t     *s,
+                                const ks_report_sample_pass_t *sp,
+                                double                        *java_fraction);
 void    ks_report_client_warnings(const ks_topic_snapshot_t *s, double java_f,
                                   ks_warn_list_t *wl);
 

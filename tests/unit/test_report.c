@@ -252,7 +252,7 @@ static void test_count_unknown(void)
         CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
         CU_ASSERT_EQUAL(s.partition_count, 0);
         CU_ASSERT(s.sample_cnt > 0);
-        ks_report_moved_key_fractions(&s, f);
+        ks_report_moved_key_fractions(&s, NULL, f);
         j = ks_report_topic(&s, &o, &wl);
         CU_ASSERT_PTR_NOT_NULL(j);
         json_decref(j);
