@@ -192,9 +192,11 @@ static json_t *proposal_json(const ks_topic_snapshot_t *s,
 
 static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
 {
-        json_t *arr = json_array();
-        size_t  i, j;
+        json_t                *arr = json_array();
+        size_t                 i, j;
+        ks_report_count_name_t names[KEYSHIFT_PROPOSED_MAX];
 
+        ks_report_count_names(s, names);
         for (i = 0; arr && i < s->hot_cnt && i < (size_t)n; i++) {
                 const ks_topk_entry_t *e = &s->hot[i];
                 size_t                 kl =
@@ -207,13 +209,10 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                                  : -1;
 
                 for (j = 0; pc >= 0 && j < s->proposal_cnt; j++) {
-                        char    name[16];
                         int32_t pp = ks_partition_of(
                             e->phash, s->proposals[j].partition_count);
-                        snprintf(name, sizeof(name), "%d",
-                                 (int)s->proposals[j].partition_count);
-                        json_object_set_new(prop, name, json_integer(pp));
-                        json_object_set_new(moves, name,
+                        json_object_set_new(prop, names[j], json_integer(pp));
+                        json_object_set_new(moves, names[j],
                                             json_boolean(pp != pc));
                 }
                 o = json_pack(

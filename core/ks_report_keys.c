@@ -43,22 +43,29 @@ json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s)
         return o;
 }
 
+void ks_report_count_names(const ks_topic_snapshot_t *s,
+                           ks_report_count_name_t    *names)
+{
+        size_t j;
+
+        for (j = 0; j < s->proposal_cnt; j++)
+                snprintf(names[j], sizeof(names[j]), "%d",
+                         (int)s->proposals[j].partition_count);
+}
+
 /** @returns {"<count>": partition} of phash at each proposed count. */
-json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
-                                      uint32_t                   phash)
+json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
+                                      const ks_report_count_name_t *names,
+                                      uint32_t                      phash)
 {
         json_t *o = json_object();
         size_t  j;
 
-        for (j = 0; o && j < s->proposal_cnt; j++) {
-                char name[16];
-                snprintf(name, sizeof(name), "%d",
-                         (int)s->proposals[j].partition_count);
+        for (j = 0; o && j < s->proposal_cnt; j++)
                 json_object_set_new(
-                    o, name,
+                    o, names[j],
                     json_integer(ks_partition_of(
                         phash, s->proposals[j].partition_count)));
-        }
         return o;
 }
 
@@ -66,9 +73,11 @@ json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
  *           busiest first (at most @p max), with the totals. */
 json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
 {
-        json_t *arr = json_array();
-        size_t  i, j;
+        json_t                *arr = json_array();
+        size_t                 i, j;
+        ks_report_count_name_t names[KEYSHIFT_PROPOSED_MAX];
 
+        ks_report_count_names(s, names);
         for (i = 0; arr && i < s->mixed_cnt && i < (size_t)max; i++) {
                 const ks_mixed_value_t *v            = &s->mixed[i].v;
                 json_t                 *encs         = json_object();
@@ -82,18 +91,18 @@ json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
                                                   sizeof(logical));
                         json_object_set_new(
                             encs, ks_keyenc_name((ks_keyenc_t)sl->enc),
-                            json_pack(
-                                "{s:I, s:o, s:b, s:o, s:o}", "messages",
-                                (json_int_t)sl->messages, "key_hex",
-                                ks_report_hex(sl->key, sl->keylen),
-                                "key_truncated", sl->key_truncated,
-                                "partition_current",
-                                s->partition_count
-                                    ? json_integer(ks_partition_of(
-                                          sl->phash, s->partition_count))
-                                    : json_null(),
-                                "partition_proposed",
-                                ks_report_proposed_partitions(s, sl->phash)));
+                            json_pack("{s:I, s:o, s:b, s:o, s:o}", "messages",
+                                      (json_int_t)sl->messages, "key_hex",
+                                      ks_report_hex(sl->key, sl->keylen),
+                                      "key_truncated", sl->key_truncated,
+                                      "partition_current",
+                                      s->partition_count
+                                          ? json_integer(ks_partition_of(
+                                                sl->phash, s->partition_count))
+                                          : json_null(),
+                                      "partition_proposed",
+                                      ks_report_proposed_partitions(
+                                          s, names, sl->phash)));
                 }
                 if (v->other_messages) {
                         json_t *names = json_array();

@@ -64,9 +64,17 @@ static inline uint32_t ks_report_mod(uint32_t h, uint64_t m, uint32_t d)
 {
         return (uint32_t)(((unsigned __int128)(m * h) * d) >> 64);
 }
-/** @returns {"<count>": partition} of @p phash at each proposed count. */
-json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t *s,
-                                      uint32_t                   phash);
+/** A proposed count as an object key: "%d". */
+typedef char ks_report_count_name_t[16];
+/** @brief names[j] := proposal j's count as an object key (for each of
+ *         s->proposal_cnt): formatted once per topic, not once per key. */
+void ks_report_count_names(const ks_topic_snapshot_t *s,
+                           ks_report_count_name_t    *names);
+/** @returns {"<count>": partition} of @p phash at each proposed count,
+ *           @p names from ks_report_count_names(). */
+json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
+                                      const ks_report_count_name_t *names,
+                                      uint32_t                      phash);
 
 /* ks_report_keys.c */
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s);
