@@ -340,16 +340,24 @@ static void ks_topk_admit(ks_topk_t *tk, const void *key, size_t keylen,
             pos > 0 ? (pos - 1) / KS_TOPK_ARITY * KS_TOPK_ARITY + 1 : 0;
 }
 
-/** @brief Adds counts to counter @p id (its key is monitored). */
-static inline void ks_topk_bump(ks_topk_t *tk, uint32_t id, uint64_t count,
-                                uint64_t error, uint64_t bytes)
+/** @brief Counts @p count messages (@p bytes) of a monitored key on its
+ *         counter @p id (hot fields and heap only). */
+static inline void ks_topk_count(ks_topk_t *tk, uint32_t id, uint64_t count,
+                                 uint64_t bytes)
 {
         uint32_t pos = tk->hot[id].heap_pos;
 
         tk->hot[id].bytes += bytes;
-        tk->cold[id].error += error;
         tk->heap[pos].count += count;
         ks_topk_sift_down(tk, pos);
+}
+
+/** @brief Adds counts and error to counter @p id (its key is monitored). */
+static inline void ks_topk_bump(ks_topk_t *tk, uint32_t id, uint64_t count,
+                                uint64_t error, uint64_t bytes)
+{
+        tk->cold[id].error += error;
+        ks_topk_count(tk, id, count, bytes);
 }
 
 /**
@@ -428,10 +436,7 @@ void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
         tk->win_clean = 0;
         tk->total += messages;
         if (id != KS_TOPK_EMPTY) {
-                uint32_t pos = tk->hot[id].heap_pos;
-                tk->hot[id].bytes += bytes;
-                tk->heap[pos].count += messages;
-                ks_topk_sift_down(tk, pos);
+                ks_topk_count(tk, id, messages, bytes);
                 return;
         }
         b = ks_topk_bound(tk);
@@ -448,15 +453,11 @@ int ks_topk_window_bump(ks_topk_t *tk, uint64_t hash64, uint64_t messages,
                         uint64_t bytes)
 {
         uint32_t id = ks_topk_find(tk, hash64);
-        uint32_t pos;
 
         if (id == KS_TOPK_EMPTY)
                 return 0;
         tk->total += messages;
-        pos = tk->hot[id].heap_pos;
-        tk->hot[id].bytes += bytes;
-        tk->heap[pos].count += messages;
-        ks_topk_sift_down(tk, pos);
+        ks_topk_count(tk, id, messages, bytes);
         return 1;
 }
 
