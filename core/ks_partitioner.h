@@ -86,4 +86,23 @@ static inline int32_t ks_partition_of(uint32_t hash, int32_t partition_cnt)
         return (int32_t)(hash % (uint32_t)partition_cnt);
 }
 
+/** @returns the multiplier of ks_partition_of_m() for a count >= 1. */
+static inline uint64_t ks_partition_m(uint32_t partition_cnt)
+{
+        return UINT64_MAX / partition_cnt + 1;
+}
+
+/**
+ * @returns ks_partition_of(@p hash, @p partition_cnt) by a multiplication
+ *          with @p m = ks_partition_m(partition_cnt): Lemire, Kaser & Kurz,
+ *          "Faster remainder by direct computation" (2019), exact for every
+ *          32-bit hash and count >= 1. For loops over many keys at one count
+ *          (a division costs ~25 cycles).
+ */
+static inline int32_t ks_partition_of_m(uint32_t hash, uint64_t m,
+                                        uint32_t partition_cnt)
+{
+        return (int32_t)(((unsigned __int128)(m * hash) * partition_cnt) >> 64);
+}
+
 #endif /* KS_PARTITIONER_H */

@@ -118,24 +118,25 @@ void ks_report_sample_pass(const ks_topic_snapshot_t *s,
         memset(out, 0, sizeof(*out));
         if (!s->partition_count)
                 return;
-        m = ks_report_mod_m(d);
+        m = ks_partition_m(d);
         for (j = 0; j < n; j++) {
                 pd[j] = (uint32_t)s->proposals[j].partition_count;
-                pm[j] = ks_report_mod_m(pd[j]);
+                pm[j] = ks_partition_m(pd[j]);
         }
         /* One walk for all counts and client models, the current
          * partition computed once per key */
         for (i = 0; i < s->sample_cnt; i++) {
                 const ks_model_hashes_t *mh   = &s->sample_models[i];
                 uint32_t                 h    = s->sample[i].phash;
-                uint32_t                 ours = ks_report_mod(h, m, d);
+                int32_t                  ours = ks_partition_of_m(h, m, d);
                 uint64_t                 msgs = s->sample[i].messages;
                 out->total += msgs;
                 for (j = 0; j < n; j++)
-                        out->moved[j] += ours != ks_report_mod(h, pm[j], pd[j]);
+                        out->moved[j] +=
+                            ours != ks_partition_of_m(h, pm[j], pd[j]);
                 for (c = 0; c < KS_CLIENT__CNT; c++) {
                         int same = (mh->hashes_mask >> c & 1) &&
-                                   ks_report_mod(mh->hash[c], m, d) == ours;
+                                   ks_partition_of_m(mh->hash[c], m, d) == ours;
                         if (!same) {
                                 out->differ[c] += msgs;
                                 out->keys_differ[c]++;

@@ -50,20 +50,6 @@ void ks_report_moved_key_fractions(const ks_topic_snapshot_t     *s,
                                    const ks_report_sample_pass_t *sp,
                                    double                        *fraction);
 
-/** @returns the multiplier of ks_report_mod() for divisor @p d >= 1. */
-static inline uint64_t ks_report_mod_m(uint32_t d)
-{
-        return UINT64_MAX / d + 1;
-}
-
-/** @returns @p h % @p d by a multiplication (Lemire, Kaser & Kurz, "Faster
- *           remainder by direct computation", 2019: exact for every 32-bit
- *           h and d >= 1), @p m from ks_report_mod_m(d); the same as
- *           ks_partition_of(h, d). */
-static inline uint32_t ks_report_mod(uint32_t h, uint64_t m, uint32_t d)
-{
-        return (uint32_t)(((unsigned __int128)(m * h) * d) >> 64);
-}
 /** A proposed count as an object key: "%d". */
 typedef char ks_report_count_name_t[16];
 /** @brief names[j] := proposal j's count as an object key (for each of

@@ -111,6 +111,8 @@
  */
 #include "ks_sizing.h"
 
+#include "ks_partitioner.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -375,20 +377,18 @@ void ks_sizing_sample_loads(const uint32_t *phash, const uint64_t *messages,
                             size_t n, int32_t partition_count, uint64_t *loads)
 {
         uint32_t d = (uint32_t)partition_count;
-        /* phash % d by a multiplication (Lemire, Kaser & Kurz, "Faster
-         * remainder by direct computation", 2019: exact for every 32-bit
-         * phash and d >= 1): a division costs ~25 cycles, and a report
-         * takes this sum over the key sample (4,096 keys) at up to 3
-         * counts per proposed count */
-        uint64_t m = UINT64_MAX / d + 1;
+        /* remainders by a multiplication (ks_partition_of_m()): a report
+         * takes this sum over the key sample (4,096 keys) at up to 3 counts
+         * per proposed count */
+        uint64_t m;
         size_t   i;
 
         if (partition_count < 1)
                 return;
+        m = ks_partition_m(d);
         memset(loads, 0, (size_t)partition_count * sizeof(*loads));
         for (i = 0; i < n; i++)
-                loads[(uint32_t)(((unsigned __int128)(m * phash[i]) * d) >>
-                                 64)] += messages[i];
+                loads[ks_partition_of_m(phash[i], m, d)] += messages[i];
 }
 
 int ks_sizing_is_pow2(int64_t n)

@@ -658,6 +658,31 @@ static void test_placement_observed(void)
 /** Round trip; and on valid names and near misses, we accept exactly
  *  what librdkafka's `partitioner` property accepts, meaning the same
  *  partitioner (librdkafka left-trims string properties). */
+/* The remainder by a multiplication (ks_partition_of_m()) equals the
+ * hardware's % for the edge hashes and counts and 10^6 random pairs. */
+static void test_partition_of_m(void)
+{
+        static const uint32_t hashes[] = {
+            0, 1, 2, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu};
+        static const uint32_t counts[] = {
+            1,    2,     3,     6,      7,           12,
+            1000, 65536, 99999, 100000, 0x7fffffffu, 0xffffffffu};
+        size_t i, j, bad = 0;
+
+        for (i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++)
+                for (j = 0; j < sizeof(counts) / sizeof(counts[0]); j++)
+                        bad += (uint32_t)ks_partition_of_m(
+                                   hashes[i], ks_partition_m(counts[j]),
+                                   counts[j]) != hashes[i] % counts[j];
+        for (i = 0; i < 1000000; i++) {
+                uint32_t h = (uint32_t)rng_next();
+                uint32_t d = (uint32_t)(rng_next() % 100000) + 1;
+                bad += ks_partition_of_m(h, ks_partition_m(d), d) !=
+                       ks_partition_of(h, (int32_t)d);
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void test_names(void)
 {
         static const char *const probes[] = {
@@ -743,7 +768,8 @@ void ks_test_register(void)
         KS_ADD_SUITE("librdkafka partitioner functions",
                      {"random corpus x counts x partitioners",
                       test_oracle_random_corpus},
-                     {"fnv1a INT32_MIN edge", test_fnv1a_int32_min});
+                     {"fnv1a INT32_MIN edge", test_fnv1a_int32_min},
+                     {"remainder by multiplication = %", test_partition_of_m});
         KS_ADD_SUITE(
             "placement on a mock-cluster producer",
             {"partitioner x key x sticky linger", test_placement_observed});
