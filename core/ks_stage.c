@@ -382,6 +382,18 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 /** Ring entries whose table slots are fetched ahead of their counting. */
 #define KS_STAGE_AHEAD 8
 
+/** @brief Looks ahead at ring entry @p k: its key's place in the batch
+ *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
+static inline void look_ahead(ks_stage_t *s, const ks_stage_entry_t *ents,
+                              size_t k, uint64_t *hq)
+{
+        const ks_stage_entry_t *e = &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
+
+        hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
+            e->t, e->key_null ? NULL : e->key, e->keylen, e->partition);
+        ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
+}
+
 /** @brief Moves every staged message into the batch. @returns how many. */
 static size_t collect(ks_stage_t *s, int64_t now)
 {
@@ -409,14 +421,8 @@ static size_t collect(ks_stage_t *s, int64_t now)
 
                 /* the slots of the next KS_STAGE_AHEAD entries are fetched
                  * while earlier ones are counted */
-                for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++) {
-                        const ks_stage_entry_t *e =
-                            &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
-                        hq[k % KS_STAGE_AHEAD] =
-                            ks_batch_key_hash(e->t, e->key_null ? NULL : e->key,
-                                              e->keylen, e->partition);
-                        ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
-                }
+                for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++)
+                        look_ahead(s, ents, k, hq);
                 for (; tail != head; tail++) {
                         const ks_stage_entry_t *e =
                             &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
@@ -429,18 +435,12 @@ static size_t collect(ks_stage_t *s, int64_t now)
                                      e->partition,
                                      (uint64_t)e->keylen + e->value_len, at);
                         if (k != head) {
-                                const ks_stage_entry_t *a =
-                                    &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
                                 /* entries the producing thread wrote sit in
                                  * its core's cache: ask for them early */
                                 __builtin_prefetch(
                                     &ents[(k + 2 * KS_STAGE_AHEAD) &
                                           (KS_STAGE_RING_ENTRIES - 1)]);
-                                hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
-                                    a->t, a->key_null ? NULL : a->key,
-                                    a->keylen, a->partition);
-                                ks_batch_prefetch(s->batch,
-                                                  hq[k % KS_STAGE_AHEAD]);
+                                look_ahead(s, ents, k, hq);
                                 k++;
                         }
                         if ((tail & 255) == 255) /* free space as we go */
