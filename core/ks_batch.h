@@ -65,6 +65,9 @@
 #define KS_BATCH_TOPICS 64
 /** Key bytes a slot holds (the staging rings' limit). */
 #define KS_BATCH_KEY_MAX 40
+/** The share of keyshift.memory.max.mb (1/n) a producer's key table may
+ *  take; the sketches get the rest (ks_client_new()). */
+#define KS_BATCH_BUDGET_SHARE 8
 /** Age of a window's first message at which ks_batch_rotate() closes it. */
 #define KS_BATCH_FLUSH_MS 10
 

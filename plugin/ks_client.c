@@ -56,10 +56,6 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
         c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
 }
 
-/** The share of keyshift.memory.max.mb (1/n) the drainer's key table may
- *  take (ks_batch.h); the sketches get the rest. */
-#define KS_CLIENT_BATCH_SHARE 8
-
 /**
  * @brief Reads what the sizing advice needs from the producer itself: its
  *        queue limits, and how soon it learns a new partition count
@@ -92,7 +88,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         }
         if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
             !(c->stage = ks_stage_new(((size_t)kconf->memory_max_mb << 20) /
-                                      KS_CLIENT_BATCH_SHARE))) {
+                                      KS_BATCH_BUDGET_SHARE))) {
                 ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
