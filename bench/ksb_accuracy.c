@@ -6,7 +6,7 @@
  * Streams as in ksb_core: Zipf MMSI keys over 100,000 ids (1 % as int32,
  * so distinct byte keys = distinct (id, encoding) pairs), and 10 million
  * distinct keys. One topic, current 6, proposed 12, 16, 24, fed as the
- * plugin feeds it (on_send's staging ring, the drainer's windows). The figures
+ * plugin feeds it (on_send's staging ring, the drainer's key table). The figures
  * are read from the topic's report JSON (ks_report_topic()), i.e. what a
  * user reads:
  *  - keys.distinct_estimate against the exact count of distinct byte keys
@@ -142,7 +142,7 @@ static void measure(const ksb_stream_t *st, const char *tag)
         ksb_topics_init(&kt, props);
         t = ksb_topics_add(&kt, "ais", 6);
         /* the product's path: staged by on_send, counted in the drainer's
-         * windows and analysed as weighted runs (ks_batch.h) */
+         * key table and analysed as weighted runs (ks_batch.h) */
         for (i = 0; i < st->n; i++) {
                 ksb_topics_on_send(&kt, "ais", st->msgs[i].bytes,
                                    st->msgs[i].len, 64);

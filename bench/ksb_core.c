@@ -303,13 +303,15 @@ static void profile_stream(const ksb_stream_t *st)
         ksb_note("profile: %.1f ns of CPU per message, on_send and analysis "
                  "on one thread",
                  (double)(cpu1 - cpu0) / (double)st->n);
-        ksb_note("profile: %llu messages, %llu runs analysed, %llu keys' "
-                 "facts computed, %llu early flushes, %llu analysed alone "
-                 "(window full), %llu analysed inline",
+        ksb_note("profile: %llu messages, %llu runs analysed (%llu set "
+                 "aside before a flush, %llu of them evictions), %llu "
+                 "flushes, %llu analysed alone (long key), %llu analysed "
+                 "inline",
                  (unsigned long long)ss.drained,
                  (unsigned long long)ss.batch.runs,
-                 (unsigned long long)ss.batch.facts,
-                 (unsigned long long)ss.batch.early,
+                 (unsigned long long)ss.batch.set_aside,
+                 (unsigned long long)ss.batch.evicted,
+                 (unsigned long long)ss.batch.flushes,
                  (unsigned long long)ss.batch.direct,
                  (unsigned long long)(ss.inline_long + ss.inline_noring));
         ksb_topics_destroy(&kt);

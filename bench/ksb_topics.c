@@ -107,16 +107,15 @@ void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
 static void *drainer_main(void *arg)
 {
         ksb_topics_t *kt        = arg;
-        int           period_ms = 1;
+        int           period_ms = KS_STAGE_BUSY_MS;
 
-        while (!atomic_load(&kt->drainer_stop)) {
-                struct timespec ts = {0, 0};
-                if (ks_stage_collect(kt->stage))
-                        period_ms = 1;
-                else if (period_ms < 5)
-                        period_ms++;
-                ts.tv_nsec = (long)period_ms * 1000000;
-                nanosleep(&ts, NULL);
+        while (!atomic_load(&kt->drainer_stop)) { /* as the plugin's */
+                long pause =
+                    ks_stage_pause_ns(ks_stage_collect(kt->stage), &period_ms);
+                if (pause) {
+                        struct timespec ts = {0, pause};
+                        nanosleep(&ts, NULL);
+                }
         }
         kt->drainer_cpu_ns = ksb_thread_cpu_ns();
         return NULL;

@@ -1,46 +1,68 @@
 /**
  * @file ks_batch.c
- * @brief The drainer's aggregation of staged messages (see ks_batch.h).
+ * @brief The drainer's key table (see ks_batch.h).
  *
- * Two windows: messages are counted into the collecting window while the
- * previous one is analysed in slices (ks_batch_flush_step()), so the
- * drainer keeps emptying the staging rings during an analysis that may
- * take milliseconds. Each slot keeps a count, a byte sum and a chain link
- * per window (indexed by the window's parity); a slot is given to a new
- * key only when neither window counts it.
+ * A message costs a probe of its slot's line (fetched ahead by the
+ * caller) and two additions; a key's facts and analysis come once per run:
+ * when a newcomer evicts it, at a flush, or when it reaches
+ * KS_BATCH_RUN_MAX messages. A slot keeps its key after a flush
+ * (messages 0), so a key seen again is counted in place; slots are never
+ * emptied, which keeps linear probing's rule that a key is not beyond the
+ * first never-taken slot.
+ *
+ * A flush is two passes over the slots, each in slices between which the
+ * drainer empties the rings: the first records every run in its topic's
+ * hot-key window (a key the summary monitors is counted at once), the
+ * second offers the runs of the keys it did not monitor (ks_topk.c,
+ * Windows: a merge of the flush's exact counts, so that a busy key the
+ * summary first sees in a flush is charged the summary's bound when the
+ * flush began, not what the flush's other newcomers raised it to). The
+ * window takes one run per key and no other update: a run set aside
+ * meanwhile waits for the offers' end (up to KS_BATCH_EVICTED of them),
+ * and a slot taken during the first pass (its key may have had a run in
+ * it already) waits for the next flush.
  */
 #include "ks_batch.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ks_bytes.h"
 
-/** End of a topic's chain of slots. */
-#define KS_BATCH_END UINT32_MAX
-/** Millisecond stamps kept per topic and window (more: applied at once). */
+/** A transparent huge page (x86-64, arm64 with 4 KiB pages). */
+#define KS_HUGE_PAGE ((size_t)2 << 20)
+
+/** Millisecond stamps kept per topic and pass (more: added at once). */
 #define KS_BATCH_RATES 4
 
-/** A slot: two cache lines, the first all a probe compares (and the key),
- *  the second the counts and the facts. */
+/** Slot flags. */
+#define KS_SLOT_NULL 1 /**< the key is NULL */
+#define KS_SLOT_SEEN                                                           \
+        2               /**< counted since a newcomer last passed by (second
+                         *   chance: CLOCK, Corbato 1968) */
+#define KS_SLOT_FRESH 4 /**< taken during a flush's first pass */
+
+/** A slot: one cache line, all a message's probe reads and writes. Also
+ *  the form of a run set aside. */
 typedef struct ks_batch_slot {
-        ks_topic_t *t;   /**< NULL: empty */
-        uint32_t    tag; /**< high bits of ks_batch_key_hash() */
+        ks_topic_t *t;        /**< NULL: never taken */
+        uint16_t    tag;      /**< bits of ks_batch_key_hash() */
+        uint16_t    messages; /**< counted, not analysed yet
+                               *   (<= KS_BATCH_RUN_MAX) */
         int32_t     partition;
-        uint16_t    keylen;
-        uint8_t     key_null;
-        uint8_t     seen;        /**< counted since a new key last passed by
-                                  *   (second chance: CLOCK, Corbato 1968) */
-        uint8_t     topic_ix[2]; /**< into the window's topics */
+        uint32_t    bytes;          /**< their key + value bytes */
+        uint32_t    offer_bytes;    /**< a run recorded in the flush's first
+                                  *   pass, left for its offers */
+        uint16_t    offer_messages; /**< 0: none */
+        uint8_t     keylen;
+        uint8_t     flags; /**< KS_SLOT_* */
         uint8_t     key[KS_BATCH_KEY_MAX];
-        /* second line */
-        uint32_t       messages[2]; /**< per window; 0: not counted */
-        uint32_t       next[2];     /**< next slot of the topic, per window */
-        uint64_t       bytes[2];    /**< per window */
-        ks_key_facts_t f;
 } ks_batch_slot_t;
 
-_Static_assert(sizeof(ks_batch_slot_t) == 128, "two cache lines a slot");
+_Static_assert(sizeof(ks_batch_slot_t) == 64, "one cache line a slot");
+_Static_assert(KS_BATCH_KEY_MAX <= UINT8_MAX, "keylen is a byte");
+_Static_assert(KS_BATCH_RUN_MAX <= UINT16_MAX, "messages are 16 bits");
 
 /** Messages of one topic at one millisecond stamp. */
 typedef struct ks_batch_rate {
@@ -48,39 +70,34 @@ typedef struct ks_batch_rate {
         uint64_t messages, bytes;
 } ks_batch_rate_t;
 
-/** A topic counted in a window. */
+/** A topic's rates counted in the pass. */
 typedef struct ks_batch_topic {
         ks_topic_t     *t;
-        uint32_t        head, tail; /**< its slots, in arrival order */
         int             nrates;
         ks_batch_rate_t rates[KS_BATCH_RATES];
 } ks_batch_topic_t;
 
-/** One window: what was counted in it, by topic. */
-typedef struct ks_batch_window {
-        uint64_t         messages; /**< counted */
-        uint64_t         runs;     /**< slots counting them */
-        int64_t          first_ms; /**< stamp of the first */
+struct ks_batch {
+        ks_batch_slot_t *slots; /**< [mask + 1] */
+        size_t           mask;  /**< slots - 1 (a power of two) */
+        /* runs set aside, analysed by ks_batch_end_pass() (after the
+         * offers of a flush under way) */
+        size_t          nevicted;
+        ks_batch_slot_t evicted[KS_BATCH_EVICTED];
+        /* the pass's rates */
         int              ntopics;
         int              last_ix; /**< topic of the previous message */
         ks_batch_topic_t topics[KS_BATCH_TOPICS];
-} ks_batch_window_t;
-
-struct ks_batch {
-        ks_batch_slot_t  *slots; /**< [mask + 1] */
-        size_t            mask;  /**< slots - 1 (a power of two) */
-        ks_batch_window_t win[2];
-        int               cur; /**< the collecting window's parity */
-        /* the analysis in progress of window cur ^ 1 (flushing) */
-        int      flushing;
-        int      f_topic; /**< topic being analysed */
-        int      f_pass;  /**< 0: not begun, 1: runs, 2: offers */
-        uint32_t f_slot;  /**< next slot of its chain */
-        uint32_t f_offers, f_offers_tail; /**< runs left for the offers */
+        /* the flush under way */
+        int      flushing;      /**< 0: none; 1: runs; 2: hot-key offers */
+        size_t   f_next;        /**< next slot of the pass */
+        uint64_t window;        /**< the flush's number, from 1: its hot-key
+                            *   windows (ks_topic_window_begin_locked()) */
+        int64_t  last_flush_ms; /**< ks_batch_rotate()'s last; 0: none */
+        uint64_t unflushed;     /**< counted in slots since the last flush
+                                 *   began */
         ks_batch_stats_t stats;
 };
-
-_Static_assert(KS_BATCH_TOPICS <= 256, "topic_ix is a byte");
 
 size_t ks_batch_slots_for(size_t bytes)
 {
@@ -94,23 +111,34 @@ size_t ks_batch_slots_for(size_t bytes)
 
 ks_batch_t *ks_batch_new(size_t bytes)
 {
-        ks_batch_t *b = calloc(1, sizeof(*b));
-        size_t      n = ks_batch_slots_for(bytes);
+        ks_batch_t *b     = calloc(1, sizeof(*b));
+        size_t      n     = ks_batch_slots_for(bytes);
+        size_t      size  = n * sizeof(*b->slots);
+        size_t      align = 64;
 
         if (!b)
                 return NULL;
-        if (!(b->slots = aligned_alloc(64, n * sizeof(*b->slots)))) {
+        /* a table of whole huge pages is asked to be backed by them: a
+         * message's slot is a random line of it, and the table spans more
+         * 4 KiB pages than the TLB holds (~10 % of the drainer's time on a
+         * Zipf stream, bench/README.md). Advice only: where transparent
+         * huge pages are off, nothing changes. */
+        if (size >= KS_HUGE_PAGE)
+                align = KS_HUGE_PAGE;
+        if (!(b->slots = aligned_alloc(align, size))) {
                 free(b);
                 return NULL;
         }
-        memset(b->slots, 0, n * sizeof(*b->slots));
+        if (align == KS_HUGE_PAGE)
+                (void)madvise(b->slots, size, MADV_HUGEPAGE);
+        memset(b->slots, 0, size);
         b->mask = n - 1;
         return b;
 }
 
 size_t ks_batch_bytes(const ks_batch_t *b)
 {
-        return (b->mask + 1) * sizeof(*b->slots);
+        return (b->mask + 1) * sizeof(*b->slots) + sizeof(*b);
 }
 
 void ks_batch_destroy(ks_batch_t *b)
@@ -121,183 +149,143 @@ void ks_batch_destroy(ks_batch_t *b)
         free(b);
 }
 
-/** @brief Adds one message at @p mono_ms to a topic's rates of a window,
- *         or straight to the topic when its stamps are used up. */
-static void rate_add(ks_batch_topic_t *bt, int64_t mono_ms, uint64_t bytes)
+/** @brief Adds the pass's rates to their topics. */
+static void apply_rates(ks_batch_t *b)
 {
+        int i, j;
+
+        for (i = 0; i < b->ntopics; i++) {
+                ks_batch_topic_t *bt = &b->topics[i];
+                ks_topic_lock(bt->t);
+                for (j = 0; j < bt->nrates; j++)
+                        ks_topic_rate_locked(bt->t, bt->rates[j].mono_ms,
+                                             bt->rates[j].messages,
+                                             bt->rates[j].bytes);
+                ks_topic_unlock(bt->t);
+        }
+        b->ntopics = 0;
+        b->last_ix = 0;
+}
+
+/** @brief Counts one message at @p mono_ms in its topic's rates of the
+ *         pass, or straight in the topic when its stamps are used up. */
+static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms,
+                     uint64_t bytes)
+{
+        ks_batch_topic_t *bt;
+        int               i = b->last_ix;
+
+        if (i >= b->ntopics || b->topics[i].t != t) {
+                for (i = 0; i < b->ntopics && b->topics[i].t != t; i++)
+                        ;
+                if (i == KS_BATCH_TOPICS) {
+                        apply_rates(b);
+                        i = 0;
+                }
+                if (i == b->ntopics) {
+                        b->topics[i].t      = t;
+                        b->topics[i].nrates = 0;
+                        b->ntopics++;
+                }
+                b->last_ix = i;
+        }
+        bt = &b->topics[i];
         if (bt->nrates && bt->rates[bt->nrates - 1].mono_ms == mono_ms) {
                 bt->rates[bt->nrates - 1].messages++;
                 bt->rates[bt->nrates - 1].bytes += bytes;
-                return;
-        }
-        if (bt->nrates < KS_BATCH_RATES) {
+        } else if (bt->nrates < KS_BATCH_RATES) {
                 bt->rates[bt->nrates++] = (ks_batch_rate_t){mono_ms, 1, bytes};
-                return;
-        }
-        ks_topic_lock(bt->t);
-        ks_topic_rate_locked(bt->t, mono_ms, 1, bytes);
-        ks_topic_unlock(bt->t);
-}
-
-/** @brief Starts analysing the collecting window; collection goes on in
- *         the other one. The caller made sure no analysis is in progress. */
-static void flush_begin(ks_batch_t *b)
-{
-        b->cur ^= 1;
-        b->flushing      = b->win[b->cur ^ 1].ntopics > 0;
-        b->f_topic       = 0;
-        b->f_pass        = 0;
-        b->f_offers      = KS_BATCH_END;
-        b->f_offers_tail = KS_BATCH_END;
-}
-
-/** @brief Ends the analysis: the window is empty again. */
-static void flush_end(ks_batch_t *b)
-{
-        ks_batch_window_t *w = &b->win[b->cur ^ 1];
-
-        w->ntopics  = 0;
-        w->last_ix  = 0;
-        w->messages = 0;
-        w->runs     = 0;
-        b->flushing = 0;
-}
-
-/** @brief Asks for the two lines of slot @p i (an analysis reads both);
- *         nothing for KS_BATCH_END. */
-static inline void fetch_slot(const ks_batch_t *b, uint32_t i)
-{
-        if (i != KS_BATCH_END) {
-                const char *s = (const char *)&b->slots[i];
-                __builtin_prefetch(s);
-                __builtin_prefetch(s + 64);
+        } else {
+                ks_topic_lock(t);
+                ks_topic_rate_locked(t, mono_ms, 1, bytes);
+                ks_topic_unlock(t);
         }
 }
 
-int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs)
+/** @returns the key of slot (or run) @p s, NULL for a NULL key. */
+static inline const void *key_of(const ks_batch_slot_t *s)
 {
-        int                q    = b->cur ^ 1;
-        ks_batch_window_t *w    = &b->win[q];
-        unsigned           done = 0;
+        return s->flags & KS_SLOT_NULL ? NULL : s->key;
+}
 
+/** @brief Takes @p t's lock; @p *held is the lock the caller holds (or
+ *         NULL), kept when it is @p t's. */
+static inline void hold(ks_topic_t **held, ks_topic_t *t)
+{
+        if (*held != t) {
+                if (*held)
+                        ks_topic_unlock(*held);
+                ks_topic_lock(*held = t);
+        }
+}
+
+/**
+ * @brief Analyses a run set aside: its messages (ks_topic_record_run_locked()
+ *        with a plain weighted add to the hot-key summary), and the offer a
+ *        flush left in its slot, if the key was evicted before the offers.
+ */
+static void apply_run(ks_batch_t *b, ks_topic_t **held,
+                      const ks_batch_slot_t *s)
+{
+        ks_key_facts_t f;
+
+        ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
+        hold(held, s->t);
+        if (s->messages) {
+                ks_topic_record_run_locked(s->t, key_of(s), s->keylen,
+                                           s->partition, &f, s->messages,
+                                           s->bytes, 0);
+                b->stats.runs++;
+        }
+        if (s->offer_messages)
+                ks_topic_offer_run_locked(s->t, key_of(s), s->keylen, &f,
+                                          s->offer_messages, s->offer_bytes, 0);
+}
+
+/** @brief Analyses the runs set aside. */
+static void apply_evicted(ks_batch_t *b)
+{
+        ks_topic_t *held = NULL;
+        size_t      i;
+
+        for (i = 0; i < b->nevicted; i++)
+                apply_run(b, &held, &b->evicted[i]);
+        if (held)
+                ks_topic_unlock(held);
+        b->nevicted = 0;
+}
+
+/**
+ * @brief Sets the messages of slot @p s aside as a run, with the offer a
+ *        flush left in it if @p with_offer (its key leaves the slot).
+ *        Analysed by ks_batch_end_pass(), after the offers of a flush
+ *        under way, or now when KS_BATCH_EVICTED wait.
+ */
+static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, int with_offer)
+{
+        ks_batch_slot_t *r;
+
+        if (b->nevicted == KS_BATCH_EVICTED)
+                apply_evicted(b);
+        r  = &b->evicted[b->nevicted++];
+        *r = *s;
+        if (with_offer) {
+                s->offer_messages = 0;
+                s->offer_bytes    = 0;
+        } else {
+                r->offer_messages = 0;
+                r->offer_bytes    = 0;
+        }
+        b->stats.set_aside++;
+        s->messages = 0;
+        s->bytes    = 0;
+}
+
+void ks_batch_end_pass(ks_batch_t *b)
+{
         if (!b->flushing)
-                return 0;
-        while (b->f_topic < w->ntopics && done < max_runs) {
-                ks_batch_topic_t *bt = &w->topics[b->f_topic];
-                int               j;
-
-                ks_topic_lock(bt->t);
-                if (b->f_pass == 0) {
-                        ks_topic_window_begin_locked(bt->t);
-                        for (j = 0; j < bt->nrates; j++)
-                                ks_topic_rate_locked(
-                                    bt->t, bt->rates[j].mono_ms,
-                                    bt->rates[j].messages, bt->rates[j].bytes);
-                        b->f_pass = 1;
-                        b->f_slot = bt->head;
-                }
-                /* every run, then the hot-key offers (ks_topk.c, Windows).
-                 * A run not left for an offer frees its slot at once; the
-                 * others are chained again, through the same links, into
-                 * the offers' chain (f_offers) */
-                for (; b->f_pass == 1 && done < max_runs;) {
-                        ks_batch_slot_t *sl;
-                        uint32_t         here = b->f_slot;
-                        if (here == KS_BATCH_END) {
-                                b->f_pass = 2;
-                                b->f_slot = b->f_offers;
-                                break;
-                        }
-                        sl        = &b->slots[here];
-                        b->f_slot = sl->next[q];
-                        fetch_slot(b, b->f_slot); /* the next run's */
-                        b->stats.runs++;
-                        done++;
-                        if (ks_topic_record_run_locked(
-                                bt->t, sl->key_null ? NULL : sl->key,
-                                sl->keylen, sl->partition, &sl->f,
-                                sl->messages[q], sl->bytes[q], 1)) {
-                                sl->next[q] = KS_BATCH_END;
-                                if (b->f_offers_tail == KS_BATCH_END)
-                                        b->f_offers = here;
-                                else
-                                        b->slots[b->f_offers_tail].next[q] =
-                                            here;
-                                b->f_offers_tail = here;
-                        } else {
-                                sl->messages[q] = 0;
-                                sl->bytes[q]    = 0;
-                        }
-                }
-                for (; b->f_pass == 2 && done < max_runs;) {
-                        ks_batch_slot_t *sl;
-                        if (b->f_slot == KS_BATCH_END) {
-                                b->f_pass        = 0;
-                                b->f_offers      = KS_BATCH_END;
-                                b->f_offers_tail = KS_BATCH_END;
-                                b->f_topic++;
-                                break;
-                        }
-                        sl        = &b->slots[b->f_slot];
-                        b->f_slot = sl->next[q];
-                        fetch_slot(b, b->f_slot);
-                        ks_topic_offer_run_locked(
-                            bt->t, sl->key_null ? NULL : sl->key, sl->keylen,
-                            &sl->f, sl->messages[q], sl->bytes[q]);
-                        done++;
-                        sl->messages[q] = 0;
-                        sl->bytes[q]    = 0;
-                }
-                ks_topic_unlock(bt->t);
-        }
-        if (b->f_topic < w->ntopics)
-                return 1;
-        flush_end(b);
-        return 0;
-}
-
-void ks_batch_flush(ks_batch_t *b)
-{
-        int k;
-
-        /* the window being analysed, then the collecting one */
-        for (k = 0; k < 2; k++) {
-                while (ks_batch_flush_step(b, UINT32_MAX))
-                        ;
-                if (k == 0 && b->win[b->cur].messages)
-                        flush_begin(b);
-        }
-}
-
-int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
-{
-        const ks_batch_window_t *w = &b->win[b->cur];
-
-        if (b->flushing || !w->messages ||
-            (now_ms - w->first_ms < KS_BATCH_FLUSH_MS &&
-             w->runs < (b->mask + 1) / 4))
-                return 0;
-        flush_begin(b);
-        return 1;
-}
-
-/** @returns the index of @p t among the window's topics, added if new;
- *           -1 when KS_BATCH_TOPICS are taken. */
-static int topic_ix(ks_batch_window_t *w, ks_topic_t *t)
-{
-        int i;
-
-        if (w->last_ix < w->ntopics && w->topics[w->last_ix].t == t)
-                return w->last_ix;
-        for (i = 0; i < w->ntopics; i++)
-                if (w->topics[i].t == t)
-                        return w->last_ix = i;
-        if (w->ntopics == KS_BATCH_TOPICS)
-                return -1;
-        w->topics[i] =
-            (ks_batch_topic_t){t, KS_BATCH_END, KS_BATCH_END, 0, {{0}}};
-        w->ntopics++;
-        return w->last_ix = i;
+                apply_evicted(b);
+        apply_rates(b);
 }
 
 uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
@@ -341,12 +329,12 @@ static inline size_t home_of(const ks_batch_t *b, uint64_t h)
 
 void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
 {
-        fetch_slot(b, (uint32_t)home_of(b, h));
+        __builtin_prefetch(&b->slots[home_of(b, h)]);
 }
 
 /** @returns whether the @p n bytes at @p a and @p b are equal; both are
- *           KS_BATCH_KEY_MAX-byte arrays, so up to 16 bytes are compared
- *           with overlapping word loads, without a call. */
+ *           KS_BATCH_KEY_MAX-byte arrays or longer, so up to 16 bytes are
+ *           compared with overlapping word loads, without a call. */
 static inline int key_equal(const uint8_t *a, const uint8_t *b, size_t n)
 {
         uint64_t x0, x1, y0, y1;
@@ -376,61 +364,65 @@ static inline int key_equal(const uint8_t *a, const uint8_t *b, size_t n)
 
 /** @returns whether slot @p s holds this message's key. */
 static inline int slot_matches(const ks_batch_slot_t *s, const ks_topic_t *t,
-                               uint32_t tag, const void *key, size_t keylen,
+                               uint16_t tag, const void *key, size_t keylen,
                                int32_t partition)
 {
         return s->t == t && s->tag == tag && s->keylen == keylen &&
-               s->partition == partition && s->key_null == (key == NULL) &&
+               s->partition == partition &&
+               !(s->flags & KS_SLOT_NULL) == (key != NULL) &&
                key_equal(s->key, key, keylen);
 }
 
 /**
- * @returns the slot of this message's key, found or taken (facts computed),
- *          or NULL when every slot of its window is counted in a window.
+ * @returns the slot of this message's key: found, or taken from the key of
+ *          its probe range that CLOCK picks (that key's messages set aside
+ *          as a run).
  */
 static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                                  const void *key, size_t keylen,
                                  int32_t partition)
 {
         size_t           home = home_of(b, h);
-        uint32_t         tag  = (uint32_t)(h >> 32);
-        ks_batch_slot_t *take = NULL, *second = NULL;
-        int              i;
+        uint16_t         tag  = (uint16_t)(h >> 48);
+        ks_batch_slot_t *take = NULL;
+        uint64_t         best = UINT64_MAX;
+        int              i, n;
 
         for (i = 0; i < KS_BATCH_PROBE; i++) {
                 ks_batch_slot_t *s = &b->slots[(home + (size_t)i) & b->mask];
+                uint64_t         rank;
                 if (slot_matches(s, t, tag, key, keylen, partition)) {
-                        s->seen = 1;
+                        s->flags |= KS_SLOT_SEEN;
                         return s;
                 }
                 if (!s->t) { /* never taken: the key is not further on */
-                        if (!take)
-                                take = s;
+                        take = s;
+                        i++;
                         break;
                 }
-                if (s->messages[0] || s->messages[1])
-                        continue;
-                /* a free slot: taken if not counted since a newcomer last
-                 * passed by, else given a second chance */
-                if (!s->seen) {
-                        if (!take)
-                                take = s;
-                } else if (!second) {
-                        second = s;
+                /* not counted since a newcomer last passed by first (second
+                 * chance), then the fewest messages waiting */
+                rank = (uint64_t)(s->flags & KS_SLOT_SEEN) << 32 |
+                       (uint64_t)s->messages;
+                if (rank < best) {
+                        best = rank;
+                        take = s;
                 }
         }
-        for (i = 0; i < KS_BATCH_PROBE; i++) /* the newcomer passes by */
-                b->slots[(home + (size_t)i) & b->mask].seen = 0;
-        if (!take && !(take = second))
-                return NULL;
+        for (n = i, i = 0; i < n; i++) /* the newcomer passes by */
+                b->slots[(home + (size_t)i) & b->mask].flags &=
+                    (uint8_t)~KS_SLOT_SEEN;
+        if (take->messages || take->offer_messages) {
+                set_aside(b, take, 1);
+                b->stats.evicted++;
+        }
         take->t         = t;
         take->tag       = tag;
         take->partition = partition;
-        take->keylen    = (uint16_t)keylen;
-        take->key_null  = key == NULL;
+        take->keylen    = (uint8_t)keylen;
+        take->flags     = (uint8_t)((key ? 0 : KS_SLOT_NULL) |
+                                (b->flushing == 1 ? KS_SLOT_FRESH : 0));
         ks_bytes_copy_small(take->key, key, keylen);
-        ks_topic_key_facts(t, key, keylen, partition, &take->f);
-        b->stats.facts++;
         return take;
 }
 
@@ -438,46 +430,130 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   size_t keylen, int32_t partition, uint64_t bytes,
                   int64_t mono_ms)
 {
-        int                p = b->cur;
-        ks_batch_window_t *w = &b->win[p];
-        ks_batch_slot_t   *s;
-        int                ix;
+        ks_batch_slot_t *s;
+        uint32_t         nb = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 
         b->stats.messages++;
-        if (!(s = slot_for(b, t, h, key, keylen, partition))) {
-                /* every slot of its probe range counts another key: this
-                 * one is analysed alone, the others go on aggregating */
+        if (keylen > KS_BATCH_KEY_MAX) {
                 b->stats.direct++;
                 ks_topic_record_at(t, key, keylen, partition, bytes - keylen,
                                    mono_ms);
                 return;
         }
-        if (!s->messages[p]) {
-                ks_batch_topic_t *bt;
-                if ((ix = topic_ix(w, t)) < 0) {
-                        /* KS_BATCH_TOPICS topics in this window: it is
-                         * analysed now (and the previous one first) */
-                        b->stats.early++;
-                        ks_batch_flush(b);
-                        p  = b->cur;
-                        w  = &b->win[p];
-                        ix = topic_ix(w, t);
-                }
-                w->runs++;
-                bt             = &w->topics[ix];
-                s->topic_ix[p] = (uint8_t)ix;
-                s->next[p]     = KS_BATCH_END;
-                if (bt->tail == KS_BATCH_END)
-                        bt->head = (uint32_t)(s - b->slots);
-                else
-                        b->slots[bt->tail].next[p] = (uint32_t)(s - b->slots);
-                bt->tail = (uint32_t)(s - b->slots);
+        s = slot_for(b, t, h, key, keylen, partition);
+        if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
+                set_aside(b, s, 0);
+        s->messages++;
+        s->bytes += nb;
+        b->unflushed++;
+        rate_add(b, t, mono_ms, bytes);
+}
+
+void ks_batch_flush_begin(ks_batch_t *b)
+{
+        /* one under way is finished first: its window's offers are owed */
+        while (ks_batch_flush_step(b, SIZE_MAX))
+                ;
+        b->flushing  = 1;
+        b->f_next    = 0;
+        b->unflushed = 0;
+        b->window++;
+}
+
+int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
+{
+        if (b->flushing)
+                return 0;
+        if (!b->last_flush_ms || !b->unflushed) {
+                b->last_flush_ms = now_ms; /* nothing to flush: wait again */
+                return 0;
         }
-        if (!w->messages++)
-                w->first_ms = mono_ms;
-        s->messages[p]++;
-        s->bytes[p] += bytes;
-        rate_add(&w->topics[s->topic_ix[p]], mono_ms, bytes);
+        if (now_ms - b->last_flush_ms < KS_BATCH_FLUSH_MS)
+                return 0;
+        b->last_flush_ms = now_ms;
+        ks_batch_flush_begin(b);
+        return 1;
+}
+
+/**
+ * @brief The flush's first pass over slot @p s: its messages recorded in
+ *        its topic's hot-key window (ks_topic_record_run_locked(): a key
+ *        the summary monitors is counted there); the run of a key it does
+ *        not is left in the slot for the offers. A slot taken during this
+ *        pass is left for the next flush: its messages all came after this
+ *        one began, and its key may have had a run in the window already.
+ */
+static void flush_run(ks_batch_t *b, ks_topic_t **held, ks_batch_slot_t *s)
+{
+        ks_key_facts_t f;
+
+        if (!s->messages || (s->flags & KS_SLOT_FRESH))
+                return;
+        ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
+        hold(held, s->t);
+        ks_topic_window_begin_locked(s->t, b->window);
+        if (ks_topic_record_run_locked(s->t, key_of(s), s->keylen, s->partition,
+                                       &f, s->messages, s->bytes, 1)) {
+                s->offer_messages = s->messages;
+                s->offer_bytes    = s->bytes;
+        }
+        b->stats.runs++;
+        s->messages = 0;
+        s->bytes    = 0;
+}
+
+/** @brief The flush's second pass over slot @p s: the run the first left
+ *         there offered to its topic's hot-key window; a slot taken during
+ *         the first pass is an ordinary one again. */
+static void flush_offer(ks_topic_t **held, ks_batch_slot_t *s)
+{
+        ks_key_facts_t f;
+
+        s->flags &= (uint8_t)~KS_SLOT_FRESH;
+        if (!s->offer_messages)
+                return;
+        ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
+        hold(held, s->t);
+        ks_topic_offer_run_locked(s->t, key_of(s), s->keylen, &f,
+                                  s->offer_messages, s->offer_bytes, 1);
+        s->offer_messages = 0;
+        s->offer_bytes    = 0;
+}
+
+int ks_batch_flush_step(ks_batch_t *b, size_t max_slots)
+{
+        size_t      n   = b->mask + 1;
+        size_t      end = max_slots < n - b->f_next ? b->f_next + max_slots : n;
+        ks_topic_t *held = NULL;
+
+        if (!b->flushing)
+                return 0;
+        for (; b->f_next < end; b->f_next++) {
+                if (b->flushing == 1)
+                        flush_run(b, &held, &b->slots[b->f_next]);
+                else
+                        flush_offer(&held, &b->slots[b->f_next]);
+        }
+        if (held)
+                ks_topic_unlock(held);
+        if (b->f_next < n)
+                return 1;
+        if (b->flushing == 1) { /* every run recorded: now the offers */
+                b->flushing = 2;
+                b->f_next   = 0;
+                return 1;
+        }
+        b->flushing = 0;
+        b->stats.flushes++;
+        ks_batch_end_pass(b);
+        return 0;
+}
+
+void ks_batch_flush(ks_batch_t *b)
+{
+        ks_batch_flush_begin(b);
+        while (ks_batch_flush_step(b, SIZE_MAX))
+                ;
 }
 
 void ks_batch_stats(const ks_batch_t *b, ks_batch_stats_t *out)

@@ -1,48 +1,59 @@
 /**
  * @file ks_batch.h
- * @brief The drainer's aggregation of staged messages: a key's messages
- *        of a ~10 ms window are counted, then analysed as one weighted run.
+ * @brief The drainer's key table: each key's staged messages are counted
+ *        in its slot and analysed as one weighted run when the key leaves
+ *        the table or the table is flushed.
  *
  * Why: the analysis of one message costs ~130-250 ns (key classification,
  * two hashes, the logical key, the hot-key summary, the key sample, the
  * per-partition loads, under the topic's lock: bench/README.md), and real
  * key streams repeat: Zipf-like over MMSIs, order ids, users. Counting a
- * repeated key is a table probe and two additions.
+ * repeated key is a probe of one cache line and two additions; the
+ * analysis then runs once per key and flush, not once per message.
  *
  * Design:
- *  - a table of 2^k slots (KS_BATCH_SLOTS_MIN..MAX, from the memory given),
- *    open addressing with linear probing over at most KS_BATCH_PROBE
- *    slots, keyed by (topic, key bytes, NULL flag, partition argument) and
- *    placed by ks_batch_key_hash(); the drainer fetches a message's slot a
- *    few messages ahead (ks_batch_prefetch()): the table is larger than
- *    the caches;
- *  - a slot keeps its key's facts (ks_topic_key_facts(): classification,
- *    partitioner hash, 64-bit and logical hashes) for as long as it keeps
- *    the key, so a key seen again is not hashed again: the facts depend on
- *    the key bytes and the topic's constant partitioner settings only. A
- *    new key takes an empty slot of its probe range, else one counted in
- *    no window and not counted since the last newcomer passed by (second
- *    chance, CLOCK);
- *  - two windows: messages are counted in the collecting one, per slot
- *    (messages, bytes) and per topic (a chain of its slots, the messages
- *    per millisecond stamp for the rates). ks_batch_rotate() closes it
- *    after KS_BATCH_FLUSH_MS or when it counts a quarter of the slots, and
- *    ks_batch_flush_step() analyses the closed one in slices, each topic's
- *    lock held for one slice, while the drainer goes on emptying the rings
- *    into the other window: ks_topic_record_run_locked() for every run
- *    (sums for the counters and loads: exact; weighted updates for the
- *    sketches), then the hot-key summary's offers (ks_topk.c, Windows);
- *  - a key new to a full probe range is analysed at once, alone
- *    (ks_topic_record_at()); a window with KS_BATCH_TOPICS topics is
- *    analysed before another topic joins. Nothing is dropped.
+ *  - a table of 2^k one-line slots (KS_BATCH_SLOTS_MIN..MAX, from the
+ *    memory given), open addressing with linear probing over at most
+ *    KS_BATCH_PROBE slots, keyed by (topic, key bytes, NULL flag,
+ *    partition argument) and placed by ks_batch_key_hash(); the drainer
+ *    fetches a message's slot a few messages ahead (ks_batch_prefetch()):
+ *    the table is larger than the caches. A slot holds the key (at most
+ *    KS_BATCH_KEY_MAX bytes) and its messages and bytes not analysed yet;
+ *  - a key new to a full probe range takes an empty slot, else the one
+ *    not counted since the last newcomer passed by (second chance, CLOCK,
+ *    Corbato 1968) holding the fewest messages: that key's messages are
+ *    set aside as a run (an eviction) and analysed at the end of the
+ *    drainer's pass (ks_batch_end_pass()), each topic's lock taken once
+ *    for its runs;
+ *  - a flush (ks_batch_flush_begin(), ks_batch_flush_step()) analyses
+ *    every slot's messages, in slices of slots so that the drainer keeps
+ *    emptying the rings meanwhile: every KS_BATCH_FLUSH_MS
+ *    (ks_batch_rotate()), and whenever the drainer is asked to
+ *    (ks_stage_sync(): before a report, before a partition count changes);
+ *  - a run is analysed by ks_topic_record_run_locked(): the key's facts
+ *    (ks_topic_key_facts()) computed once per run, sums for the counters,
+ *    loads, flows and moved figures (exact), weighted updates for the key
+ *    sample, the mixed-key sample, the HyperLogLog and the hot-key summary
+ *    (weighted Space-Saving, same bounds, ks_topk.c). A flush hands its
+ *    runs to the hot-key summary as one window per topic (monitored keys
+ *    counted first, then the others offered: a merge of the flush's exact
+ *    counts, ks_topk.c, Windows), so that the busy keys of a flush are
+ *    charged the summary's bound when it began, whatever order the table
+ *    holds them in;
+ *  - the per-second rates do not wait for a run: each topic's messages per
+ *    millisecond stamp are counted in the pass and added at its end;
+ *  - a key longer than KS_BATCH_KEY_MAX is analysed at once, alone
+ *    (ks_topic_record_at()). Nothing is dropped.
  *
  * What changes for the reader of a report: a message is counted in its
- * topic when its window is analysed (within ~10-20 ms), and the hot-key
- * summary sees a key's messages of one window as one run (same bounds,
- * ks_topk.h).
+ * topic when its key's run is analysed: at the latest at the next flush,
+ * and the plugin flushes before every report (ks_stage_sync()); the
+ * hot-key summary sees a key's messages since the previous flush as one
+ * weighted update.
  *
- * Memory: 128 B a slot, fixed at creation: an eighth of
- * keyshift.memory.max.mb (8 MiB, 65,536 slots, at the default).
+ * Memory: 64 B a slot, fixed at creation: an eighth of
+ * keyshift.memory.max.mb (8 MiB, 131,072 slots, at the default), plus
+ * KS_BATCH_EVICTED runs set aside (64 B each, 64 KiB).
  *
  * Not thread-safe: one consumer (the drainer, or the thread that stopped
  * it) uses a batch at a time, as with ks_stage_drain().
@@ -56,20 +67,31 @@
 #include "ks_topic.h"
 
 /** Slots in the table: a power of two between these, from the memory
- *  given to ks_batch_new() (128 B a slot: 128 KiB .. 8 MiB). */
+ *  given to ks_batch_new() (64 B a slot: 64 KiB .. 8 MiB). */
 #define KS_BATCH_SLOTS_MIN 1024
-#define KS_BATCH_SLOTS_MAX 65536
+#define KS_BATCH_SLOTS_MAX 131072
 /** Slots a key may sit away from its home slot. */
 #define KS_BATCH_PROBE 8
-/** Topics counted in one flush (more: flushed early). */
+/** Topics whose rates one pass keeps (more: added at once). */
 #define KS_BATCH_TOPICS 64
-/** Key bytes a slot holds (the staging rings' limit). */
-#define KS_BATCH_KEY_MAX 40
+/** Key bytes a slot holds; longer keys are analysed alone. A UUID's text
+ *  form (36) fits. */
+#define KS_BATCH_KEY_MAX 36
+/** Runs set aside before they are analysed: at the end of the drainer's
+ *  pass, or of the flush under way, or when this many wait. */
+#define KS_BATCH_EVICTED 1024
 /** The share of keyshift.memory.max.mb (1/n) a producer's key table may
  *  take; the sketches get the rest (ks_client_new()). */
 #define KS_BATCH_BUDGET_SHARE 8
-/** Age of a window's first message at which ks_batch_rotate() closes it. */
-#define KS_BATCH_FLUSH_MS 10
+/** Messages a slot counts before they are set aside as a run: a busy key
+ *  reaches the hot-key summary early and often, not only at flushes, so
+ *  the summary monitors it from its first KS_BATCH_RUN_MAX messages on
+ *  (a newcomer's error is the summary's bound when it comes in:
+ *  ks_topk.c). At most one run per KS_BATCH_RUN_MAX messages. */
+#define KS_BATCH_RUN_MAX 256
+/** Period of the flush ks_batch_rotate() begins (the plugin flushes before
+ *  each report and partition count change besides). */
+#define KS_BATCH_FLUSH_MS 10000
 
 typedef struct ks_batch ks_batch_t;
 
@@ -82,10 +104,10 @@ size_t ks_batch_slots_for(size_t bytes);
  *           least KS_BATCH_SLOTS_MIN slots), or NULL on ENOMEM. */
 ks_batch_t *ks_batch_new(size_t bytes);
 
-/** @returns the bytes its table takes. */
+/** @returns the bytes its table and eviction buffer take. */
 size_t ks_batch_bytes(const ks_batch_t *b);
 
-/** @brief Frees the batch; runs not flushed are lost. */
+/** @brief Frees the batch; messages not analysed are lost. */
 void ks_batch_destroy(ks_batch_t *b);
 
 /**
@@ -103,13 +125,11 @@ uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
 void ks_batch_prefetch(const ks_batch_t *b, uint64_t h);
 
 /**
- * @brief Counts one message of topic @p t (key NULL for a NULL key, at
- *        most KS_BATCH_KEY_MAX bytes; partition -1: the partitioner
- *        chooses; @p h its ks_batch_key_hash()) of @p bytes key + value
- *        bytes, produced at monotonic time @p mono_ms. A key new to a full
- *        probe range is analysed at once (ks_topic_record_at()); a window
- *        with KS_BATCH_TOPICS topics is analysed before another topic
- *        joins it.
+ * @brief Counts one message of topic @p t (key NULL for a NULL key;
+ *        partition -1: the partitioner chooses; @p h its
+ *        ks_batch_key_hash()) of @p bytes key + value bytes, produced at
+ *        monotonic time @p mono_ms. A key longer than KS_BATCH_KEY_MAX is
+ *        analysed at once (ks_topic_record_at()).
  * @locality the batch's one consumer. @locks none held; takes topics'
  *           locks when it analyses.
  */
@@ -118,39 +138,50 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   int64_t mono_ms);
 
 /**
- * @brief When no window is being analysed and the collecting window's
- *        first message is KS_BATCH_FLUSH_MS old (at @p now_ms, monotonic),
- *        closes it for analysis (ks_batch_flush_step()); messages are then
- *        counted in the other window.
- * @returns 1 if it closed the window.
+ * @brief Ends a pass of the drainer: analyses the runs evictions set
+ *        aside and adds the pass's rates to their topics.
+ * @locality the batch's one consumer. @locks each topic's, one at a time.
+ */
+void ks_batch_end_pass(ks_batch_t *b);
+
+/**
+ * @brief Begins a flush (ks_batch_flush_step()) when none is under way and
+ *        the last one began KS_BATCH_FLUSH_MS before @p now_ms (monotonic).
+ * @returns 1 if it began one.
  * @locality the batch's one consumer.
  */
 int ks_batch_rotate(ks_batch_t *b, int64_t now_ms);
 
-/**
- * @brief Analyses up to @p max_runs runs of the closed window (each topic's
- *        lock held for at most that many).
- * @returns 1 while runs remain, 0 when the window is analysed (or none was
- *          closed).
- * @locality the batch's one consumer. @locks each topic's, one at a time.
- */
-int ks_batch_flush_step(ks_batch_t *b, unsigned max_runs);
+/** @brief Begins a flush of every slot, after finishing the one under
+ *         way, if any. @locality the batch's one consumer. */
+void ks_batch_flush_begin(ks_batch_t *b);
 
 /**
- * @brief Analyses every message counted so far: the closed window, then
- *        the collecting one.
+ * @brief Analyses the messages of up to @p max_slots more slots of the
+ *        flush under way; after the last, ks_batch_end_pass().
+ * @returns 1 while slots remain, 0 when the flush is done (or none was
+ *          under way).
+ * @locality the batch's one consumer. @locks each topic's, one at a time.
+ */
+int ks_batch_flush_step(ks_batch_t *b, size_t max_slots);
+
+/**
+ * @brief Analyses every message counted so far (a whole flush, then
+ *        ks_batch_end_pass()).
  * @locality the batch's one consumer. @locks each topic's, one at a time.
  */
 void ks_batch_flush(ks_batch_t *b);
 
 /** What the batch did, since it was created. */
 typedef struct ks_batch_stats {
-        uint64_t messages; /**< counted */
-        uint64_t runs;     /**< weighted runs applied */
-        uint64_t facts;    /**< keys whose facts were computed (misses) */
-        uint64_t early;    /**< flushes forced by KS_BATCH_TOPICS topics */
-        uint64_t direct;   /**< analysed alone: every slot of the key's
-                            *   window held another key of the window */
+        uint64_t messages;  /**< counted */
+        uint64_t runs;      /**< weighted runs analysed */
+        uint64_t set_aside; /**< of which set aside before a flush: an
+                             *   eviction, or KS_BATCH_RUN_MAX reached */
+        uint64_t evicted;   /**< of which evictions (a new key took the
+                             *   slot) */
+        uint64_t flushes;   /**< flushes completed */
+        uint64_t direct;    /**< analysed alone: key > KS_BATCH_KEY_MAX */
 } ks_batch_stats_t;
 
 /** @brief Copies the counters. @locality the batch's consumer. */

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct ks_stage_entry {
         ks_topic_t *t;
@@ -60,7 +61,11 @@ struct ks_stage {
         atomic_uint_fast64_t passes;             /**< collections begun */
         atomic_uint_fast64_t drained;
         /* the batch's counters as of the consumer's last call */
-        atomic_uint_fast64_t batch_runs, batch_facts, batch_early, batch_direct;
+        atomic_uint_fast64_t batch_runs, batch_set_aside, batch_evicted,
+            batch_flushes, batch_direct;
+        atomic_uint_fast64_t flush_done; /**< the last flush_asked served */
+        /* written by threads that want every staged message analysed */
+        _Alignas(64) atomic_uint_fast64_t flush_asked;
         /* written by producing threads, when a message cannot be staged */
         _Alignas(64) atomic_uint_fast64_t skipped_full;
         atomic_uint_fast64_t inline_full;
@@ -68,10 +73,10 @@ struct ks_stage {
         atomic_uint_fast64_t inline_noring;
 };
 
-/** Runs analysed between two collections while a window is analysed
- *  (~100-200 us of the drainer; a ring takes 2.7 ms to fill at 3 M
- *  messages/s). */
-#define KS_STAGE_FLUSH_SLICE 512
+/** Slots of the key table a flush analyses between two collections (at
+ *  most as many runs, ~0.2-0.5 ms of the drainer; a ring takes 2.7 ms to
+ *  fill at 3 M messages/s). */
+#define KS_STAGE_FLUSH_SLICE 2048
 
 /** Stages a thread can hold a ring in at once (producers it uses). */
 #define KS_STAGE_TLS_SLOTS 4
@@ -154,9 +159,12 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         atomic_init(&s->passes, 0);
         atomic_init(&s->drained, 0);
         atomic_init(&s->batch_runs, 0);
-        atomic_init(&s->batch_facts, 0);
-        atomic_init(&s->batch_early, 0);
+        atomic_init(&s->batch_set_aside, 0);
+        atomic_init(&s->batch_evicted, 0);
+        atomic_init(&s->batch_flushes, 0);
         atomic_init(&s->batch_direct, 0);
+        atomic_init(&s->flush_done, 0);
+        atomic_init(&s->flush_asked, 0);
         return s;
 }
 
@@ -450,6 +458,7 @@ static size_t collect(ks_stage_t *s, int64_t now)
                 }
                 atomic_store_explicit(&r->tail, tail, memory_order_release);
         }
+        ks_batch_end_pass(s->batch);
         if (total)
                 atomic_fetch_add_explicit(&s->drained, total,
                                           memory_order_relaxed);
@@ -463,31 +472,76 @@ static void publish_batch_stats(ks_stage_t *s)
 
         ks_batch_stats(s->batch, &b);
         atomic_store_explicit(&s->batch_runs, b.runs, memory_order_relaxed);
-        atomic_store_explicit(&s->batch_facts, b.facts, memory_order_relaxed);
-        atomic_store_explicit(&s->batch_early, b.early, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_set_aside, b.set_aside,
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->batch_evicted, b.evicted,
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->batch_flushes, b.flushes,
+                              memory_order_relaxed);
         atomic_store_explicit(&s->batch_direct, b.direct, memory_order_relaxed);
 }
 
 size_t ks_stage_collect(ks_stage_t *s)
 {
         int64_t now = ks_topic_mono_ms();
-        size_t  n   = collect(s, now);
+        /* read before the rings are: a message staged before an asker
+         * asked is in the batch once they are collected */
+        uint64_t asked =
+            atomic_load_explicit(&s->flush_asked, memory_order_acquire);
+        size_t n = collect(s, now);
 
-        if (ks_batch_rotate(s->batch, now))
-                /* analysed in slices, the rings emptied between them */
-                while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
-                        n += collect(s, ks_topic_mono_ms());
+        if (asked != atomic_load_explicit(&s->flush_done, memory_order_relaxed))
+                ks_batch_flush_begin(s->batch);
+        else if (!ks_batch_rotate(s->batch, now))
+                goto out;
+        /* analysed in slices, the rings emptied between them */
+        while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
+                n += collect(s, ks_topic_mono_ms());
+        atomic_store_explicit(&s->flush_done, asked, memory_order_release);
+out:
         publish_batch_stats(s);
         return n;
 }
 
 size_t ks_stage_drain(ks_stage_t *s)
 {
+        uint64_t asked =
+            atomic_load_explicit(&s->flush_asked, memory_order_acquire);
         size_t n = collect(s, ks_topic_mono_ms());
 
         ks_batch_flush(s->batch);
+        atomic_store_explicit(&s->flush_done, asked, memory_order_release);
         publish_batch_stats(s);
         return n;
+}
+
+long ks_stage_pause_ns(size_t collected, int *period_ms)
+{
+        if (collected >= KS_STAGE_RING_ENTRIES / 4)
+                return 0;
+        if (collected)
+                *period_ms = KS_STAGE_BUSY_MS;
+        else if (*period_ms < KS_STAGE_IDLE_MS)
+                (*period_ms)++;
+        return (long)*period_ms * 1000000;
+}
+
+int ks_stage_sync(ks_stage_t *s, int timeout_ms)
+{
+        uint64_t ticket = atomic_fetch_add_explicit(&s->flush_asked, 1,
+                                                    memory_order_acq_rel) +
+                          1;
+        int64_t deadline = ks_topic_mono_ms() + timeout_ms;
+
+        for (;;) {
+                struct timespec ts = {0, 200 * 1000};
+                if (atomic_load_explicit(&s->flush_done,
+                                         memory_order_acquire) >= ticket)
+                        return 0;
+                if (ks_topic_mono_ms() > deadline)
+                        return -1;
+                nanosleep(&ts, NULL);
+        }
 }
 
 int ks_stage_empty(ks_stage_t *s)
@@ -508,15 +562,16 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         memset(out, 0, sizeof(*out));
         for (i = 0; i < n; i++)
                 out->staged += atomic_load(&s->rings[i]->head);
-        out->skipped_full   = atomic_load(&s->skipped_full);
-        out->inline_full    = atomic_load(&s->inline_full);
-        out->inline_long    = atomic_load(&s->inline_long);
-        out->inline_noring  = atomic_load(&s->inline_noring);
-        out->drained        = atomic_load(&s->drained);
-        out->rings          = n;
-        out->batch.messages = out->drained;
-        out->batch.runs     = atomic_load(&s->batch_runs);
-        out->batch.facts    = atomic_load(&s->batch_facts);
-        out->batch.early    = atomic_load(&s->batch_early);
-        out->batch.direct   = atomic_load(&s->batch_direct);
+        out->skipped_full    = atomic_load(&s->skipped_full);
+        out->inline_full     = atomic_load(&s->inline_full);
+        out->inline_long     = atomic_load(&s->inline_long);
+        out->inline_noring   = atomic_load(&s->inline_noring);
+        out->drained         = atomic_load(&s->drained);
+        out->rings           = n;
+        out->batch.messages  = out->drained;
+        out->batch.runs      = atomic_load(&s->batch_runs);
+        out->batch.set_aside = atomic_load(&s->batch_set_aside);
+        out->batch.evicted   = atomic_load(&s->batch_evicted);
+        out->batch.flushes   = atomic_load(&s->batch_flushes);
+        out->batch.direct    = atomic_load(&s->batch_direct);
 }

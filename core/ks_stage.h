@@ -50,11 +50,14 @@
  * plus 96 B of thread-local slots per application thread, and a 192 B
  * ring header that a thread outliving its producer keeps until it exits.
  *
- * Latency: a message is counted within the drainer's period (1 ms while
- * rings carry messages, up to 5 ms when idle) and analysed when its
- * window closes (KS_BATCH_FLUSH_MS later, ks_batch.h). Reports built
- * meanwhile do not yet count it; the final report counts everything
- * (ks_stage_drain() after the drainer stopped).
+ * Latency: a message is counted in the drainer's key table within the
+ * drainer's period (1 ms while rings carry messages, up to 5 ms when idle)
+ * and analysed when its key's run is: when the key leaves the table, at
+ * the latest at the next flush (every KS_BATCH_FLUSH_MS, ks_batch.h). A
+ * thread that needs every message staged so far analysed (the reporter,
+ * before a report and before it applies a new partition count) asks the
+ * drainer for a flush and waits for it (ks_stage_sync()); the final
+ * report counts everything (ks_stage_drain() after the drainer stopped).
  */
 #ifndef KS_STAGE_H
 #define KS_STAGE_H
@@ -131,13 +134,45 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name);
 
 /**
  * @brief Moves every staged message into the consumer's batch (ks_batch.h:
- *        repeated keys are counted, not analysed again), analyses the batch
- *        when its oldest message is KS_BATCH_FLUSH_MS old, and publishes
- *        the coarse clock the produce path stamps entries with.
+ *        repeated keys are counted in the key table, not analysed again),
+ *        flushes the batch when ks_stage_sync() asked for it or
+ *        KS_BATCH_FLUSH_MS after the last flush, and publishes the coarse
+ *        clock the produce path stamps entries with.
  * @returns the messages taken from the rings.
  * @locality one consumer at a time: the drainer thread.
  */
 size_t ks_stage_collect(ks_stage_t *s);
+
+/** The drainer's pause while rings carry messages, and at most when
+ *  idle: at 1 ms a ring of KS_STAGE_RING_ENTRIES holds 8 M messages/s per
+ *  thread before on_send has to leave messages unanalysed. */
+#define KS_STAGE_BUSY_MS 1
+#define KS_STAGE_IDLE_MS 5
+
+/**
+ * @returns the drainer's pause (ns) after a pass that took @p collected
+ *          messages: none when it took a quarter of a ring or more (the
+ *          producers outrun a 1 ms period: the rings would fill while it
+ *          sleeps), KS_STAGE_BUSY_MS while messages flow, 1 ms longer per
+ *          empty pass up to KS_STAGE_IDLE_MS. A sleep, not a condition
+ *          variable: on_send signals nothing.
+ * @param period_ms the drainer's state, KS_STAGE_BUSY_MS at first.
+ */
+long ks_stage_pause_ns(size_t collected, int *period_ms);
+
+/**
+ * @brief Asks the consumer for a flush and waits for it: when it returns 0,
+ *        every message staged before the call is counted in its topic.
+ *        The consumer serves the request in its next ks_stage_collect() (or
+ *        ks_stage_drain()): within its period plus the flush itself (a scan
+ *        of the key table and a run per key waiting, ~5-20 ms at the
+ *        default size).
+ * @param timeout_ms how long to wait at most.
+ * @returns 0, or -1 if no flush ended in time (no consumer running).
+ * @locality any thread but the consumer's. @locks none held (the consumer
+ *           takes topics' locks to serve it).
+ */
+int ks_stage_sync(ks_stage_t *s, int timeout_ms);
 
 /**
  * @brief ks_stage_collect(), then analyses everything collected: when it

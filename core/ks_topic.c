@@ -97,6 +97,7 @@ struct ks_topic {
         uint64_t   int32_keys;
         uint64_t   text4_keys;
         ks_topk_t *topk;
+        uint64_t   window_id; /**< ks_topic_window_begin_locked()'s last */
         /* set on the produce path when a message names its partition, so
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
@@ -426,17 +427,24 @@ void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
         ks_rates_add_n(&t->rates, mono_ms, messages, bytes);
 }
 
-void ks_topic_window_begin_locked(ks_topic_t *t)
+void ks_topic_window_begin_locked(ks_topic_t *t, uint64_t window)
 {
+        if (t->window_id == window)
+                return;
+        t->window_id = window;
         ks_topk_window_begin(t->topk);
 }
 
 void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                const ks_key_facts_t *f, uint64_t messages,
-                               uint64_t bytes)
+                               uint64_t bytes, int windowed)
 {
-        ks_topk_window_add(t->topk, key, keylen, f->h64, f->phash, messages,
-                           bytes);
+        if (windowed)
+                ks_topk_window_add(t->topk, key, keylen, f->h64, f->phash,
+                                   messages, bytes);
+        else
+                ks_topk_add_n(t->topk, key, keylen, f->h64, f->phash, messages,
+                              bytes);
 }
 
 int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,

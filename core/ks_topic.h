@@ -259,11 +259,11 @@ void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms);
 
 /**
- * What the analysis needs to know of one key on one topic: computed once,
- * outside any lock, by ks_topic_key_facts(); a function of the key bytes,
- * whether the message names a partition, and the topic's partitioner
- * settings only, so keyshift's drainer keeps it for keys it sees again
- * (ks_batch.h) instead of hashing them for every message.
+ * What the analysis needs to know of one key on one topic, computed by
+ * ks_topic_key_facts(): a function of the key bytes, whether the message
+ * names a partition, and the topic's partitioner settings only, so
+ * keyshift's drainer computes it once per run of a key (ks_batch.h), not
+ * for every message.
  */
 typedef struct ks_key_facts {
         uint64_t h64;       /**< ks_hash_key64() (hashed keys only) */
@@ -311,16 +311,20 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                int32_t partition, const ks_key_facts_t *f,
                                uint64_t messages, uint64_t bytes, int windowed);
 
-/** @brief Begins a window of runs (ks_topk_window_begin()).
+/** @brief Begins a window of runs (ks_topk_window_begin()) unless the
+ *         topic's last window began with the same @p window id (the
+ *         drainer's flush number: one window per topic and flush).
  *  @locks the caller holds ks_topic_lock(t). */
-void ks_topic_window_begin_locked(ks_topic_t *t);
+void ks_topic_window_begin_locked(ks_topic_t *t, uint64_t window);
 
 /** @brief Offers a run that ks_topic_record_run_locked() left to the
- *         hot-key summary (ks_topk_window_add()).
+ *         hot-key summary: in its window (ks_topk_window_add()) if
+ *         @p windowed, else as a plain weighted add (ks_topk_add_n(): a
+ *         run that could not wait for its window's offers).
  *  @locks the caller holds ks_topic_lock(t). */
 void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                const ks_key_facts_t *f, uint64_t messages,
-                               uint64_t bytes);
+                               uint64_t bytes, int windowed);
 
 /** @brief Counts @p messages messages, @p bytes in all, produced at
  *         monotonic time @p mono_ms in the per-second rates.

@@ -71,8 +71,8 @@
  *
  * Windows (keyshift's drainer, ks_batch.h)
  * ----------------------------------------
- * The drainer counts each key's messages of a window (~10 ms) exactly and
- * hands them over as one run per key: an exact summary W of the window,
+ * The drainer counts each key's messages between two flushes of its key
+ * table exactly and hands a flush over as one run per key: an exact summary W of the window,
  * whose bound for keys it does not hold is 0. Merging W into the summary
  * by the rule above gives a monitored key count + w, and a key not
  * monitored count b + w, error b, where b is the bound when the window

@@ -34,6 +34,11 @@
 /** Retry delay while some topic's count is still unknown. */
 #define KS_METADATA_RETRY_MS 200
 
+/** How long the reporter waits for the drainer's flush (ks_stage_sync())
+ *  before a report or a new partition count: a flush takes ~5-20 ms; a
+ *  drainer starved of CPU for longer leaves the report a little behind. */
+#define KS_SYNC_TIMEOUT_MS 1000
+
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
         int64_t      now_ms;
@@ -98,6 +103,17 @@ static void take_admin_results(ks_client_t *c)
                 }
                 rd_kafka_event_destroy(ev);
         }
+}
+
+/** @returns whether metadata topic @p mt gives one of this producer's
+ *           topics a partition count other than the one keyshift has. */
+static int count_changes(ks_client_t                          *c,
+                         const struct rd_kafka_metadata_topic *mt)
+{
+        ks_topic_t *t = ks_registry_find(&c->reg, mt->topic);
+
+        return t && !mt->err && mt->partition_cnt >= 1 &&
+               ks_topic_partition_count(t) != mt->partition_cnt;
 }
 
 /**
@@ -179,6 +195,13 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         if (err && !stopping)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
                          "metadata request failed: %s", rd_kafka_err2str(err));
+        /* what was produced before a count changes is analysed under the
+         * count it was produced with: the drainer flushes first */
+        for (i = 0; !err && md && i < md->topic_cnt; i++)
+                if (count_changes(c, &md->topics[i])) {
+                        ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS);
+                        break;
+                }
         for (i = 0; !err && md && i < md->topic_cnt; i++)
                 apply_metadata(c, md, &md->topics[i], ctx->now_ms);
         if (md)
@@ -246,6 +269,10 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (!ks_registry_seen(&c->reg) &&
             !atomic_load(&c->reg.untracked_messages) && !c->reports_written)
                 return;
+        /* every message staged so far analysed (the final report's caller
+         * drained the rings itself: the drainer has stopped) */
+        if (!final)
+                ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS);
         ks_warn_list_init(&wl);
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
@@ -359,34 +386,25 @@ static void *reporter_main(void *arg)
         return NULL;
 }
 
-/** Drainer period while the rings carry messages, and at most when idle:
- *  at 1 ms a ring of KS_STAGE_RING_ENTRIES holds 8 M messages/s per
- *  thread before on_send has to leave messages unanalysed. */
-#define KS_DRAIN_BUSY_MS 1
-#define KS_DRAIN_IDLE_MS 5
-
 /**
- * @brief The drainer: empties every ring into its batch (analysed every
- *        KS_BATCH_FLUSH_MS, ks_stage_collect()), then sleeps 1 ms, or up
- *        to 5 ms (1 ms longer per empty pass) while nothing is produced. A
- *        sleep, not a condition variable: on_send signals nothing.
+ * @brief The drainer: empties every ring into its batch (ks_stage_collect():
+ *        flushed every KS_BATCH_FLUSH_MS and when the reporter asks), then
+ *        pauses as ks_stage_pause_ns() says.
  * @locality drainer thread. @locks each topic's, one at a time (in
- *           ks_batch_flush()).
+ *           ks_batch_flush_step()).
  */
 static void *drainer_main(void *arg)
 {
         ks_client_t *c         = arg;
-        int          period_ms = KS_DRAIN_BUSY_MS;
+        int          period_ms = KS_STAGE_BUSY_MS;
 
         while (!atomic_load(&c->drainer_stop)) {
-                struct timespec ts;
-                if (ks_stage_collect(c->stage))
-                        period_ms = KS_DRAIN_BUSY_MS;
-                else if (period_ms < KS_DRAIN_IDLE_MS)
-                        period_ms++;
-                ts.tv_sec  = 0;
-                ts.tv_nsec = (long)period_ms * 1000000;
-                nanosleep(&ts, NULL);
+                long pause =
+                    ks_stage_pause_ns(ks_stage_collect(c->stage), &period_ms);
+                if (pause) {
+                        struct timespec ts = {0, pause};
+                        nanosleep(&ts, NULL);
+                }
         }
         return NULL;
 }

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "ks_config.h"
 #include "ks_registry.h"
@@ -285,6 +286,54 @@ static void test_ack_before_drain(void)
         teardown();
 }
 
+/** As the plugin's drainer: ks_stage_collect(), then its pause. */
+static void *collecting_thread(void *arg)
+{
+        int period_ms = KS_STAGE_BUSY_MS;
+        (void)arg;
+        while (!atomic_load(&stop_drainer)) {
+                struct timespec ts = {
+                    0, ks_stage_pause_ns(ks_stage_collect(stage), &period_ms)};
+                nanosleep(&ts, NULL);
+        }
+        return NULL;
+}
+
+/* A flush asked of the drainer (as the reporter asks before a report):
+ * every message staged before counts in its topic when ks_stage_sync()
+ * returns, although its key's run would otherwise wait in the key table
+ * for the next flush (KS_BATCH_FLUSH_MS). */
+static void test_sync(void)
+{
+        ks_topic_t         *t;
+        ks_topic_snapshot_t s;
+        pthread_t           drainer;
+        int                 created, round, i;
+        char                key[16];
+
+        setup();
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        /* no consumer: nobody serves it */
+        CU_ASSERT_EQUAL(ks_stage_sync(stage, 20), -1);
+        ks_stage_drain(stage); /* a consumer serves it */
+        atomic_store(&stop_drainer, 0);
+        pthread_create(&drainer, NULL, collecting_thread, NULL);
+        for (round = 1; round <= 5; round++) {
+                for (i = 0; i < 1000; i++) {
+                        int kl = snprintf(key, sizeof(key), "k%d", i % 50);
+                        ks_stage_push(stage, t, key, (size_t)kl, -1, 5);
+                }
+                CU_ASSERT_EQUAL(ks_stage_sync(stage, 10000), 0);
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+                CU_ASSERT_EQUAL(s.c.total.messages, (uint64_t)round * 1000);
+                ks_topic_snapshot_free(&s);
+        }
+        atomic_store(&stop_drainer, 1);
+        pthread_join(drainer, NULL);
+        teardown();
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
@@ -295,5 +344,7 @@ void ks_test_register(void)
             {"a full ring falls back to inline analysis", test_full_ring},
             {"a thread outliving its stages", test_outliving_thread},
             {"an ack before its explicit message is drained",
-             test_ack_before_drain});
+             test_ack_before_drain},
+            {"a flush asked of the drainer counts what was staged before",
+             test_sync});
 }
