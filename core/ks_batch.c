@@ -33,6 +33,9 @@
 /** A transparent huge page (x86-64, arm64 with 4 KiB pages). */
 #define KS_HUGE_PAGE ((size_t)2 << 20)
 
+/** Runs recorded under one hold of a topic's lock (~10-30 us). */
+#define KS_BATCH_HOLD_RUNS 64
+
 /** Millisecond stamps kept per topic and pass (more: added at once). */
 #define KS_BATCH_RATES 4
 
@@ -208,15 +211,33 @@ static inline const void *key_of(const ks_batch_slot_t *s)
         return s->flags & KS_SLOT_NULL ? NULL : s->key;
 }
 
-/** @brief Takes @p t's lock; @p *held is the lock the caller holds (or
- *         NULL), kept when it is @p t's. */
-static inline void hold(ks_topic_t **held, ks_topic_t *t)
+/** The topic lock a run of the drainer's holds across runs of one topic. */
+typedef struct ks_batch_hold {
+        ks_topic_t *t;    /**< NULL: none held */
+        unsigned    runs; /**< recorded under it since it was taken */
+} ks_batch_hold_t;
+
+/** @brief Takes @p t's lock for one more run: the one held is kept when
+ *         it is @p t's, for at most KS_BATCH_HOLD_RUNS runs, so that an
+ *         acknowledgement (librdkafka's broker thread) or a snapshot
+ *         waits for tens of microseconds at most. */
+static inline void hold(ks_batch_hold_t *h, ks_topic_t *t)
 {
-        if (*held != t) {
-                if (*held)
-                        ks_topic_unlock(*held);
-                ks_topic_lock(*held = t);
+        if (h->t != t || h->runs == KS_BATCH_HOLD_RUNS) {
+                if (h->t)
+                        ks_topic_unlock(h->t);
+                ks_topic_lock(h->t = t);
+                h->runs = 0;
         }
+        h->runs++;
+}
+
+/** @brief Releases the lock @p h holds, if any. */
+static inline void release(ks_batch_hold_t *h)
+{
+        if (h->t)
+                ks_topic_unlock(h->t);
+        h->t = NULL;
 }
 
 /**
@@ -224,7 +245,7 @@ static inline void hold(ks_topic_t **held, ks_topic_t *t)
  *        with a plain weighted add to the hot-key summary), and the offer a
  *        flush left in its slot, if the key was evicted before the offers.
  */
-static void apply_run(ks_batch_t *b, ks_topic_t **held,
+static void apply_run(ks_batch_t *b, ks_batch_hold_t *held,
                       const ks_batch_slot_t *s)
 {
         ks_key_facts_t f;
@@ -245,13 +266,12 @@ static void apply_run(ks_batch_t *b, ks_topic_t **held,
 /** @brief Analyses the runs set aside. */
 static void apply_evicted(ks_batch_t *b)
 {
-        ks_topic_t *held = NULL;
-        size_t      i;
+        ks_batch_hold_t held = {NULL, 0};
+        size_t          i;
 
         for (i = 0; i < b->nevicted; i++)
                 apply_run(b, &held, &b->evicted[i]);
-        if (held)
-                ks_topic_unlock(held);
+        release(&held);
         b->nevicted = 0;
 }
 
@@ -483,7 +503,7 @@ int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
  *        pass is left for the next flush: its messages all came after this
  *        one began, and its key may have had a run in the window already.
  */
-static void flush_run(ks_batch_t *b, ks_topic_t **held, ks_batch_slot_t *s)
+static void flush_run(ks_batch_t *b, ks_batch_hold_t *held, ks_batch_slot_t *s)
 {
         ks_key_facts_t f;
 
@@ -505,7 +525,7 @@ static void flush_run(ks_batch_t *b, ks_topic_t **held, ks_batch_slot_t *s)
 /** @brief The flush's second pass over slot @p s: the run the first left
  *         there offered to its topic's hot-key window; a slot taken during
  *         the first pass is an ordinary one again. */
-static void flush_offer(ks_topic_t **held, ks_batch_slot_t *s)
+static void flush_offer(ks_batch_hold_t *held, ks_batch_slot_t *s)
 {
         ks_key_facts_t f;
 
@@ -522,9 +542,9 @@ static void flush_offer(ks_topic_t **held, ks_batch_slot_t *s)
 
 int ks_batch_flush_step(ks_batch_t *b, size_t max_slots)
 {
-        size_t      n   = b->mask + 1;
-        size_t      end = max_slots < n - b->f_next ? b->f_next + max_slots : n;
-        ks_topic_t *held = NULL;
+        size_t n   = b->mask + 1;
+        size_t end = max_slots < n - b->f_next ? b->f_next + max_slots : n;
+        ks_batch_hold_t held = {NULL, 0};
 
         if (!b->flushing)
                 return 0;
@@ -534,8 +554,7 @@ int ks_batch_flush_step(ks_batch_t *b, size_t max_slots)
                 else
                         flush_offer(&held, &b->slots[b->f_next]);
         }
-        if (held)
-                ks_topic_unlock(held);
+        release(&held);
         if (b->f_next < n)
                 return 1;
         if (b->flushing == 1) { /* every run recorded: now the offers */

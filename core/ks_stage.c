@@ -388,7 +388,7 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 }
 
 /** Ring entries whose table slots are fetched ahead of their counting. */
-#define KS_STAGE_AHEAD 8
+#define KS_STAGE_AHEAD 16
 
 /** @brief Looks ahead at ring entry @p k: its key's place in the batch
  *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
