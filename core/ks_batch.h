@@ -119,7 +119,7 @@ void ks_batch_destroy(ks_batch_t *b);
 uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
                            int32_t partition);
 
-/** @brief Asks the CPU to fetch the slot a key of hash @p h is first
+/** @brief Asks the CPU to fetch the slots a key of hash @p h is first
  *         looked for in (call it a few messages ahead of ks_batch_add():
  *         the table is larger than the caches). */
 void ks_batch_prefetch(const ks_batch_t *b, uint64_t h);
