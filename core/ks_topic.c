@@ -72,6 +72,10 @@ struct ks_topic {
         ks_load_t    *current;
         size_t        proposal_cnt;
         ks_proposal_t proposals[KEYSHIFT_PROPOSED_MAX];
+        /* ks_partition_m() of the current and proposed counts: a run's
+         * partitions without a division (place()) */
+        uint64_t current_m;
+        uint64_t proposal_m[KEYSHIFT_PROPOSED_MAX];
 
         ks_pending_t *pending;
         size_t        pending_cnt;  /**< entries */
@@ -257,7 +261,7 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
                 }
                 pc = partition;
         } else {
-                pc = ks_partition_of(phash, cur);
+                pc = ks_partition_of_m(phash, t->current_m, (uint32_t)cur);
                 load_add(&t->window_hashed, messages, bytes);
         }
         load_add(&t->window_total, messages, bytes);
@@ -266,9 +270,11 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
         for (i = 0; i < t->proposal_cnt; i++) {
                 ks_proposal_t *p = &t->proposals[i];
                 /* An explicit partition is not re-mapped by an increase. */
-                int32_t pp = partition >= 0
-                                 ? partition
-                                 : ks_partition_of(phash, p->partition_count);
+                int32_t pp =
+                    partition >= 0
+                        ? partition
+                        : ks_partition_of_m(phash, t->proposal_m[i],
+                                            (uint32_t)p->partition_count);
                 if (pp >= p->partition_count)
                         continue; /* a proposal below the current count */
                 load_add(&p->partitions[pp], messages, bytes);
@@ -302,10 +308,12 @@ static int open_window(ks_topic_t *t, int32_t cur)
         t->current = calloc((size_t)cur, sizeof(*t->current));
         if (!t->current)
                 return -1;
+        t->current_m = ks_partition_m((uint32_t)cur);
         for (i = 0; i < n; i++) {
                 ks_proposal_t *p     = &t->proposals[i];
                 int64_t        cells = (int64_t)cur * counts[i];
                 p->partition_count   = counts[i];
+                t->proposal_m[i]     = ks_partition_m((uint32_t)counts[i]);
                 p->partitions =
                     calloc((size_t)counts[i], sizeof(*p->partitions));
                 if (!p->partitions) {
