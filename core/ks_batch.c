@@ -528,16 +528,38 @@ static void flush_run(ks_batch_t *b, ks_batch_hold_t *held, ks_batch_slot_t *s)
         s->bytes    = 0;
 }
 
-/** @brief The flush's second pass over slot @p s: the run the first left
- *         there offered to its topic's hot-key window; a slot taken during
- *         the first pass is an ordinary one again. */
-static void flush_offer(ks_batch_hold_t *held, ks_batch_slot_t *s)
+/**
+ * @brief The flush's second pass over slot @p s: the run the first left
+ *        there offered to its topic's hot-key window; a slot taken during
+ *        the first pass is an ordinary one again.
+ *
+ * A NULL key's run waits for the window's end instead (set aside, offer
+ * only: a plain weighted add): where the partitioner hashes a NULL key as
+ * the empty key, the hot-key summary knows both as one key, whose two runs
+ * (two slots) must not both be offered in one window.
+ */
+static void flush_offer(ks_batch_t *b, ks_batch_hold_t *held,
+                        ks_batch_slot_t *s)
 {
         ks_key_facts_t f;
 
         s->flags &= (uint8_t)~KS_SLOT_FRESH;
         if (!s->offer_messages)
                 return;
+        if (s->flags & KS_SLOT_NULL) {
+                ks_batch_slot_t *r;
+                if (b->nevicted == KS_BATCH_EVICTED) {
+                        release(held); /* apply_evicted() takes locks */
+                        apply_evicted(b);
+                }
+                r                 = &b->evicted[b->nevicted++];
+                *r                = *s;
+                r->messages       = 0;
+                r->bytes          = 0;
+                s->offer_messages = 0;
+                s->offer_bytes    = 0;
+                return;
+        }
         ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
         hold(held, s->t);
         ks_topic_offer_run_locked(s->t, key_of(s), s->keylen, &f,
@@ -558,7 +580,7 @@ int ks_batch_flush_step(ks_batch_t *b, size_t max_slots)
                 if (b->flushing == 1)
                         flush_run(b, &held, &b->slots[b->f_next]);
                 else
-                        flush_offer(&held, &b->slots[b->f_next]);
+                        flush_offer(b, &held, &b->slots[b->f_next]);
         }
         release(&held);
         if (b->f_next < n)

@@ -83,14 +83,14 @@ static void make_stream(msg_t *m, size_t n)
         }
 }
 
-static ks_topic_t *new_topic(int i, int with_count)
+static ks_topic_t *new_topic_p(int i, int with_count, ks_partitioner_t p)
 {
         ks_topic_params_t tp = {0};
         char              name[16];
         ks_topic_t       *t;
 
         snprintf(name, sizeof(name), "t%d", i);
-        tp.partitioner       = KS_PARTITIONER_CONSISTENT_RANDOM;
+        tp.partitioner       = p;
         tp.sticky_linger_ms  = 10;
         tp.key_sample_size   = 512;
         tp.mixed_sample_size = 256;
@@ -105,6 +105,11 @@ static ks_topic_t *new_topic(int i, int with_count)
         if (with_count)
                 ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
         return t;
+}
+
+static ks_topic_t *new_topic(int i, int with_count)
+{
+        return new_topic_p(i, with_count, KS_PARTITIONER_CONSISTENT_RANDOM);
 }
 
 static int by_hash(const void *a, const void *b)
@@ -327,6 +332,51 @@ static void test_many_topics(void)
         ks_batch_destroy(b);
 }
 
+/* A NULL and an empty key under a partitioner that hashes NULL as empty:
+ * two slots of the key table, one key to the hot-key summary, which must
+ * hold it once, within its bounds, flush after flush. */
+static void test_null_and_empty(void)
+{
+        ks_topic_t         *t = new_topic_p(0, 1, KS_PARTITIONER_CONSISTENT);
+        ks_batch_t         *b = ks_batch_new((size_t)1 << 20);
+        ks_topic_snapshot_t s;
+        int                 round, i, empties = 0;
+        size_t              k;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_EQUAL(
+            ks_partitioner_placement(KS_PARTITIONER_CONSISTENT, 10, NULL, 0),
+            KS_PLACE_HASHED);
+        for (round = 0; round < 4; round++) {
+                for (i = 0; i < 100; i++) {
+                        char key[8];
+                        int  kl = snprintf(key, sizeof(key), "k%d", i % 7);
+                        ks_batch_add(b, t, ks_batch_key_hash(t, NULL, 0, -1),
+                                     NULL, 0, -1, 10, 5);
+                        ks_batch_add(b, t, ks_batch_key_hash(t, "", 0, -1), "",
+                                     0, -1, 10, 5);
+                        ks_batch_add(b, t,
+                                     ks_batch_key_hash(t, key, (size_t)kl, -1),
+                                     key, (size_t)kl, -1, 12, 5);
+                }
+                ks_batch_flush(b);
+        }
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.null_keys, 400);
+        CU_ASSERT_EQUAL(s.c.empty_keys, 400);
+        for (k = 0; k < s.hot_cnt; k++) {
+                if (s.hot[k].keylen)
+                        continue;
+                empties++;
+                CU_ASSERT(s.hot[k].count - s.hot[k].error <= 800);
+                CU_ASSERT(s.hot[k].count >= 800);
+        }
+        CU_ASSERT_EQUAL(empties, 1);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+        ks_batch_destroy(b);
+}
+
 /** @returns the entry of key @p k (one letter) in @p tk, or NULL. */
 static const ks_topk_entry_t *entry_of(const ks_topk_t *tk, char k,
                                        ks_topk_entry_t *buf)
@@ -407,5 +457,7 @@ void ks_test_register(void)
             {"same figures as message by message", test_same_as_one_by_one},
             {"count unknown: pending runs", test_pending},
             {"smallest table: keys evicted", test_small_table},
-            {"more topics than a pass keeps rates of", test_many_topics});
+            {"more topics than a pass keeps rates of", test_many_topics},
+            {"NULL and empty keys hashed alike: one hot key",
+             test_null_and_empty});
 }
