@@ -262,7 +262,7 @@ static double one_report(ksb_topics_t *kt, ks_stage_t *stage, const char *path,
         char                 errstr[512];
         uint64_t             t0 = ksb_now_ns(), t1, t2, t3;
 
-        if (ks_stage_sync(stage, 10000))
+        if (ks_stage_sync(stage, 10000, NULL))
                 ksb_die("the drainer did not flush in 10 s");
         *sync_ms = (double)(ksb_now_ns() - t0) / 1e6;
         t0       = ksb_now_ns();

@@ -78,8 +78,6 @@ struct ks_stage {
  *  fill at 3 M messages/s). */
 #define KS_STAGE_FLUSH_SLICE 2048
 
-/** Stages a thread can hold a ring in at once (producers it uses). */
-#define KS_STAGE_TLS_SLOTS 4
 /** Messages a thread without a ring analyses inline before asking again. */
 #define KS_STAGE_NORING_RETRY 4096
 
@@ -242,7 +240,7 @@ static ks_ring_t *ring_for_slow(ks_stage_t *s)
 {
         ks_stage_tls_t *l = ks_stage_tls;
         ks_stage_slot_t tmp;
-        int             i, found = -1, free_slot = -1;
+        int             i, found = -1, free_slot = -1, ringless = -1;
 
         if (!l) {
                 if (!(l = calloc(1, sizeof(*l))))
@@ -262,8 +260,15 @@ static ks_ring_t *ring_for_slow(ks_stage_t *s)
                 }
                 if (!sl->stage_id && free_slot < 0)
                         free_slot = i;
+                else if (sl->stage_id && !sl->ring && ringless < 0)
+                        ringless = i;
         }
         if (found < 0) {
+                /* else a slot that holds no ring (its stage had none to
+                 * give, and may be gone: nothing tells): that stage only
+                 * asks for a ring again sooner */
+                if (free_slot < 0)
+                        free_slot = ringless;
                 if (free_slot < 0)
                         return NULL; /* more producers than slots */
                 found = free_slot;
@@ -526,7 +531,7 @@ long ks_stage_pause_ns(size_t collected, int *period_ms)
         return (long)*period_ms * 1000000;
 }
 
-int ks_stage_sync(ks_stage_t *s, int timeout_ms)
+int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
 {
         uint64_t ticket = atomic_fetch_add_explicit(&s->flush_asked, 1,
                                                     memory_order_acq_rel) +
@@ -538,7 +543,8 @@ int ks_stage_sync(ks_stage_t *s, int timeout_ms)
                 if (atomic_load_explicit(&s->flush_done,
                                          memory_order_acquire) >= ticket)
                         return 0;
-                if (ks_topic_mono_ms() > deadline)
+                if (ks_topic_mono_ms() > deadline ||
+                    (cancel && atomic_load(cancel)))
                         return -1;
                 nanosleep(&ts, NULL);
         }

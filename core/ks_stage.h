@@ -62,6 +62,7 @@
 #ifndef KS_STAGE_H
 #define KS_STAGE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,9 @@
 #define KS_STAGE_KEY_INLINE 40
 /** Rings per stage; further threads analyse inline. */
 #define KS_STAGE_RINGS_MAX 64
+/** Stages a thread can hold a ring in at once (producers it uses); a slot
+ *  holding no ring is reused first. */
+#define KS_STAGE_TLS_SLOTS 4
 
 typedef struct ks_stage ks_stage_t;
 
@@ -168,11 +172,14 @@ long ks_stage_pause_ns(size_t collected, int *period_ms);
  *        of the key table and a run per key waiting, ~5-20 ms at the
  *        default size).
  * @param timeout_ms how long to wait at most.
- * @returns 0, or -1 if no flush ended in time (no consumer running).
+ * @param cancel NULL, or a flag that ends the wait early once set (a
+ *        producer being destroyed does not wait for it).
+ * @returns 0, or -1 if no flush ended in time (no consumer running) or the
+ *          wait was cancelled.
  * @locality any thread but the consumer's. @locks none held (the consumer
  *           takes topics' locks to serve it).
  */
-int ks_stage_sync(ks_stage_t *s, int timeout_ms);
+int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel);
 
 /**
  * @brief ks_stage_collect(), then analyses everything collected: when it

@@ -138,6 +138,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         pthread_cond_init(&c->cond, NULL);
         atomic_init(&c->refresh_requested, 0);
         atomic_init(&c->drainer_stop, 0);
+        atomic_init(&c->sync_cancel, 0);
 
         c->started = 1;
         if (ks_reporter_start(c)) {

@@ -56,6 +56,8 @@ typedef struct ks_client {
         pthread_t  drainer;
         int        drainer_running;
         atomic_int drainer_stop;
+        atomic_int sync_cancel; /**< the reporter's ks_stage_sync() ends:
+                                 *   the producer is being destroyed */
 
         /* reporter thread */
         pthread_t       thread;

@@ -35,9 +35,11 @@
 #define KS_METADATA_RETRY_MS 200
 
 /** How long the reporter waits for the drainer's flush (ks_stage_sync())
- *  before a report or a new partition count: a flush takes ~5-20 ms; a
- *  drainer starved of CPU for longer leaves the report a little behind. */
-#define KS_SYNC_TIMEOUT_MS 1000
+ *  before a report or a new partition count: a flush takes ~10-40 ms, up
+ *  to about a second when many threads flood a starved drainer (the rings
+ *  are emptied between its slices). Past it, the report goes on with what
+ *  was analysed and says so (ANALYSIS_BEHIND). */
+#define KS_SYNC_TIMEOUT_MS 5000
 
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
@@ -199,7 +201,8 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
          * count it was produced with: the drainer flushes first */
         for (i = 0; !err && md && i < md->topic_cnt; i++)
                 if (count_changes(c, &md->topics[i])) {
-                        ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS);
+                        ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS,
+                                      &c->sync_cancel);
                         break;
                 }
         for (i = 0; !err && md && i < md->topic_cnt; i++)
@@ -269,11 +272,16 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (!ks_registry_seen(&c->reg) &&
             !atomic_load(&c->reg.untracked_messages) && !c->reports_written)
                 return;
+        ks_warn_list_init(&wl);
         /* every message staged so far analysed (the final report's caller
          * drained the rings itself: the drainer has stopped) */
-        if (!final)
-                ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS);
-        ks_warn_list_init(&wl);
+        if (!final &&
+            ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS, &c->sync_cancel))
+                ks_warn_add(&wl, KS_WARN_ANALYSIS_BEHIND, NULL,
+                            "keyshift's thread had not analysed every message "
+                            "produced before this report after %d ms: this "
+                            "report may not count the last seconds of them",
+                            KS_SYNC_TIMEOUT_MS);
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
                             c->carry.items[i].message);
@@ -412,6 +420,7 @@ static void *drainer_main(void *arg)
 int ks_reporter_start(ks_client_t *c)
 {
         atomic_store(&c->drainer_stop, 0);
+        atomic_store(&c->sync_cancel, 0);
         if (pthread_create(&c->drainer, NULL, drainer_main, c))
                 return -1;
         c->drainer_running = 1;
@@ -426,6 +435,9 @@ int ks_reporter_start(ks_client_t *c)
 void ks_reporter_stop(ks_client_t *c)
 {
         if (c->thread_running) {
+                /* a flush the reporter waits for is not waited for: the
+                 * final report drains everything after */
+                atomic_store(&c->sync_cancel, 1);
                 pthread_mutex_lock(&c->lock);
                 c->stop = 1;
                 pthread_cond_signal(&c->cond);

@@ -286,6 +286,57 @@ static void test_ack_before_drain(void)
         teardown();
 }
 
+static pthread_barrier_t staged_bar, release_bar;
+
+/** Takes a ring of the stage, then holds it until released. */
+static void *ring_holder(void *arg)
+{
+        ks_stage_push(stage, arg, "k", 1, -1, 1);
+        pthread_barrier_wait(&staged_bar);
+        pthread_barrier_wait(&release_bar);
+        return NULL;
+}
+
+/* A thread that met KS_STAGE_TLS_SLOTS producers with no ring left to give
+ * it (their rings all held by other threads), all destroyed since, still
+ * gets a ring from the next producer: slots holding no ring are reused. */
+static void test_ringless_slots(void)
+{
+        pthread_t        th[KS_STAGE_RINGS_MAX];
+        ks_stage_stats_t st;
+        ks_topic_t      *t;
+        int              round, i, created;
+
+        for (round = 0; round < KS_STAGE_TLS_SLOTS; round++) {
+                setup();
+                t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+                pthread_barrier_init(&staged_bar, NULL, KS_STAGE_RINGS_MAX + 1);
+                pthread_barrier_init(&release_bar, NULL,
+                                     KS_STAGE_RINGS_MAX + 1);
+                for (i = 0; i < KS_STAGE_RINGS_MAX; i++)
+                        pthread_create(&th[i], NULL, ring_holder, t);
+                pthread_barrier_wait(&staged_bar);
+                ks_stage_push(stage, t, "k", 1, -1, 1); /* no ring left */
+                ks_stage_stats(stage, &st);
+                CU_ASSERT_EQUAL(st.inline_noring, 1);
+                pthread_barrier_wait(&release_bar);
+                for (i = 0; i < KS_STAGE_RINGS_MAX; i++)
+                        pthread_join(th[i], NULL);
+                pthread_barrier_destroy(&staged_bar);
+                pthread_barrier_destroy(&release_bar);
+                ks_stage_drain(stage);
+                teardown();
+        }
+        setup();
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        ks_stage_push(stage, t, "k", 1, -1, 1);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.inline_noring, 0);
+        CU_ASSERT_EQUAL(st.staged, 1);
+        ks_stage_drain(stage);
+        teardown();
+}
+
 /** As the plugin's drainer: ks_stage_collect(), then its pause. */
 static void *collecting_thread(void *arg)
 {
@@ -315,7 +366,7 @@ static void test_sync(void)
         t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         /* no consumer: nobody serves it */
-        CU_ASSERT_EQUAL(ks_stage_sync(stage, 20), -1);
+        CU_ASSERT_EQUAL(ks_stage_sync(stage, 20, NULL), -1);
         ks_stage_drain(stage); /* a consumer serves it */
         atomic_store(&stop_drainer, 0);
         pthread_create(&drainer, NULL, collecting_thread, NULL);
@@ -324,7 +375,7 @@ static void test_sync(void)
                         int kl = snprintf(key, sizeof(key), "k%d", i % 50);
                         ks_stage_push(stage, t, key, (size_t)kl, -1, 5);
                 }
-                CU_ASSERT_EQUAL(ks_stage_sync(stage, 10000), 0);
+                CU_ASSERT_EQUAL(ks_stage_sync(stage, 10000, NULL), 0);
                 CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
                 CU_ASSERT_EQUAL(s.c.total.messages, (uint64_t)round * 1000);
                 ks_topic_snapshot_free(&s);
@@ -346,5 +397,6 @@ void ks_test_register(void)
             {"an ack before its explicit message is drained",
              test_ack_before_drain},
             {"a flush asked of the drainer counts what was staged before",
-             test_sync});
+             test_sync},
+            {"slots holding no ring are reused", test_ringless_slots});
 }
