@@ -23,8 +23,9 @@
  *    not counted since the last newcomer passed by (second chance, CLOCK,
  *    Corbato 1968) holding the fewest messages: that key's messages are
  *    set aside as a run (an eviction) and analysed at the end of the
- *    drainer's pass (ks_batch_end_pass()), each topic's lock taken once
- *    for its runs;
+ *    drainer's pass (ks_batch_end_pass()); so are a key's messages when
+ *    they reach KS_BATCH_RUN_MAX. A topic's lock is held for at most
+ *    KS_BATCH_HOLD_RUNS runs at a time (ks_batch.c);
  *  - a flush (ks_batch_flush_begin(), ks_batch_flush_step()) analyses
  *    every slot's messages, in slices of slots so that the drainer keeps
  *    emptying the rings meanwhile: every KS_BATCH_FLUSH_MS
@@ -39,7 +40,8 @@
  *    counted first, then the others offered: a merge of the flush's exact
  *    counts, ks_topk.c, Windows), so that the busy keys of a flush are
  *    charged the summary's bound when it began, whatever order the table
- *    holds them in;
+ *    holds them in (a NULL key's run, which the summary may know as the
+ *    empty key's, comes after the window);
  *  - the per-second rates do not wait for a run: each topic's messages per
  *    millisecond stamp are counted in the pass and added at its end;
  *  - a key longer than KS_BATCH_KEY_MAX is analysed at once, alone
@@ -48,8 +50,8 @@
  * What changes for the reader of a report: a message is counted in its
  * topic when its key's run is analysed: at the latest at the next flush,
  * and the plugin flushes before every report (ks_stage_sync()); the
- * hot-key summary sees a key's messages since the previous flush as one
- * weighted update.
+ * hot-key summary sees a key's messages since its last run (at most
+ * KS_BATCH_RUN_MAX) as one weighted update.
  *
  * Memory: 64 B a slot, fixed at creation: an eighth of
  * keyshift.memory.max.mb (8 MiB, 131,072 slots, at the default), plus
