@@ -275,13 +275,17 @@ static void apply_evicted(ks_batch_t *b)
         b->nevicted = 0;
 }
 
+/** What set_aside() moves out of a slot. */
+#define KS_ASIDE_MESSAGES 1 /**< its messages not analysed yet */
+#define KS_ASIDE_OFFER 2    /**< the run a flush left for its offers */
+
 /**
- * @brief Sets the messages of slot @p s aside as a run, with the offer a
- *        flush left in it if @p with_offer (its key leaves the slot).
- *        Analysed by ks_batch_end_pass(), after the offers of a flush
- *        under way, or now when KS_BATCH_EVICTED wait.
+ * @brief Sets @p what of slot @p s aside as a run (KS_ASIDE_*), the rest
+ *        staying in the slot. Analysed by ks_batch_end_pass(), after the
+ *        offers of a flush under way, or now when KS_BATCH_EVICTED wait.
+ * @locks none held (analysing takes topics' locks).
  */
-static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, int with_offer)
+static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, unsigned what)
 {
         ks_batch_slot_t *r;
 
@@ -289,16 +293,21 @@ static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, int with_offer)
                 apply_evicted(b);
         r  = &b->evicted[b->nevicted++];
         *r = *s;
-        if (with_offer) {
+        if (what & KS_ASIDE_MESSAGES) {
+                b->stats.set_aside++;
+                s->messages = 0;
+                s->bytes    = 0;
+        } else {
+                r->messages = 0;
+                r->bytes    = 0;
+        }
+        if (what & KS_ASIDE_OFFER) {
                 s->offer_messages = 0;
                 s->offer_bytes    = 0;
         } else {
                 r->offer_messages = 0;
                 r->offer_bytes    = 0;
         }
-        b->stats.set_aside++;
-        s->messages = 0;
-        s->bytes    = 0;
 }
 
 void ks_batch_end_pass(ks_batch_t *b)
@@ -439,7 +448,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                 b->slots[(home + (size_t)i) & b->mask].flags &=
                     (uint8_t)~KS_SLOT_SEEN;
         if (take->messages || take->offer_messages) {
-                set_aside(b, take, 1);
+                set_aside(b, take, KS_ASIDE_MESSAGES | KS_ASIDE_OFFER);
                 b->stats.evicted++;
         }
         take->t         = t;
@@ -468,7 +477,7 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
         }
         s = slot_for(b, t, h, key, keylen, partition);
         if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
-                set_aside(b, s, 0);
+                set_aside(b, s, KS_ASIDE_MESSAGES);
         s->messages++;
         s->bytes += nb;
         b->unflushed++;
@@ -547,17 +556,8 @@ static void flush_offer(ks_batch_t *b, ks_batch_hold_t *held,
         if (!s->offer_messages)
                 return;
         if (s->flags & KS_SLOT_NULL) {
-                ks_batch_slot_t *r;
-                if (b->nevicted == KS_BATCH_EVICTED) {
-                        release(held); /* apply_evicted() takes locks */
-                        apply_evicted(b);
-                }
-                r                 = &b->evicted[b->nevicted++];
-                *r                = *s;
-                r->messages       = 0;
-                r->bytes          = 0;
-                s->offer_messages = 0;
-                s->offer_bytes    = 0;
+                release(held); /* set_aside() may analyse: takes locks */
+                set_aside(b, s, KS_ASIDE_OFFER);
                 return;
         }
         ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
