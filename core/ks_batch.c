@@ -97,8 +97,8 @@ struct ks_batch {
         uint64_t window;        /**< the flush's number, from 1: its hot-key
                             *   windows (ks_topic_window_begin_locked()) */
         int64_t  last_flush_ms; /**< ks_batch_rotate()'s last; 0: none */
-        uint64_t unflushed;     /**< counted in slots since the last flush
-                                 *   began */
+        uint64_t flush_mark;    /**< slot_counted() when the last flush
+                              *   began */
         ks_batch_stats_t stats;
 };
 
@@ -480,8 +480,13 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                 set_aside(b, s, KS_ASIDE_MESSAGES);
         s->messages++;
         s->bytes += nb;
-        b->unflushed++;
         rate_add(b, t, mono_ms, bytes);
+}
+
+/** @returns the messages counted in slots so far (not analysed alone). */
+static inline uint64_t slot_counted(const ks_batch_t *b)
+{
+        return b->stats.messages - b->stats.direct;
 }
 
 void ks_batch_flush_begin(ks_batch_t *b)
@@ -489,9 +494,9 @@ void ks_batch_flush_begin(ks_batch_t *b)
         /* one under way is finished first: its window's offers are owed */
         while (ks_batch_flush_step(b, SIZE_MAX))
                 ;
-        b->flushing  = 1;
-        b->f_next    = 0;
-        b->unflushed = 0;
+        b->flushing   = 1;
+        b->f_next     = 0;
+        b->flush_mark = slot_counted(b);
         b->window++;
 }
 
@@ -499,7 +504,7 @@ int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
 {
         if (b->flushing)
                 return 0;
-        if (!b->last_flush_ms || !b->unflushed) {
+        if (!b->last_flush_ms || slot_counted(b) == b->flush_mark) {
                 b->last_flush_ms = now_ms; /* nothing to flush: wait again */
                 return 0;
         }
