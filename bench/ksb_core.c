@@ -6,7 +6,7 @@
  *        does (the thread's last topic or the registry, ks_stage_push()
  *        into the thread's staging ring), timed one call at a time with
  *        the TSC, while a drainer thread analyses the rings as the
- *        plugin's does (ks_stage_collect(), then ks_stage_pause_ns():
+ *        plugin's does (ks_stage_collect(), then ks_stage_pause():
  *        ks_batch.h, ks_topic_record_run_locked()).
  *
  * Streams: Zipf(s) MMSI keys over 100,000 ids (1 % sent as int32, the

@@ -13,7 +13,7 @@
  * lookup, then ks_stage_push() into a ks_stage_t) round-robin over the
  * topics at --rate messages/s, timing each call with the TSC, while a
  * drainer thread runs as the plugin's (ks_stage_collect(), then
- * ks_stage_pause_ns(); it takes each topic's lock when it analyses runs,
+ * ks_stage_pause(); it takes each topic's lock when it analyses runs,
  * ks_batch.h), and each report first asks it for a flush and waits
  * (ks_stage_sync(), as ks_reporter_write() does):
  *  1. baseline: about a second with no report;
@@ -124,22 +124,20 @@ typedef struct drainer {
 } drainer_t;
 
 /** @brief As plugin/ks_reporter.c drainer_main(): collect every ring,
- *         pause as ks_stage_pause_ns() says. */
+ *         pause (ks_stage_pause()). */
 static void *drainer_main(void *arg)
 {
         drainer_t *d         = arg;
         int        period_ms = KS_STAGE_BUSY_MS;
 
         while (!atomic_load(&d->stop)) {
-                struct timespec ts = {0, 0};
-                uint64_t        t0 = ksb_now_ns();
-                size_t          n  = ks_stage_collect(d->stage);
-                double          ns = (double)(ksb_now_ns() - t0);
+                uint64_t t0 = ksb_now_ns();
+                size_t   n  = ks_stage_collect(d->stage);
+                double   ns = (double)(ksb_now_ns() - t0);
                 if (ns > atomic_load(&d->max_ns))
                         atomic_store(&d->max_ns, ns);
                 d->passes++;
-                ts.tv_nsec = ks_stage_pause_ns(n, &period_ms);
-                nanosleep(&ts, NULL);
+                ks_stage_pause(n, &period_ms);
         }
         ks_stage_drain(d->stage);
         return NULL;

@@ -109,14 +109,8 @@ static void *drainer_main(void *arg)
         ksb_topics_t *kt        = arg;
         int           period_ms = KS_STAGE_BUSY_MS;
 
-        while (!atomic_load(&kt->drainer_stop)) { /* as the plugin's */
-                long pause =
-                    ks_stage_pause_ns(ks_stage_collect(kt->stage), &period_ms);
-                if (pause) {
-                        struct timespec ts = {0, pause};
-                        nanosleep(&ts, NULL);
-                }
-        }
+        while (!atomic_load(&kt->drainer_stop)) /* as the plugin's */
+                ks_stage_pause(ks_stage_collect(kt->stage), &period_ms);
         kt->drainer_cpu_ns = ksb_thread_cpu_ns();
         return NULL;
 }

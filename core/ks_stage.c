@@ -520,15 +520,18 @@ size_t ks_stage_drain(ks_stage_t *s)
         return n;
 }
 
-long ks_stage_pause_ns(size_t collected, int *period_ms)
+void ks_stage_pause(size_t collected, int *period_ms)
 {
+        struct timespec ts = {0, 0};
+
         if (collected >= KS_STAGE_RING_ENTRIES / 4)
-                return 0;
+                return;
         if (collected)
                 *period_ms = KS_STAGE_BUSY_MS;
         else if (*period_ms < KS_STAGE_IDLE_MS)
                 (*period_ms)++;
-        return (long)*period_ms * 1000000;
+        ts.tv_nsec = (long)*period_ms * 1000000;
+        nanosleep(&ts, NULL);
 }
 
 int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)

@@ -154,15 +154,16 @@ size_t ks_stage_collect(ks_stage_t *s);
 #define KS_STAGE_IDLE_MS 5
 
 /**
- * @returns the drainer's pause (ns) after a pass that took @p collected
- *          messages: none when it took a quarter of a ring or more (the
- *          producers outrun a 1 ms period: the rings would fill while it
- *          sleeps), KS_STAGE_BUSY_MS while messages flow, 1 ms longer per
- *          empty pass up to KS_STAGE_IDLE_MS. A sleep, not a condition
- *          variable: on_send signals nothing.
+ * @brief The drainer's pause after a pass that took @p collected messages:
+ *        none when it took a quarter of a ring or more (the producers
+ *        outrun a 1 ms period: the rings would fill while it sleeps),
+ *        KS_STAGE_BUSY_MS while messages flow, 1 ms longer per empty pass
+ *        up to KS_STAGE_IDLE_MS. A sleep, not a condition variable:
+ *        on_send signals nothing.
  * @param period_ms the drainer's state, KS_STAGE_BUSY_MS at first.
+ * @locality the drainer thread.
  */
-long ks_stage_pause_ns(size_t collected, int *period_ms);
+void ks_stage_pause(size_t collected, int *period_ms);
 
 /**
  * @brief Asks the consumer for a flush and waits for it: when it returns 0,

@@ -397,7 +397,7 @@ static void *reporter_main(void *arg)
 /**
  * @brief The drainer: empties every ring into its batch (ks_stage_collect():
  *        flushed every KS_BATCH_FLUSH_MS and when the reporter asks), then
- *        pauses as ks_stage_pause_ns() says.
+ *        pauses (ks_stage_pause()).
  * @locality drainer thread. @locks each topic's, one at a time (in
  *           ks_batch_flush_step()).
  */
@@ -406,14 +406,8 @@ static void *drainer_main(void *arg)
         ks_client_t *c         = arg;
         int          period_ms = KS_STAGE_BUSY_MS;
 
-        while (!atomic_load(&c->drainer_stop)) {
-                long pause =
-                    ks_stage_pause_ns(ks_stage_collect(c->stage), &period_ms);
-                if (pause) {
-                        struct timespec ts = {0, pause};
-                        nanosleep(&ts, NULL);
-                }
-        }
+        while (!atomic_load(&c->drainer_stop))
+                ks_stage_pause(ks_stage_collect(c->stage), &period_ms);
         return NULL;
 }
 

@@ -13,7 +13,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "ks_config.h"
 #include "ks_registry.h"
@@ -342,11 +341,8 @@ static void *collecting_thread(void *arg)
 {
         int period_ms = KS_STAGE_BUSY_MS;
         (void)arg;
-        while (!atomic_load(&stop_drainer)) {
-                struct timespec ts = {
-                    0, ks_stage_pause_ns(ks_stage_collect(stage), &period_ms)};
-                nanosleep(&ts, NULL);
-        }
+        while (!atomic_load(&stop_drainer))
+                ks_stage_pause(ks_stage_collect(stage), &period_ms);
         return NULL;
 }
 
