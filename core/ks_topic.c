@@ -106,6 +106,14 @@ struct ks_topic {
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
         atomic_int explicit_seen;
+        /* acknowledgements whose outcome needs nothing the lock guards
+         * (ks_topic_ack()), counted on a line of their own: librdkafka's
+         * broker thread writes it, the drainer never does. ack_count is
+         * the count they are checked against: partition_count, or 0 while
+         * every acknowledgement takes the lock (count unknown, or a
+         * disagreement being diagnosed); set under the lock. */
+        _Alignas(64) atomic_int ack_count;
+        atomic_uint_fast64_t ack_matched, ack_failed, ack_not_predictable;
         /* messages on_send could not stage (ring full), not analysed: a
          * line of its own, written by producing threads only (the lines
          * around it are the drainer's) */
@@ -612,6 +620,67 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
         return 1;
 }
 
+/** @brief Publishes the count acknowledgements may be checked against
+ *         without the lock: 0 while they must take it.
+ *  @locks t->lock held. */
+static void ack_count_publish(ks_topic_t *t)
+{
+        atomic_store_explicit(&t->ack_count,
+                              t->diagnosing ? 0 : t->partition_count,
+                              memory_order_release);
+}
+
+/**
+ * @brief The outcomes of an acknowledgement that need no state the lock
+ *        guards, counted with one atomic addition: a failure, a placement
+ *        no hash decides, or the partition the count published
+ *        (ack_count_publish()) gives. @returns 1 if counted, 0 if the
+ *        acknowledgement is to be checked under the lock.
+ *
+ * Why: librdkafka calls on_acknowledgement for every message on its
+ * broker thread, the one that also sends the next batches; with the
+ * topic's lock taken there, that thread waited whenever the drainer held
+ * the lock for a batch of runs (up to KS_BATCH_HOLD_RUNS, tens of us,
+ * ks_batch.c) or a report took a snapshot. A count published just before
+ * or after a change is no error: a partition that disagrees with it goes
+ * to the locked path, which also accepts the previous count.
+ */
+static int ack_unlocked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
+                        int32_t partition, int failed)
+{
+        int32_t cur = atomic_load_explicit(&t->ack_count, memory_order_acquire);
+        atomic_uint_fast64_t *n;
+
+        if (!cur)
+                return 0;
+        if (failed)
+                n = &t->ack_failed;
+        else if (pk != KS_PLACE_HASHED)
+                n = &t->ack_not_predictable;
+        else if (ks_partition_of(phash, cur) == partition)
+                n = &t->ack_matched;
+        else
+                return 0;
+        atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+        return 1;
+}
+
+/** @brief Adds the acknowledgements ack_unlocked() counted to @p c. */
+static void ack_unlocked_add(ks_topic_t *t, ks_topic_counters_t *c)
+{
+        uint64_t matched = atomic_load_explicit(&t->ack_matched,
+                                                memory_order_relaxed),
+                 failed =
+                     atomic_load_explicit(&t->ack_failed, memory_order_relaxed),
+                 unpred = atomic_load_explicit(&t->ack_not_predictable,
+                                               memory_order_relaxed);
+
+        c->ack_matched += matched;
+        c->ack_failed += failed;
+        c->ack_not_predictable += unpred;
+        c->ack_messages += matched + failed + unpred;
+}
+
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  int32_t partition, int failed)
 {
@@ -624,6 +693,8 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         int32_t cur, expected;
         int     suspect = 0;
 
+        if (ack_unlocked(t, pk, phash, partition, failed))
+                return 0;
         pthread_mutex_lock(&t->lock);
         t->c.ack_messages++;
         cur = t->partition_count;
@@ -667,6 +738,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  * are counted at once and ask for no more metadata. */
                 suspect       = 1;
                 t->diagnosing = 1;
+                ack_count_publish(t);
         } else {
                 t->c.ack_mismatched++;
                 if (!t->has_mismatch)
@@ -716,6 +788,7 @@ static void verify_suspects(ks_topic_t *t)
                             s->actual;
         }
         t->diagnosing |= t->has_mismatch;
+        ack_count_publish(t);
         t->c.ack_pending -= t->suspect_cnt;
         t->suspect_cnt = 0;
         free(t->suspects);
@@ -743,6 +816,7 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 }
                 free_window(t);
                 t->partition_count = count;
+                ack_count_publish(t);
                 if (open_window(t, count) == 0) {
                         /* The first count: what waited for it joins. */
                         t->window_total = t->waiting_spread;
@@ -983,6 +1057,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->c                = t->c;
                 s->c.unanalysed =
                     atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
+                ack_unlocked_add(t, &s->c);
                 s->partition_count     = t->partition_count;
                 s->count_source        = t->count_source;
                 s->previous_count      = t->previous_count;

@@ -196,6 +196,42 @@ static void test_acks(void)
         ks_topic_destroy(t);
 }
 
+/** Acknowledgements once the count is known: the common outcomes are
+ *  counted without the topic's lock, in the same counters; after a
+ *  disagreement every acknowledgement is checked under the lock again, so
+ *  that the partitioner families are followed (diag_checked). */
+static void test_acks_unlocked(void)
+{
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
+        ks_topic_snapshot_t s;
+        int32_t             p6 = rk_murmur2("key", 6);
+
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        CU_ASSERT_EQUAL(ks_topic_ack(t, "key", 3, p6, 0), 0);
+        ks_topic_ack(t, NULL, 0, 2, 0);   /* not predictable */
+        ks_topic_ack(t, "key", 3, -1, 1); /* failed */
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_messages, 3);
+        CU_ASSERT_EQUAL(s.c.ack_matched, 1);
+        CU_ASSERT_EQUAL(s.c.ack_not_predictable, 1);
+        CU_ASSERT_EQUAL(s.c.ack_failed, 1);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 0);
+        ks_topic_snapshot_free(&s);
+
+        /* a disagreement: diagnosed from now on, the agreeing ones too */
+        CU_ASSERT_EQUAL(ks_topic_ack(t, "key", 3, (p6 + 1) % 6, 0), 1);
+        ks_topic_ack(t, "key", 3, p6, 0);
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_messages, 5);
+        CU_ASSERT_EQUAL(s.c.ack_matched, 2);
+        CU_ASSERT_EQUAL(s.c.ack_pending, 1);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 1);   /* the agreeing one */
+        CU_ASSERT_EQUAL(s.c.diag_follow[1], 1); /* murmur2 */
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+}
+
 static void test_flow_limit(void)
 {
         ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2);
@@ -290,6 +326,7 @@ void ks_test_register(void)
              test_count_change_restarts_window},
             {"explicit partitions", test_explicit_partitions},
             {"acknowledgements", test_acks},
+            {"acknowledgements without the lock", test_acks_unlocked},
             {"flow matrix limit", test_flow_limit},
             {"sketch budget", test_sketch_budget});
 }
