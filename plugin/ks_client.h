@@ -73,6 +73,7 @@ typedef struct ks_client {
         char           report_path[4096];
         int64_t        reports_written;
         char metadata_error[256];  /**< last metadata failure, for the report */
+        int  metadata_failures;    /**< metadata requests failed in a row */
         rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */
         /* brokers in state UP (on_broker_state_change): keyshift asks for
          * metadata only when one is, because rd_kafka_metadata() waits its

@@ -28,6 +28,15 @@
 #define KS_METADATA_TIMEOUT_MIN_MS 250
 #define KS_METADATA_TIMEOUT_MAX_MS 1000
 
+/**
+ * Metadata requests failed in a row before a report says METADATA_FAILED.
+ * One failing between answered ones is no news: under load an answer can
+ * outlast its timeout (bounded above), and the counts are as of the last
+ * answer, one refresh interval older. Failures in a row mean the counts
+ * may be stale now.
+ */
+#define KS_METADATA_FAILURES_WARN 3
+
 /** Timeout of the Admin API's DescribeConfigs (asynchronous: no wait). */
 #define KS_ADMIN_TIMEOUT_MS 10000
 
@@ -44,7 +53,8 @@
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
         int64_t      now_ms;
-        int          unknown; /**< topics whose count is still unknown */
+        int          unknown;  /**< topics whose count is still unknown */
+        int          answered; /**< a metadata request was answered */
         char         last_error[256];
 } ks_refresh_ctx_t;
 
@@ -197,6 +207,7 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         if (err && !stopping)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
                          "metadata request failed: %s", rd_kafka_err2str(err));
+        ctx->answered = !err;
         /* what was produced before a count changes is analysed under the
          * count it was produced with: the drainer flushes first */
         for (i = 0; !err && md && i < md->topic_cnt; i++)
@@ -290,12 +301,12 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
                             "%s: keyshift models %s", c->partitioner_detail,
                             ks_partitioner_name(c->params.partitioner));
-        if (*c->metadata_error) {
+        if (c->metadata_failures >= KS_METADATA_FAILURES_WARN)
                 ks_warn_add(&wl, KS_WARN_METADATA_FAILED, NULL,
-                            "last failure since the previous report: %s",
-                            c->metadata_error);
-                c->metadata_error[0] = '\0';
-        }
+                            "the last %d metadata requests failed, the last "
+                            "with: %s; partition counts are as of the last "
+                            "answer",
+                            c->metadata_failures, c->metadata_error);
         if ((untracked = atomic_load(&c->reg.untracked_messages)))
                 ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,
                             "%llu messages went to topics beyond "
@@ -363,7 +374,7 @@ static void *reporter_main(void *arg)
                 take_admin_results(c);
 
                 if (refresh) {
-                        ks_refresh_ctx_t ctx = {c, now, 0, ""};
+                        ks_refresh_ctx_t ctx = {c, now, 0, 0, ""};
                         refresh_counts(&ctx);
                         ks_registry_foreach(&c->reg, after_refresh, &ctx);
                         /* A topic without a count yet is asked again soon:
@@ -374,10 +385,14 @@ static void *reporter_main(void *arg)
                                                 c->conf.metadata_refresh_ms
                                  ? KS_METADATA_RETRY_MS
                                  : c->conf.metadata_refresh_ms);
-                        if (*ctx.last_error)
+                        if (*ctx.last_error) {
                                 snprintf(c->metadata_error,
                                          sizeof(c->metadata_error), "%s",
                                          ctx.last_error);
+                                c->metadata_failures++;
+                        } else if (ctx.answered) {
+                                c->metadata_failures = 0;
+                        }
                 }
                 if (report) {
                         ks_reporter_write(c, 0);

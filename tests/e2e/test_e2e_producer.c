@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ks_e2e_support.h"
 #include "ks_test.h"
@@ -312,11 +313,67 @@ static void test_every_partitioner_no_sticky(void)
                 run_partitioner((int)i, "0");
 }
 
+/**
+ * The broker answers keyshift's metadata requests @p rtt_ms late from
+ * some point on (the mock cluster's round-trip delay): keyshift's first
+ * request then outlasts its timeout (250 ms after fast answers, doubled
+ * after each timeout, 1 s at most: plugin/ks_reporter.c). At 400 ms the
+ * next is answered, so the final report has no METADATA_FAILED (the
+ * counts stayed current); at 1,500 ms none is, and it has (the last 3 or
+ * more failed).
+ */
+static void run_metadata_late(int rtt_ms, int expect_warning)
+{
+        const char       *dir = ks_e2e_tmpdir("metadata");
+        char              path[600];
+        ks_e2e_producer_t p;
+        json_t           *report;
+        int               i;
+
+        snprintf(path, sizeof(path), "%s/report.json", dir);
+        rd_kafka_conf_t *conf = ks_e2e_conf(
+            "keyshift.report.path", path, "keyshift.report.interval.ms", "0",
+            "keyshift.metadata.refresh.ms", "200", NULL);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "t", CUR) == 0);
+        for (i = 0; i < 100; i++)
+                ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
+        rd_kafka_flush(p.rk, 5000);
+        usleep(600 * 1000); /* fast answers: the timeout is down to 250 ms */
+        rd_kafka_mock_broker_set_rtt(rd_kafka_handle_mock_cluster(p.rk), 1,
+                                     rtt_ms);
+        usleep(4000 * 1000); /* 1,500 ms: 3 timeouts take ~2.4 s */
+        ks_e2e_producer_close(&p);
+        report = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(report);
+        CU_ASSERT_EQUAL(ks_e2e_int(report, "topics/t/partition_count/current"),
+                        CUR);
+        CU_ASSERT_EQUAL(ks_e2e_has_warning(json_object_get(report, "warnings"),
+                                           "METADATA_FAILED"),
+                        expect_warning);
+        json_decref(report);
+        ks_e2e_producer_free(&p);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_metadata_late_once(void)
+{
+        run_metadata_late(400, 0);
+}
+
+static void test_metadata_never_answered(void)
+{
+        run_metadata_late(1500, 1);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("producer on the mock cluster",
                      {"every partitioner, sticky partitioning on",
                       test_every_partitioner_sticky},
                      {"every partitioner, sticky partitioning off",
-                      test_every_partitioner_no_sticky});
+                      test_every_partitioner_no_sticky},
+                     {"metadata answered late once: no METADATA_FAILED",
+                      test_metadata_late_once},
+                     {"metadata never answered: METADATA_FAILED",
+                      test_metadata_never_answered});
 }
