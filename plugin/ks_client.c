@@ -75,6 +75,18 @@ static void read_producer_limits(ks_client_t *c, const rd_kafka_conf_t *conf)
                 c->conf.sizing.producers_metadata_max_age_ms = atof(buf);
 }
 
+/** ks_client_t.id of the next producer. */
+static atomic_uint_fast64_t ks_client_next_id = 1;
+
+/** The topic of the last acknowledgement the calling thread (one of
+ *  librdkafka's broker threads) handled, and whose producer's it was: a
+ *  name comparison instead of a registry lookup for the next (one topic
+ *  per batch of acknowledgements, most often). */
+static _Thread_local struct {
+        uint64_t    client;
+        ks_topic_t *t;
+} ks_ack_last;
+
 ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            const ks_config_t *kconf, char *errstr,
                            size_t errstr_size)
@@ -98,6 +110,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         ks_stage_set_overload(c->stage, kconf->overload_analyse);
         c->rk            = rk;
         c->started_at_ms = ks_client_now_ms();
+        c->id            = atomic_fetch_add(&ks_client_next_id, 1);
         conf_str(conf, "client.id", c->client_id, sizeof(c->client_id));
         snprintf(c->name, sizeof(c->name), "%s", c->client_id);
         read_partitioner(c, conf);
@@ -254,11 +267,21 @@ stage:
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
 {
         ks_topic_t *t;
+        const char *name;
 
-        /* A topic on_send did not analyse has nothing to compare. */
-        if (!m->rkt ||
-            !(t = ks_registry_find(&c->reg, rd_kafka_topic_name(m->rkt))))
+        if (!m->rkt)
                 return;
+        name = rd_kafka_topic_name(m->rkt);
+        if (ks_ack_last.client == c->id && ks_ack_last.t &&
+            !strcmp(ks_topic_name(ks_ack_last.t), name)) {
+                t = ks_ack_last.t;
+        } else {
+                /* A topic on_send did not analyse has nothing to compare. */
+                if (!(t = ks_registry_find(&c->reg, name)))
+                        return;
+                ks_ack_last.client = c->id;
+                ks_ack_last.t      = t;
+        }
         if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0)) {
                 /* Has the count changed? Ask now, but at most once a
                  * second, whatever the delivery rate. */

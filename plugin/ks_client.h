@@ -42,13 +42,15 @@ typedef struct ks_client {
         ks_config_t       conf;
         ks_topic_params_t params;
         char              client_id[256];
-        char    name[256];  /**< rd_kafka_name(), known after rd_kafka_new() */
-        int     name_known; /**< reporter thread only */
-        char    partitioner_detail[64]; /**< a problem reading it, or "" */
-        char    partitioner_source[32]; /**< "partitioner" or
+        char     name[256];  /**< rd_kafka_name(), known after rd_kafka_new() */
+        int      name_known; /**< reporter thread only */
+        char     partitioner_detail[64]; /**< a problem reading it, or "" */
+        char     partitioner_source[32]; /**< "partitioner" or
                                       *   "keyshift.partitioner" */
-        int64_t started_at_ms;
-        int     started; /**< 0: creation failed, no final report */
+        int64_t  started_at_ms;
+        int      started; /**< 0: creation failed, no final report */
+        uint64_t id;      /**< unique for the process's life (an address
+                           *   can be reused by a later producer) */
         ks_registry_t reg;
         ks_stage_t   *stage; /**< on_send's per-thread rings (ks_stage.h) */
 
