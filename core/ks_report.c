@@ -323,8 +323,8 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             ts);
         }
         if (c->ack_mismatched) {
-                char   keybuf[40] = "", follows[256] = "";
-                size_t f, best                       = 0;
+                char   keybuf[48] = "key 0x", follows[256] = "";
+                size_t f, best                             = 0;
                 for (f = 1; f < 3; f++)
                         if (c->diag_follow[f] > c->diag_follow[best])
                                 best = f;
@@ -344,16 +344,20 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                 size_t k,
                     kl = s->mismatch.keylen < 16 ? s->mismatch.keylen : 16;
                 for (k = 0; k < kl; k++)
-                        snprintf(keybuf + 2 * k, 3, "%02x", s->mismatch.key[k]);
+                        snprintf(keybuf + 6 + 2 * k, 3, "%02x",
+                                 s->mismatch.key[k]);
+                if (s->mismatch.keylen > 16)
+                        strcat(keybuf, "...");
+                if (s->mismatch.keylen == KS_MISMATCH_KEY_NOT_KEPT)
+                        snprintf(keybuf, sizeof(keybuf), "a key not kept");
                 ks_warn_add(
                     wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
                     "%llu of %llu delivered keyed messages landed in another "
-                    "partition than %s predicts (e.g. key 0x%s%s: expected "
-                    "%d, delivered to %d of %d): %s%s",
+                    "partition than %s predicts (e.g. %s: expected %d, "
+                    "delivered to %d of %d): %s%s",
                     (unsigned long long)c->ack_mismatched,
                     (unsigned long long)(c->ack_matched + c->ack_mismatched),
                     ks_partitioner_name(s->partitioner), keybuf,
-                    s->mismatch.keylen > 16 ? "..." : "",
                     (int)s->mismatch.expected, (int)s->mismatch.actual,
                     (int)s->mismatch.partition_count,
                     s->count_source == KS_COUNT_CONFIG

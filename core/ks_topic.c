@@ -32,9 +32,11 @@ typedef struct ks_pending {
 typedef struct ks_suspect {
         uint32_t phash;
         int32_t  actual;
-        uint32_t family[3];  /**< the key's hash under each hash family of
+        uint32_t family[3];    /**< the key's hash under each hash family of
                              *   ks_topic_diag_families, for the diagnosis */
-        int      has_family; /**< 0 for an empty key */
+        uint8_t  has_family;   /**< 0 for an empty key */
+        uint8_t  diag_counted; /**< already counted in the diagnosis when
+                                *   acknowledged (ks_topic_ack()) */
 } ks_suspect_t;
 
 /** Unchecked acknowledgements kept per topic (24 B each, grown as they
@@ -592,7 +594,7 @@ static void example_set(ks_mismatch_example_t *ex, const void *key,
 /** @brief Keeps an acknowledgement to check when the count is next known.
  *  @returns 1, or 0 when the buffer is full. @locks t->lock held. */
 static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
-                       const void *key, size_t keylen)
+                       const void *key, size_t keylen, int diag_counted)
 {
         if (t->suspect_cnt == t->suspect_cap) {
                 size_t        cap = t->suspect_cap ? t->suspect_cap * 2 : 1024;
@@ -609,9 +611,10 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
         {
                 ks_suspect_t *s = &t->suspects[t->suspect_cnt++];
                 size_t        f;
-                s->phash      = phash;
-                s->actual     = actual;
-                s->has_family = keylen > 0;
+                s->phash        = phash;
+                s->actual       = actual;
+                s->has_family   = keylen > 0;
+                s->diag_counted = (uint8_t)diag_counted;
                 for (f = 0; s->has_family && f < 3; f++)
                         s->family[f] = ks_partitioner_hash(
                             ks_topic_diag_families[f], key, keylen);
@@ -691,7 +694,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                 ? ks_partitioner_hash(t->params.partitioner, key, keylen)
                 : 0;
         int32_t cur, expected;
-        int     suspect = 0;
+        int     suspect = 0, diag_counted = 0;
 
         if (ack_unlocked(t, pk, phash, partition, failed))
                 return 0;
@@ -708,6 +711,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                                 ks_partitioner_hash(ks_topic_diag_families[f],
                                                     key, keylen),
                                 cur) == partition;
+                diag_counted = 1;
         }
         if (failed) {
                 t->c.ack_failed++;
@@ -716,7 +720,8 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         } else if (cur == 0) {
                 /* Delivered before keyshift's metadata arrived: checked
                  * when it does. */
-                if (!add_suspect(t, phash, partition, key, keylen))
+                if (!add_suspect(t, phash, partition, key, keylen,
+                                 diag_counted))
                         t->c.ack_unverified++;
         } else if ((expected = ks_partition_of(phash, cur)) == partition) {
                 t->c.ack_matched++;
@@ -729,8 +734,8 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                    ks_partition_of(phash, t->previous_count) == partition) {
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
-        } else if (!t->has_mismatch &&
-                   add_suspect(t, phash, partition, key, keylen)) {
+        } else if (!t->has_mismatch && add_suspect(t, phash, partition, key,
+                                                   keylen, diag_counted)) {
                 /* The first disagreements: perhaps the count changed and
                  * keyshift has not seen it yet; checked at the next
                  * metadata. Once a disagreement is confirmed under a fresh
@@ -750,10 +755,18 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         return suspect;
 }
 
-/** @brief Re-checks pending acknowledgements against the count now known.
+/** @brief Re-checks pending acknowledgements against the count now known:
+ *         one that disagrees is a mismatch, unless the topic has messages
+ *         sent to explicit partitions (then unverified, as in
+ *         ks_topic_ack()). Disagreements all explained (a count keyshift
+ *         had not seen yet) end the diagnosis, and what it counted is
+ *         dropped: acknowledgements go back to the lock-free path.
  *  @locks t->lock held. */
 static void verify_suspects(ks_topic_t *t)
 {
+        int explicit_seen =
+            t->c.explicit_partition.messages ||
+            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
         size_t i, f;
 
         for (i = 0; i < t->suspect_cnt; i++) {
@@ -764,22 +777,31 @@ static void verify_suspects(ks_topic_t *t)
                         t->c.ack_matched++;
                         continue;
                 }
+                if (explicit_seen) {
+                        t->c.ack_unverified++;
+                        continue;
+                }
                 t->c.ack_mismatched++;
                 if (!t->has_mismatch) {
+                        /* the first KS_SUSPECT_KEYS kept their key */
                         if (i < KS_SUSPECT_KEYS)
                                 t->mismatch = t->suspect_keys[i];
+                        else
+                                t->mismatch = (ks_mismatch_example_t){
+                                    .keylen = KS_MISMATCH_KEY_NOT_KEPT};
                         t->mismatch.expected        = expected;
                         t->mismatch.actual          = s->actual;
                         t->mismatch.partition_count = t->partition_count;
                 }
                 t->has_mismatch = 1;
         }
-        /* Any of them disagreed: which hash do they follow? */
+        /* Any of them disagreed: which hash do they follow? (those counted
+         * when acknowledged, while diagnosing, are not counted twice) */
         for (i = 0; t->has_mismatch && i < t->suspect_cnt &&
                     t->c.diag_checked < KS_DIAGNOSE_MAX;
              i++) {
                 const ks_suspect_t *s = &t->suspects[i];
-                if (!s->has_family)
+                if (!s->has_family || s->diag_counted)
                         continue;
                 t->c.diag_checked++;
                 for (f = 0; f < 3; f++)
@@ -787,7 +809,11 @@ static void verify_suspects(ks_topic_t *t)
                             ks_partition_of(s->family[f], t->partition_count) ==
                             s->actual;
         }
-        t->diagnosing |= t->has_mismatch;
+        t->diagnosing = t->has_mismatch;
+        if (!t->diagnosing) {
+                t->c.diag_checked = 0;
+                memset(t->c.diag_follow, 0, sizeof(t->c.diag_follow));
+        }
         ack_count_publish(t);
         t->c.ack_pending -= t->suspect_cnt;
         t->suspect_cnt = 0;

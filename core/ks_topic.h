@@ -172,9 +172,13 @@ typedef struct ks_schema_ids {
 } ks_schema_ids_t;
 
 /** One mismatch, kept as an example for the report. */
+/** ks_mismatch_example_t.keylen of an example whose key keyshift did not
+ *  keep (only the first acknowledgements waiting for a count keep theirs). */
+#define KS_MISMATCH_KEY_NOT_KEPT UINT32_MAX
+
 typedef struct ks_mismatch_example {
         uint8_t  key[64];
-        uint32_t keylen; /**< full key length */
+        uint32_t keylen; /**< full key length, or KS_MISMATCH_KEY_NOT_KEPT */
         int32_t  expected;
         int32_t  actual;
         int32_t  partition_count;

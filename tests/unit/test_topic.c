@@ -232,6 +232,123 @@ static void test_acks_unlocked(void)
         ks_topic_destroy(t);
 }
 
+/** A key whose partition differs under 6 and under 12 partitions. */
+static void key_moving_6_12(int i, char *key, size_t size)
+{
+        do
+                snprintf(key, size, "key-%d", i++);
+        while (rk_murmur2(key, 6) == rk_murmur2(key, 12));
+}
+
+/** Deliveries placed under a count keyshift had not seen yet (6 -> 12):
+ *  suspects, explained by the new count; the diagnosis they began ends
+ *  with them, its figures dropped, and later acknowledgements are counted
+ *  without the lock again (none diagnosed). */
+static void test_acks_count_change_ends_diagnosis(void)
+{
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
+        ks_topic_snapshot_t s;
+        char                key[32];
+        int                 i;
+
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        for (i = 0; i < 100; i++) {
+                key_moving_6_12(i * 1000, key, sizeof(key));
+                ks_topic_ack(t, key, strlen(key), rk_murmur2(key, 12), 0);
+        }
+        ks_topic_set_partition_count(t, 12, KS_COUNT_METADATA, 2);
+        for (i = 0; i < 100; i++) {
+                snprintf(key, sizeof(key), "k%d", i);
+                ks_topic_ack(t, key, strlen(key), rk_murmur2(key, 12), 0);
+        }
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_messages, 200);
+        CU_ASSERT_EQUAL(s.c.ack_matched, 200);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 0);
+        CU_ASSERT_EQUAL(s.c.ack_pending, 0);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 0);
+        CU_ASSERT_FALSE(s.has_mismatch);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+}
+
+/** Deliveries before the count is known, on a topic with messages sent to
+ *  explicit partitions: one the count does not explain may have been sent
+ *  there explicitly, so it is unverified, not a mismatch. */
+static void test_acks_explicit_before_count(void)
+{
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
+        ks_topic_snapshot_t s;
+        int32_t             p6 = rk_murmur2("key", 6);
+
+        ks_topic_note_explicit(t);
+        ks_topic_ack(t, "key", 3, p6, 0);
+        ks_topic_ack(t, "key", 3, (p6 + 1) % 6, 0); /* sent there */
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_matched, 1);
+        CU_ASSERT_EQUAL(s.c.ack_unverified, 1);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 0);
+        CU_ASSERT_FALSE(s.has_mismatch);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+}
+
+/** A custom partitioner: disagreements confirmed under the same count.
+ *  Each disagreeing delivery is diagnosed once (those acknowledged while
+ *  the diagnosis ran were counted then, not again when confirmed), and
+ *  the mismatch example names no key when its key was not kept (only the
+ *  first KS_SUSPECT_KEYS acknowledgements waiting keep theirs). */
+static void test_acks_confirmed_mismatch(void)
+{
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
+        ks_topic_snapshot_t s;
+        char                key[32];
+        int                 i;
+
+        /* 20 deliveries before the count, as predicted: kept keys */
+        for (i = 0; i < 20; i++) {
+                snprintf(key, sizeof(key), "early-%d", i);
+                ks_topic_ack(t, key, strlen(key), rk_murmur2(key, 6), 0);
+        }
+        /* then 5 that the count will not explain */
+        for (i = 0; i < 5; i++) {
+                snprintf(key, sizeof(key), "late-%d", i);
+                ks_topic_ack(t, key, strlen(key), (rk_murmur2(key, 6) + 1) % 6,
+                             0);
+        }
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_matched, 20);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 5);
+        CU_ASSERT(s.has_mismatch);
+        CU_ASSERT_EQUAL(s.mismatch.keylen, KS_MISMATCH_KEY_NOT_KEPT);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 25); /* every one waiting, once */
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+
+        /* count known first: the first disagreement begins the diagnosis,
+         * the next four are counted in it as they come */
+        t = ks_topic_new("t", &tp, 0);
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        for (i = 0; i < 5; i++) {
+                snprintf(key, sizeof(key), "late-%d", i);
+                ks_topic_ack(t, key, strlen(key), (rk_murmur2(key, 6) + 1) % 6,
+                             0);
+        }
+        ks_topic_settle_acks(t);
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 5);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 5);
+        CU_ASSERT_EQUAL(s.mismatch.keylen, 6);
+        CU_ASSERT_EQUAL(memcmp(s.mismatch.key, "late-0", 6), 0);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+}
+
 static void test_flow_limit(void)
 {
         ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2);
@@ -327,6 +444,12 @@ void ks_test_register(void)
             {"explicit partitions", test_explicit_partitions},
             {"acknowledgements", test_acks},
             {"acknowledgements without the lock", test_acks_unlocked},
+            {"acknowledgements: a count change ends the diagnosis",
+             test_acks_count_change_ends_diagnosis},
+            {"acknowledgements: explicit partitions before the count",
+             test_acks_explicit_before_count},
+            {"acknowledgements: confirmed mismatches",
+             test_acks_confirmed_mismatch},
             {"flow matrix limit", test_flow_limit},
             {"sketch budget", test_sketch_budget});
 }
