@@ -319,9 +319,19 @@ void ks_client_on_broker_state(ks_client_t *c, const char *name,
                 wake_reporter(c); /* metadata can be asked now */
 }
 
+void ks_client_learn_name(ks_client_t *c)
+{
+        if (!c->name_known && c->rk) {
+                snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
+                c->name_known = 1;
+        }
+}
+
 void ks_client_stop(ks_client_t *c)
 {
         ks_reporter_stop(c);
+        /* for the final report's lines, if no broker came up before */
+        ks_client_learn_name(c);
         c->rk = NULL;
 }
 

@@ -43,7 +43,7 @@ typedef struct ks_client {
         ks_topic_params_t params;
         char              client_id[256];
         char     name[256];  /**< rd_kafka_name(), known after rd_kafka_new() */
-        int      name_known; /**< reporter thread only */
+        int      name_known; /**< set by ks_client_learn_name() */
         char     partitioner_detail[64]; /**< a problem reading it, or "" */
         char     partitioner_source[32]; /**< "partitioner" or
                                       *   "keyshift.partitioner" */
@@ -122,6 +122,12 @@ void ks_client_on_broker_state(ks_client_t *c, const char *name,
 /** @brief on_destroy: stops and joins the reporter thread; the client
  *         does not call librdkafka afterwards. @locality rdk:main. */
 void ks_client_stop(ks_client_t *c);
+
+/** @brief Sets c->name from rd_kafka_name() once (the name keyshift's
+ *         stderr lines and reports carry). @locality the reporter thread
+ *         once rd_kafka_new() has returned, or rdk:main in on_destroy after
+ *         the reporter stopped. */
+void ks_client_learn_name(ks_client_t *c);
 
 /** @brief Writes the final report and frees the client.
  *  @locality application thread in rd_kafka_destroy() (on_conf_destroy). */

@@ -158,6 +158,10 @@ static void after_refresh(ks_topic_t *t, void *opaque)
                 ctx->unknown++;
                 return;
         }
+        /* With keyshift.partitions.current no metadata comes to check the
+         * acknowledgements that disagreed against: each refresh does. */
+        if (ctx->c->conf.current_override)
+                ks_topic_settle_acks(t);
         if (!ctx->c->conf.current_override &&
             atomic_load(&ctx->c->brokers_up) &&
             !ks_topic_cleanup_policy_asked(t))
@@ -185,10 +189,7 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         if (stopping || c->conf.current_override ||
             !atomic_load(&c->brokers_up))
                 return;
-        if (!c->name_known) { /* rd_kafka_new() has returned by now */
-                snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
-                c->name_known = 1;
-        }
+        ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
         t0  = ks_topic_mono_ms();
         err = rd_kafka_metadata(c->rk, 0, NULL, &md, c->metadata_timeout_ms);
         latency = (int)(ks_topic_mono_ms() - t0);
@@ -283,16 +284,24 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (!ks_registry_seen(&c->reg) &&
             !atomic_load(&c->reg.untracked_messages) && !c->reports_written)
                 return;
+        if (!final) /* on_send has run: rd_kafka_new() has returned */
+                ks_client_learn_name(c);
         ks_warn_list_init(&wl);
         /* every message staged so far analysed (the final report's caller
          * drained the rings itself: the drainer has stopped) */
         if (!final &&
-            ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS, &c->sync_cancel))
+            ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS, &c->sync_cancel)) {
+                /* cut short by on_destroy: the final report comes next */
+                if (atomic_load(&c->sync_cancel)) {
+                        ks_warn_list_clear(&wl);
+                        return;
+                }
                 ks_warn_add(&wl, KS_WARN_ANALYSIS_BEHIND, NULL,
                             "keyshift's thread had not analysed every message "
                             "produced before this report after %d ms: this "
                             "report may not count the last seconds of them",
                             KS_SYNC_TIMEOUT_MS);
+        }
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
                             c->carry.items[i].message);

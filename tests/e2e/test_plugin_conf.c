@@ -436,6 +436,83 @@ static void test_custom_partitioner(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** The same custom partitioner with keyshift.partitions.current: no
+ *  metadata comes to check the disagreements against, and a long-running
+ *  producer's reports must still say so (each refresh settles them), not
+ *  only the final report. */
+static void test_custom_partitioner_count_override(void)
+{
+        const char            *dir = ks_e2e_tmpdir("custom-current");
+        char                   path[600], key[32];
+        ks_e2e_producer_t      p;
+        rd_kafka_conf_t       *conf;
+        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
+        json_t                *r;
+        int                    i, kl, seen = 0;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        conf = ks_e2e_conf("keyshift.report.path", path,
+                           "keyshift.partitions.current", "5",
+                           "keyshift.report.interval.ms", "200",
+                           "keyshift.metadata.refresh.ms", "200", NULL);
+        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
+        rd_kafka_conf_set_default_topic_conf(conf, tconf);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "t", 5) == 0);
+        for (i = 0; i < 200; i++) {
+                kl = snprintf(key, sizeof(key), "key-%d", i % 97);
+                ks_e2e_produce(&p, "t", key, (size_t)kl, -1, "v", 1);
+        }
+        rd_kafka_flush(p.rk, 5000);
+        /* a periodic report, the producer still running */
+        for (i = 0; i < 40 && !seen; i++) {
+                usleep(100 * 1000);
+                if (access(path, F_OK) || !(r = ks_e2e_load_json(path)))
+                        continue;
+                seen =
+                    ks_e2e_int(r, "topics/t/acknowledged/messages") == 200 &&
+                    ks_e2e_int(r, "topics/t/acknowledged/mismatched") > 100 &&
+                    ks_e2e_int(r, "topics/t/acknowledged/"
+                                  "pending_verification") == 0;
+                CU_ASSERT(json_is_false(json_object_get(r, "final")));
+                json_decref(r);
+        }
+        CU_ASSERT(seen);
+        ks_e2e_producer_free(&p);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+/** No broker ever reachable: the report still names the producer as
+ *  librdkafka does (client.id#producer-N), as keyshift's stderr lines do. */
+static void test_name_without_broker(void)
+{
+        const char *dir = ks_e2e_tmpdir("nobroker");
+        char        path[600], errstr[256], name[256];
+        rd_kafka_t *rk;
+        json_t     *r;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER,
+                          ks_e2e_conf("keyshift.report.path", path,
+                                      "bootstrap.servers", "127.0.0.1:1",
+                                      "message.timeout.ms", "300", NULL),
+                          errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        snprintf(name, sizeof(name), "%s", rd_kafka_name(rk));
+        CU_ASSERT_EQUAL(
+            rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_KEY("k", 1),
+                              RD_KAFKA_V_VALUE("v", 1), RD_KAFKA_V_END),
+            RD_KAFKA_RESP_ERR_NO_ERROR);
+        rd_kafka_flush(rk, 2000);
+        rd_kafka_destroy(rk);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(r, "producer/name")), name);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/failed"), 1);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 /** The report's folder vanishes after configuration: every write fails. */
 static void unwritable_run(void *arg)
 {
@@ -522,6 +599,11 @@ void ks_test_register(void)
                      {"count override and explicit partitions",
                       test_count_override_and_explicit},
                      {"custom partitioner is caught", test_custom_partitioner},
+                     {"custom partitioner, count from keyshift.partitions."
+                      "current: caught while running",
+                      test_custom_partitioner_count_override},
+                     {"producer name with no broker reachable",
+                      test_name_without_broker},
                      {"unwritable report path", test_unwritable_report},
                      {"periodic reports", test_periodic_reports});
 }
