@@ -82,11 +82,10 @@ int ks_cli_parse_double(const char *s, double min, double max, double *out,
 int ks_cli_parse_counts(const char *s, int32_t *out, size_t max, size_t *n,
                         char *err, size_t errsz)
 {
-        char       buf[1024], *save = NULL, *tok;
-        long long  v;
-        char       e[256];
-        size_t     cnt   = 0;
-        const char sep[] = ",";
+        char      buf[1024], *next, *tok;
+        long long v;
+        char      e[256];
+        size_t    cnt = 0;
 
         if (strlen(s) >= sizeof(buf) || !*s) {
                 snprintf(err, errsz, "'%s' is not a list of partition counts",
@@ -94,8 +93,11 @@ int ks_cli_parse_counts(const char *s, int32_t *out, size_t max, size_t *n,
                 return -1;
         }
         snprintf(buf, sizeof(buf), "%s", s);
-        for (tok = strtok_r(buf, sep, &save); tok;
-             tok = strtok_r(NULL, sep, &save)) {
+        /* "6,,12" and ",6" are refused, as keyshift.partitions.proposed
+         * refuses them: no empty counts */
+        for (tok = buf; tok; tok = next) {
+                if ((next = strchr(tok, ',')))
+                        *next++ = '\0';
                 if (cnt == max) {
                         snprintf(err, errsz, "at most %zu partition counts",
                                  max);

@@ -41,7 +41,8 @@ static void ks_merge_help(FILE *fp)
                 "from them. A topic\n"
                 "whose partition count, proposed counts or partitioner "
                 "differ between reports\n"
-                "is refused.\n\n"
+                "is refused, and so are two reports of one producer (its "
+                "reports are cumulative).\n\n"
                 "  -o, --output FILE  the merged report (default - : "
                 "standard output)\n"
                 "  -k, --hot N        hot keys listed per topic (default: "
@@ -113,6 +114,45 @@ static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
             "merged_from", from);
 }
 
+/**
+ * @returns 0, or -1 with @p err set when two of the reports come from one
+ *          producer (same name, pid and start): a producer's reports are
+ *          cumulative, so merging two of them (the same file twice, or a
+ *          periodic report and the final one) would count its messages
+ *          twice.
+ */
+static int ks_merge_distinct_producers(const ks_cli_report_t *r, size_t n,
+                                       char *err, size_t errsz)
+{
+        size_t i, j;
+
+        for (i = 0; i < n; i++)
+                for (j = i + 1; j < n; j++) {
+                        const json_t *a =
+                                         json_object_get(r[i].root, "producer"),
+                                     *b =
+                                         json_object_get(r[j].root, "producer");
+                        const char *sa =
+                                       ks_cli_str(r[i].root, "started_at", ""),
+                                   *sb =
+                                       ks_cli_str(r[j].root, "started_at", "");
+                        if (strcmp(ks_cli_str(a, "name", ""),
+                                   ks_cli_str(b, "name", "")) ||
+                            ks_cli_u64(a, "pid") != ks_cli_u64(b, "pid") ||
+                            strcmp(sa, sb))
+                                continue;
+                        snprintf(err, errsz,
+                                 "%s and %s are reports of one producer (%s, "
+                                 "pid %llu, started at %s): its reports are "
+                                 "cumulative, merge only its latest",
+                                 r[i].path, r[j].path,
+                                 ks_cli_str(a, "name", ""),
+                                 (unsigned long long)ks_cli_u64(a, "pid"), sa);
+                        return -1;
+                }
+        return 0;
+}
+
 /** @returns the merged report, or NULL with @p err set. */
 static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
                                 size_t hot_max, char *err, size_t errsz)
@@ -124,6 +164,13 @@ static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
         int                final = 1;
         size_t             i, j, cnt;
         char               msg[1024];
+
+        if (ks_merge_distinct_producers(r, n, err, errsz)) {
+                free(in);
+                json_decref(topics);
+                json_decref(warnings);
+                return NULL;
+        }
 
         for (i = 0; i < n; i++) {
                 const char   *s  = ks_cli_str(r[i].root, "started_at", NULL);

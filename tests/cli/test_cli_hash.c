@@ -384,6 +384,13 @@ static void test_hash_text_and_usage(void)
         CU_ASSERT_EQUAL(ks_clit_run(&r, "hash -n 0,12 x"), 2);
         CU_ASSERT(ks_clit_has(r.err, "--partitions"));
         ks_clit_run_free(&r);
+        /* empty counts, refused as keyshift.partitions.proposed refuses
+         * them */
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "hash -n 6,,12 x"), 2);
+        CU_ASSERT(ks_clit_has(r.err, "--partitions"));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "hash -n 6, x"), 2);
+        ks_clit_run_free(&r);
         CU_ASSERT_EQUAL(ks_clit_run(&r, "hash -f hex abc"), 2);
         CU_ASSERT(ks_clit_has(r.err, "hex key"));
         ks_clit_run_free(&r);
