@@ -137,7 +137,7 @@ static void *drainer_main(void *arg)
                 if (ns > atomic_load(&d->max_ns))
                         atomic_store(&d->max_ns, ns);
                 d->passes++;
-                ks_stage_pause(n, &period_ms);
+                ks_stage_pause(d->stage, n, &period_ms);
         }
         ks_stage_drain(d->stage);
         return NULL;

@@ -110,7 +110,8 @@ static void *drainer_main(void *arg)
         int           period_ms = KS_STAGE_BUSY_MS;
 
         while (!atomic_load(&kt->drainer_stop)) /* as the plugin's */
-                ks_stage_pause(ks_stage_collect(kt->stage), &period_ms);
+                ks_stage_pause(kt->stage, ks_stage_collect(kt->stage),
+                               &period_ms);
         kt->drainer_cpu_ns = ksb_thread_cpu_ns();
         return NULL;
 }

@@ -91,6 +91,8 @@ typedef struct ks_stage_stats {
         uint64_t inline_long;   /**< key > KS_STAGE_KEY_INLINE bytes */
         uint64_t inline_noring; /**< no ring for the thread */
         uint64_t drained;       /**< analysed by the drainer */
+        uint64_t wakes;         /**< the drainer's pauses a producing thread
+                                 *   ended early (ks_stage_pause()) */
         int      rings;         /**< rings allocated */
         ks_batch_stats_t batch; /**< the drainer's aggregation (messages:
                                  *   the drained ones), as of its last pass */
@@ -158,12 +160,16 @@ size_t ks_stage_collect(ks_stage_t *s);
  *        none when it took a quarter of a ring or more (the producers
  *        outrun a 1 ms period: the rings would fill while it sleeps),
  *        KS_STAGE_BUSY_MS while messages flow, 1 ms longer per empty pass
- *        up to KS_STAGE_IDLE_MS. A sleep, not a condition variable:
- *        on_send signals nothing.
+ *        up to KS_STAGE_IDLE_MS. A producing thread ends such an idle
+ *        pause early when it has staged another quarter of a ring
+ *        meanwhile (checked once per 2,048 messages it stages, not per
+ *        message), so a burst after an idle spell does not fill its ring
+ *        while the drainer sleeps.
  * @param period_ms the drainer's state, KS_STAGE_BUSY_MS at first.
- * @locality the drainer thread.
+ * @locality the drainer thread. @locks the stage's wake lock, while it
+ *           waits.
  */
-void ks_stage_pause(size_t collected, int *period_ms);
+void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms);
 
 /**
  * @brief Asks the consumer for a flush and waits for it: when it returns 0,

@@ -431,7 +431,8 @@ static void *drainer_main(void *arg)
         int          period_ms = KS_STAGE_BUSY_MS;
 
         while (!atomic_load(&c->drainer_stop))
-                ks_stage_pause(ks_stage_collect(c->stage), &period_ms);
+                ks_stage_pause(c->stage, ks_stage_collect(c->stage),
+                               &period_ms);
         return NULL;
 }
 

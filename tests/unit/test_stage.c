@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ks_config.h"
 #include "ks_registry.h"
@@ -342,8 +343,41 @@ static void *collecting_thread(void *arg)
         int period_ms = KS_STAGE_BUSY_MS;
         (void)arg;
         while (!atomic_load(&stop_drainer))
-                ks_stage_pause(ks_stage_collect(stage), &period_ms);
+                ks_stage_pause(stage, ks_stage_collect(stage), &period_ms);
         return NULL;
+}
+
+/* A burst after an idle spell: the drainer, pausing up to
+ * KS_STAGE_IDLE_MS, is woken by the producing thread once it has staged a
+ * quarter of a ring, instead of sleeping while the ring fills. */
+static void test_burst_wakes_drainer(void)
+{
+        ks_topic_t      *t;
+        ks_stage_stats_t st;
+        pthread_t        drainer;
+        int              created, group, i;
+        char             key[16];
+
+        setup();
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        atomic_store(&stop_drainer, 0);
+        pthread_create(&drainer, NULL, collecting_thread, NULL);
+        for (group = 0; group < 4; group++) {
+                usleep(20 * 1000); /* idle: the drainer's pause is long */
+                for (i = 0; i < KS_STAGE_RING_ENTRIES / 4; i++) {
+                        int kl = snprintf(key, sizeof(key), "k%d", i);
+                        ks_stage_push(stage, t, key, (size_t)kl, -1, 10);
+                }
+        }
+        CU_ASSERT_EQUAL(ks_stage_sync(stage, 5000, NULL), 0);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT(st.wakes >= 1);
+        CU_ASSERT_EQUAL(st.staged, 4 * KS_STAGE_RING_ENTRIES / 4);
+        CU_ASSERT_EQUAL(st.drained, st.staged);
+        atomic_store(&stop_drainer, 1);
+        pthread_join(drainer, NULL);
+        teardown();
 }
 
 /* A flush asked of the drainer (as the reporter asks before a report):
@@ -394,5 +428,7 @@ void ks_test_register(void)
              test_ack_before_drain},
             {"a flush asked of the drainer counts what was staged before",
              test_sync},
-            {"slots holding no ring are reused", test_ringless_slots});
+            {"slots holding no ring are reused", test_ringless_slots},
+            {"a burst after an idle spell wakes the drainer",
+             test_burst_wakes_drainer});
 }
