@@ -85,7 +85,7 @@ static atomic_uint_fast64_t ks_client_next_id = 1;
 static _Thread_local struct {
         uint64_t    client;
         ks_topic_t *t;
-} ks_ack_last;
+} ks_ack_last __attribute__((tls_model("initial-exec"))); /* as ks_stage.c's */
 
 ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            const ks_config_t *kconf, char *errstr,
