@@ -16,7 +16,6 @@
 #include "ks_batch.h"
 #include "ks_bytes.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -584,9 +583,9 @@ void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms)
         }
         pthread_mutex_lock(&s->wake_lock);
         atomic_store(&s->waiting, *period_ms);
+        /* until kicked or timed out (or an error: never spin) */
         while (!s->kicked &&
-               pthread_cond_timedwait(&s->wake_cond, &s->wake_lock, &until) !=
-                   ETIMEDOUT)
+               !pthread_cond_timedwait(&s->wake_cond, &s->wake_lock, &until))
                 ;
         kicked    = s->kicked;
         s->kicked = 0;
