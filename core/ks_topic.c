@@ -32,8 +32,9 @@ typedef struct ks_pending {
 typedef struct ks_suspect {
         uint32_t phash;
         int32_t  actual;
-        uint32_t family[3];    /**< the key's hash under each hash family of
-                             *   ks_topic_diag_families, for the diagnosis */
+        uint32_t family[3];    /**< the key's hash under each hash family
+                                *   of ks_topic_diag_families, for the
+                                *   diagnosis */
         uint8_t  has_family;   /**< 0 for an empty key */
         uint8_t  diag_counted; /**< already counted in the diagnosis when
                                 *   acknowledged (ks_topic_ack()) */
