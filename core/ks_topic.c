@@ -735,13 +735,17 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                    ks_partition_of(phash, t->previous_count) == partition) {
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
-        } else if (!t->has_mismatch && add_suspect(t, phash, partition, key,
-                                                   keylen, diag_counted)) {
+        } else if (!t->has_mismatch) {
                 /* The first disagreements: perhaps the count changed and
                  * keyshift has not seen it yet; checked at the next
-                 * metadata. Once a disagreement is confirmed under a fresh
-                 * count (a custom or per-topic partitioner), later ones
-                 * are counted at once and ask for no more metadata. */
+                 * metadata (beyond KS_SUSPECTS_MAX waiting: unverified,
+                 * never a mismatch unchecked). Once a disagreement is
+                 * confirmed under a fresh count (a custom or per-topic
+                 * partitioner), later ones are counted at once and ask
+                 * for no more metadata. */
+                if (!add_suspect(t, phash, partition, key, keylen,
+                                 diag_counted))
+                        t->c.ack_unverified++;
                 suspect       = 1;
                 t->diagnosing = 1;
                 ack_count_publish(t);

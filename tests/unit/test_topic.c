@@ -273,6 +273,36 @@ static void test_acks_count_change_ends_diagnosis(void)
         ks_topic_destroy(t);
 }
 
+/** More deliveries in doubt than are kept (KS_SUSPECTS_MAX, 65,536) when
+ *  the count changes: the ones not kept are unverified, never mismatched
+ *  unchecked, and the new count still ends the diagnosis. */
+static void test_acks_doubts_beyond_kept(void)
+{
+        ks_topic_params_t   tp = params(KS_PARTITIONER_MURMUR2_RANDOM);
+        ks_topic_t         *t  = ks_topic_new("t", &tp, 0);
+        ks_topic_snapshot_t s;
+        char                key[32];
+        int                 i, n = 70000;
+
+        ks_topic_set_partition_count(t, 6, KS_COUNT_METADATA, 1);
+        for (i = 0; i < n; i++) {
+                key_moving_6_12(i * 1000, key, sizeof(key));
+                ks_topic_ack(t, key, strlen(key), rk_murmur2(key, 12), 0);
+        }
+        ks_topic_set_partition_count(t, 12, KS_COUNT_METADATA, 2);
+        ks_topic_ack(t, "k", 1, rk_murmur2("k", 12), 0);
+        CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.ack_messages, (uint64_t)n + 1);
+        CU_ASSERT_EQUAL(s.c.ack_mismatched, 0);
+        CU_ASSERT_EQUAL(s.c.ack_matched + s.c.ack_unverified, (uint64_t)n + 1);
+        CU_ASSERT(s.c.ack_unverified > 0);
+        CU_ASSERT_EQUAL(s.c.ack_pending, 0);
+        CU_ASSERT_EQUAL(s.c.diag_checked, 0);
+        CU_ASSERT_FALSE(s.has_mismatch);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+}
+
 /** Deliveries before the count is known, on a topic with messages sent to
  *  explicit partitions: one the count does not explain may have been sent
  *  there explicitly, so it is unverified, not a mismatch. */
@@ -446,6 +476,8 @@ void ks_test_register(void)
             {"acknowledgements without the lock", test_acks_unlocked},
             {"acknowledgements: a count change ends the diagnosis",
              test_acks_count_change_ends_diagnosis},
+            {"acknowledgements: more doubts than are kept",
+             test_acks_doubts_beyond_kept},
             {"acknowledgements: explicit partitions before the count",
              test_acks_explicit_before_count},
             {"acknowledgements: confirmed mismatches",
