@@ -29,11 +29,11 @@
 #define KS_METADATA_TIMEOUT_MAX_MS 1000
 
 /**
- * Metadata requests failed in a row before a report says METADATA_FAILED.
- * One failing between answered ones is no news: under load an answer can
- * outlast its timeout (bounded above), and the counts are as of the last
- * answer, one refresh interval older. Failures in a row mean the counts
- * may be stale now.
+ * Metadata requests failed in a row before a report says METADATA_FAILED
+ * (a refresh with no broker up counts as one). One failing between
+ * answered ones is no news: under load an answer can outlast its timeout
+ * (bounded above), and the counts are as of the last answer, one refresh
+ * interval older. Failures in a row mean the counts may be stale now.
  */
 #define KS_METADATA_FAILURES_WARN 3
 
@@ -185,10 +185,15 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         pthread_mutex_lock(&c->lock);
         stopping = c->stop;
         pthread_mutex_unlock(&c->lock);
-        /* No broker up: rd_kafka_metadata() would wait out its timeout. */
-        if (stopping || c->conf.current_override ||
-            !atomic_load(&c->brokers_up))
+        if (stopping || c->conf.current_override)
                 return;
+        /* No broker up: rd_kafka_metadata() would wait out its timeout.
+         * Not asked, but no answer either: a failure in a row. */
+        if (!atomic_load(&c->brokers_up)) {
+                snprintf(ctx->last_error, sizeof(ctx->last_error),
+                         "no broker is up");
+                return;
+        }
         ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
         t0  = ks_topic_mono_ms();
         err = rd_kafka_metadata(c->rk, 0, NULL, &md, c->metadata_timeout_ms);
@@ -314,7 +319,7 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_add(&wl, KS_WARN_METADATA_FAILED, NULL,
                             "the last %d metadata requests failed, the last "
                             "with: %s; partition counts are as of the last "
-                            "answer",
+                            "answer, if any",
                             c->metadata_failures, c->metadata_error);
         if ((untracked = atomic_load(&c->reg.untracked_messages)))
                 ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,

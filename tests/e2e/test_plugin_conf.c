@@ -482,7 +482,9 @@ static void test_custom_partitioner_count_override(void)
 }
 
 /** No broker ever reachable: the report still names the producer as
- *  librdkafka does (client.id#producer-N), as keyshift's stderr lines do. */
+ *  librdkafka does (client.id#producer-N), as keyshift's stderr lines do,
+ *  and says the partition counts could not be asked (METADATA_FAILED,
+ *  after 3 refreshes in a row found no broker up). */
 static void test_name_without_broker(void)
 {
         const char *dir = ks_e2e_tmpdir("nobroker");
@@ -491,11 +493,12 @@ static void test_name_without_broker(void)
         json_t     *r;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
-        rk = rd_kafka_new(RD_KAFKA_PRODUCER,
-                          ks_e2e_conf("keyshift.report.path", path,
-                                      "bootstrap.servers", "127.0.0.1:1",
-                                      "message.timeout.ms", "300", NULL),
-                          errstr, sizeof(errstr));
+        rk = rd_kafka_new(
+            RD_KAFKA_PRODUCER,
+            ks_e2e_conf("keyshift.report.path", path, "bootstrap.servers",
+                        "127.0.0.1:1", "message.timeout.ms", "300",
+                        "keyshift.metadata.refresh.ms", "200", NULL),
+            errstr, sizeof(errstr));
         CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
         snprintf(name, sizeof(name), "%s", rd_kafka_name(rk));
         CU_ASSERT_EQUAL(
@@ -503,12 +506,15 @@ static void test_name_without_broker(void)
                               RD_KAFKA_V_VALUE("v", 1), RD_KAFKA_V_END),
             RD_KAFKA_RESP_ERR_NO_ERROR);
         rd_kafka_flush(rk, 2000);
+        usleep(1000 * 1000); /* refreshes every 200 ms meanwhile */
         rd_kafka_destroy(rk);
         r = ks_e2e_load_json(path);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         CU_ASSERT_STRING_EQUAL(
             json_string_value(ks_e2e_get(r, "producer/name")), name);
         CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/failed"), 1);
+        CU_ASSERT(ks_e2e_has_warning(json_object_get(r, "warnings"),
+                                     "METADATA_FAILED"));
         json_decref(r);
         ks_e2e_system("rm -rf '%s'", dir);
 }
