@@ -71,6 +71,36 @@ static double ks_merge_time(const char *s)
         return (double)timegm(&tm) + ms / 1000.0;
 }
 
+/**
+ * @brief Appends to @p out the producer reports @p r stands for, one
+ *        object {file, client_id, name, pid, started_at, generated_at,
+ *        final} each: its own, or, for a merged report, its
+ *        `producer.merged_from` (nested merges list the producers'
+ *        reports, not the intermediate files).
+ */
+static void ks_merge_leaves(const ks_cli_report_t *r, json_t *out)
+{
+        const json_t *p  = json_object_get(r->root, "producer");
+        const json_t *mf = json_object_get(p, "merged_from");
+        size_t        i;
+
+        if (json_is_array(mf) && json_array_size(mf)) {
+                for (i = 0; i < json_array_size(mf); i++)
+                        json_array_append_new(
+                            out, json_deep_copy(json_array_get(mf, i)));
+                return;
+        }
+        json_array_append_new(
+            out,
+            json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:b}", "file", r->path,
+                      "client_id", ks_cli_str(p, "client_id", ""), "name",
+                      ks_cli_str(p, "name", ""), "pid",
+                      (json_int_t)ks_cli_u64(p, "pid"), "started_at",
+                      ks_cli_str(r->root, "started_at", ""), "generated_at",
+                      ks_cli_str(r->root, "generated_at", ""), "final",
+                      json_is_true(json_object_get(r->root, "final"))));
+}
+
 /** @brief The producer object of the merged report. */
 static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
 {
@@ -87,15 +117,7 @@ static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
                         part = "mixed";
                 if (strcmp(rdk, ks_cli_str(p, "librdkafka_version", "?")))
                         rdk = "mixed";
-                json_array_append_new(
-                    from,
-                    json_pack(
-                        "{s:s, s:s, s:s, s:I, s:s, s:b}", "file", r[i].path,
-                        "client_id", ks_cli_str(p, "client_id", ""), "name",
-                        ks_cli_str(p, "name", ""), "pid",
-                        (json_int_t)ks_cli_u64(p, "pid"), "generated_at",
-                        ks_cli_str(r[i].root, "generated_at", ""), "final",
-                        json_is_true(json_object_get(r[i].root, "final"))));
+                ks_merge_leaves(&r[i], from);
         }
         snprintf(name, sizeof(name), "keyshift merge of %zu reports", n);
         return json_pack(
@@ -114,43 +136,67 @@ static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
             "merged_from", from);
 }
 
+/** @returns the identity of producer report @p leaf (ks_merge_leaves()):
+ *           name, pid and start; the report's time for entries written
+ *           before merged_from carried the start. */
+static void ks_merge_leaf_id(const json_t *leaf, char *out, size_t size)
+{
+        const char *at = ks_cli_str(leaf, "started_at", "");
+
+        snprintf(out, size, "%s, pid %llu, %s %s", ks_cli_str(leaf, "name", ""),
+                 (unsigned long long)ks_cli_u64(leaf, "pid"),
+                 *at ? "started at" : "reported at",
+                 *at ? at : ks_cli_str(leaf, "generated_at", ""));
+}
+
 /**
- * @returns 0, or -1 with @p err set when two of the reports come from one
- *          producer (same name, pid and start): a producer's reports are
- *          cumulative, so merging two of them (the same file twice, or a
- *          periodic report and the final one) would count its messages
- *          twice.
+ * @returns 0, or -1 with @p err set when two inputs stand for one producer
+ *          (same name, pid and start; through a merged report's
+ *          `merged_from` too): a producer's reports are cumulative, so
+ *          merging two of them (the same file twice, a periodic report and
+ *          the final one, or a merge and one of its inputs) would count
+ *          its messages twice.
  */
 static int ks_merge_distinct_producers(const ks_cli_report_t *r, size_t n,
                                        char *err, size_t errsz)
 {
-        size_t i, j;
+        json_t **leaves = calloc(n, sizeof(*leaves));
+        size_t   i, j, a, b;
+        int      dup = 0;
 
+        if (!leaves) {
+                snprintf(err, errsz, "out of memory");
+                return -1;
+        }
         for (i = 0; i < n; i++)
-                for (j = i + 1; j < n; j++) {
-                        const json_t *a =
-                                         json_object_get(r[i].root, "producer"),
-                                     *b =
-                                         json_object_get(r[j].root, "producer");
-                        const char *sa =
-                                       ks_cli_str(r[i].root, "started_at", ""),
-                                   *sb =
-                                       ks_cli_str(r[j].root, "started_at", "");
-                        if (strcmp(ks_cli_str(a, "name", ""),
-                                   ks_cli_str(b, "name", "")) ||
-                            ks_cli_u64(a, "pid") != ks_cli_u64(b, "pid") ||
-                            strcmp(sa, sb))
-                                continue;
-                        snprintf(err, errsz,
-                                 "%s and %s are reports of one producer (%s, "
-                                 "pid %llu, started at %s): its reports are "
-                                 "cumulative, merge only its latest",
-                                 r[i].path, r[j].path,
-                                 ks_cli_str(a, "name", ""),
-                                 (unsigned long long)ks_cli_u64(a, "pid"), sa);
-                        return -1;
-                }
-        return 0;
+                ks_merge_leaves(&r[i], leaves[i] = json_array());
+        for (i = 0; i < n && !dup; i++)
+                for (j = i + 1; j < n && !dup; j++)
+                        for (a = 0; a < json_array_size(leaves[i]) && !dup; a++)
+                                for (b = 0; b < json_array_size(leaves[j]);
+                                     b++) {
+                                        char ida[512], idb[512];
+                                        ks_merge_leaf_id(
+                                            json_array_get(leaves[i], a), ida,
+                                            sizeof(ida));
+                                        ks_merge_leaf_id(
+                                            json_array_get(leaves[j], b), idb,
+                                            sizeof(idb));
+                                        if (strcmp(ida, idb))
+                                                continue;
+                                        snprintf(err, errsz,
+                                                 "%s and %s both hold a report "
+                                                 "of one producer (%s): its "
+                                                 "reports are cumulative, "
+                                                 "merge only its latest",
+                                                 r[i].path, r[j].path, ida);
+                                        dup = 1;
+                                        break;
+                                }
+        for (i = 0; i < n; i++)
+                json_decref(leaves[i]);
+        free(leaves);
+        return dup ? -1 : 0;
 }
 
 /** @returns the merged report, or NULL with @p err set. */

@@ -368,9 +368,9 @@ static void test_merge_estimates_within_error(void)
         json_decref(m);
 }
 
-/** A report merged with itself, or with a copy of itself, would count
- *  its producer twice: refused, naming both files; and the merged report
- *  reads like any other. */
+/** A report merged with itself, with a copy of itself, or with a merge
+ *  that holds it would count its producer twice: refused, naming both
+ *  files; and the merged report reads like any other. */
 static void test_merge_self_and_views(void)
 {
         ks_clit_run_t r;
@@ -391,6 +391,12 @@ static void test_merge_self_and_views(void)
         CU_ASSERT(ks_clit_has(r.err, "merge only its latest"));
         ks_clit_run_free(&r);
         CU_ASSERT_NOT_EQUAL(ks_e2e_system("test -e '%s'", self), 0);
+        /* a merged report and one of its inputs: refused too */
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", path_m, path_b, self),
+            1);
+        CU_ASSERT(ks_clit_has(r.err, "one producer"));
+        ks_clit_run_free(&r);
 
         /* the merged report reads like any other */
         CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", path_m), 0);
