@@ -38,6 +38,7 @@ typedef struct ks_suspect {
         uint8_t  has_family;   /**< 0 for an empty key */
         uint8_t  diag_counted; /**< already counted in the diagnosis when
                                 *   acknowledged (ks_topic_ack()) */
+        uint8_t  checked;      /**< an answer did not explain it yet */
 } ks_suspect_t;
 
 /** Unchecked acknowledgements kept per topic (24 B each, grown as they
@@ -616,6 +617,7 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
                 s->actual       = actual;
                 s->has_family   = keylen > 0;
                 s->diag_counted = (uint8_t)diag_counted;
+                s->checked      = 0;
                 for (f = 0; s->has_family && f < 3; f++)
                         s->family[f] = ks_partitioner_hash(
                             ks_topic_diag_families[f], key, keylen);
@@ -760,71 +762,99 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         return suspect;
 }
 
-/** @brief Re-checks pending acknowledgements against the count now known:
- *         one that disagrees is a mismatch, unless the topic has messages
- *         sent to explicit partitions (then unverified, as in
- *         ks_topic_ack()). Disagreements all explained (a count keyshift
- *         had not seen yet) end the diagnosis, and what it counted is
- *         dropped: acknowledgements go back to the lock-free path.
- *  @locks t->lock held. */
-static void verify_suspects(ks_topic_t *t)
+/**
+ * @brief Re-checks pending acknowledgements against the count now known.
+ *        One the count explains is matched. One it does not is unverified
+ *        if the topic has messages sent to explicit partitions (as in
+ *        ks_topic_ack()); else it is a mismatch once confirmed: by a
+ *        second answer that does not explain it either (an answer can be
+ *        stale: the broker asked may not have the count librdkafka placed
+ *        the message under yet), by a mismatch already confirmed, or
+ *        @p final (no answer will come). Until then it stays pending.
+ *        Disagreements all explained (a count keyshift had not seen yet)
+ *        end the diagnosis, and what it counted is dropped:
+ *        acknowledgements go back to the lock-free path.
+ * @locks t->lock held.
+ */
+static void verify_suspects(ks_topic_t *t, int final)
 {
         int explicit_seen =
             t->c.explicit_partition.messages ||
             atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
-        size_t i, f;
+        int    confirm = final || t->has_mismatch, mismatch = 0;
+        size_t i, f, kept = 0;
 
+        for (i = 0; i < t->suspect_cnt; i++) {
+                const ks_suspect_t *s = &t->suspects[i];
+                if (ks_partition_of(s->phash, t->partition_count) ==
+                        s->actual ||
+                    explicit_seen)
+                        continue;
+                confirm |= s->checked;
+                mismatch = 1;
+        }
+        mismatch &= confirm;
         for (i = 0; i < t->suspect_cnt; i++) {
                 ks_suspect_t *s = &t->suspects[i];
                 int32_t       expected =
                     ks_partition_of(s->phash, t->partition_count);
                 if (expected == s->actual) {
                         t->c.ack_matched++;
-                        continue;
-                }
-                if (explicit_seen) {
+                } else if (explicit_seen) {
                         t->c.ack_unverified++;
+                } else if (!confirm) { /* kept for the next answer */
+                        s->checked = 1;
+                        if (kept < KS_SUSPECT_KEYS)
+                                t->suspect_keys[kept] =
+                                    i < KS_SUSPECT_KEYS
+                                        ? t->suspect_keys[i]
+                                        : (ks_mismatch_example_t){
+                                              .keylen =
+                                                  KS_MISMATCH_KEY_NOT_KEPT};
+                        t->suspects[kept++] = *s;
                         continue;
+                } else {
+                        t->c.ack_mismatched++;
+                        if (!t->has_mismatch) {
+                                /* the first KS_SUSPECT_KEYS kept their key */
+                                if (i < KS_SUSPECT_KEYS)
+                                        t->mismatch = t->suspect_keys[i];
+                                else
+                                        t->mismatch = (ks_mismatch_example_t){
+                                            .keylen = KS_MISMATCH_KEY_NOT_KEPT};
+                                t->mismatch.expected = expected;
+                                t->mismatch.actual   = s->actual;
+                                t->mismatch.partition_count =
+                                    t->partition_count;
+                        }
+                        t->has_mismatch = 1;
                 }
-                t->c.ack_mismatched++;
-                if (!t->has_mismatch) {
-                        /* the first KS_SUSPECT_KEYS kept their key */
-                        if (i < KS_SUSPECT_KEYS)
-                                t->mismatch = t->suspect_keys[i];
-                        else
-                                t->mismatch = (ks_mismatch_example_t){
-                                    .keylen = KS_MISMATCH_KEY_NOT_KEPT};
-                        t->mismatch.expected        = expected;
-                        t->mismatch.actual          = s->actual;
-                        t->mismatch.partition_count = t->partition_count;
+                /* a mismatch confirmed: which hash do the deliveries
+                 * follow? (those counted when acknowledged, while
+                 * diagnosing, are not counted twice) */
+                if ((mismatch || t->has_mismatch) && s->has_family &&
+                    !s->diag_counted && t->c.diag_checked < KS_DIAGNOSE_MAX) {
+                        t->c.diag_checked++;
+                        for (f = 0; f < 3; f++)
+                                t->c.diag_follow[f] +=
+                                    ks_partition_of(s->family[f],
+                                                    t->partition_count) ==
+                                    s->actual;
                 }
-                t->has_mismatch = 1;
         }
-        /* Any of them disagreed: which hash do they follow? (those counted
-         * when acknowledged, while diagnosing, are not counted twice) */
-        for (i = 0; t->has_mismatch && i < t->suspect_cnt &&
-                    t->c.diag_checked < KS_DIAGNOSE_MAX;
-             i++) {
-                const ks_suspect_t *s = &t->suspects[i];
-                if (!s->has_family || s->diag_counted)
-                        continue;
-                t->c.diag_checked++;
-                for (f = 0; f < 3; f++)
-                        t->c.diag_follow[f] +=
-                            ks_partition_of(s->family[f], t->partition_count) ==
-                            s->actual;
-        }
-        t->diagnosing = t->has_mismatch;
+        t->c.ack_pending -= t->suspect_cnt - kept;
+        t->suspect_cnt = kept;
+        t->diagnosing  = t->has_mismatch || kept;
         if (!t->diagnosing) {
                 t->c.diag_checked = 0;
                 memset(t->c.diag_follow, 0, sizeof(t->c.diag_follow));
         }
         ack_count_publish(t);
-        t->c.ack_pending -= t->suspect_cnt;
-        t->suspect_cnt = 0;
-        free(t->suspects);
-        t->suspects    = NULL;
-        t->suspect_cap = 0;
+        if (!kept) {
+                free(t->suspects);
+                t->suspects    = NULL;
+                t->suspect_cap = 0;
+        }
 }
 
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
@@ -865,7 +895,7 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 t->pending_cnt  = 0;
                 t->pending_msgs = 0;
         }
-        verify_suspects(t);
+        verify_suspects(t, 0);
         pthread_mutex_unlock(&t->lock);
         return changed;
 }
@@ -895,11 +925,11 @@ int ks_topic_cleanup_policy_asked(ks_topic_t *t)
         return asked;
 }
 
-void ks_topic_settle_acks(ks_topic_t *t)
+void ks_topic_settle_acks(ks_topic_t *t, int final)
 {
         pthread_mutex_lock(&t->lock);
         if (t->partition_count)
-                verify_suspects(t);
+                verify_suspects(t, final);
         pthread_mutex_unlock(&t->lock);
 }
 

@@ -377,16 +377,20 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
  *        configuration), at every metadata refresh. The first known count
  *        places the pending messages; a different count starts a new
  *        analysis window. Acknowledgements pending verification are
- *        checked against this count: matched, or mismatched for good.
+ *        checked against this count: matched; mismatched for good when a
+ *        second answer does not explain them either (ks_topic.c,
+ *        verify_suspects()); else pending until the next.
  * @returns 1 if the count changed (not for the first known count), else 0.
  */
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                                  ks_count_source_t source, int64_t now_ms);
 
-/** @brief Settles acknowledgements pending verification against the
- *         count keyshift knows (at shutdown, when no newer count can come):
- *         each is matched or mismatched for good. */
-void ks_topic_settle_acks(ks_topic_t *t);
+/** @brief Checks acknowledgements pending verification against the count
+ *         keyshift knows, as a metadata answer does: with @p final (at
+ *         shutdown, when no newer count can come) each is matched or
+ *         mismatched for good; else a disagreement is confirmed by a
+ *         second check (keyshift.partitions.current: each refresh). */
+void ks_topic_settle_acks(ks_topic_t *t, int final);
 
 /**
  * @brief Records what metadata and the Admin API say of the topic:

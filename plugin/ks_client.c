@@ -338,7 +338,7 @@ void ks_client_stop(ks_client_t *c)
 static void settle_acks(ks_topic_t *t, void *opaque)
 {
         (void)opaque;
-        ks_topic_settle_acks(t);
+        ks_topic_settle_acks(t, 1);
 }
 
 /** @brief Says on stderr how many messages on_send had to analyse on the

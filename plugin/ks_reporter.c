@@ -161,7 +161,7 @@ static void after_refresh(ks_topic_t *t, void *opaque)
         /* With keyshift.partitions.current no metadata comes to check the
          * acknowledgements that disagreed against: each refresh does. */
         if (ctx->c->conf.current_override)
-                ks_topic_settle_acks(t);
+                ks_topic_settle_acks(t, 0);
         if (!ctx->c->conf.current_override &&
             atomic_load(&ctx->c->brokers_up) &&
             !ks_topic_cleanup_policy_asked(t))
