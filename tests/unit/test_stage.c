@@ -347,9 +347,23 @@ static void *collecting_thread(void *arg)
         return NULL;
 }
 
-/* A burst after an idle spell: the drainer, pausing up to
+/** A drainer that stays in its idle pause (it collects nothing, so its
+ *  period stays KS_STAGE_IDLE_MS) until stopped. */
+static void *idle_pausing_thread(void *arg)
+{
+        int period_ms = KS_STAGE_IDLE_MS;
+        (void)arg;
+        while (!atomic_load(&stop_drainer))
+                ks_stage_pause(stage, 0, &period_ms);
+        return NULL;
+}
+
+/* A burst after an idle spell: the drainer, in a pause of up to
  * KS_STAGE_IDLE_MS, is woken by the producing thread once it has staged a
- * quarter of a ring, instead of sleeping while the ring fills. */
+ * quarter of a ring, instead of sleeping while the ring fills. (A drainer
+ * that keeps its idle period, so that the check does not depend on how
+ * fast this build runs: under TSan a real drainer collects mid-burst and
+ * its busy pause is not cut short, by design.) */
 static void test_burst_wakes_drainer(void)
 {
         ks_topic_t      *t;
@@ -362,21 +376,20 @@ static void test_burst_wakes_drainer(void)
         t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         atomic_store(&stop_drainer, 0);
-        pthread_create(&drainer, NULL, collecting_thread, NULL);
+        pthread_create(&drainer, NULL, idle_pausing_thread, NULL);
         for (group = 0; group < 4; group++) {
-                usleep(20 * 1000); /* idle: the drainer's pause is long */
+                usleep(2 * 1000);
                 for (i = 0; i < KS_STAGE_RING_ENTRIES / 4; i++) {
                         int kl = snprintf(key, sizeof(key), "k%d", i);
                         ks_stage_push(stage, t, key, (size_t)kl, -1, 10);
                 }
         }
-        CU_ASSERT_EQUAL(ks_stage_sync(stage, 5000, NULL), 0);
-        ks_stage_stats(stage, &st);
-        CU_ASSERT(st.wakes >= 1);
-        CU_ASSERT_EQUAL(st.staged, 4 * KS_STAGE_RING_ENTRIES / 4);
-        CU_ASSERT_EQUAL(st.drained, st.staged);
         atomic_store(&stop_drainer, 1);
         pthread_join(drainer, NULL);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT(st.wakes >= 1);
+        CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES);
+        CU_ASSERT_EQUAL(ks_stage_drain(stage), KS_STAGE_RING_ENTRIES);
         teardown();
 }
 
