@@ -742,7 +742,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  * keyshift has not seen it yet; checked at the next
                  * metadata (beyond KS_SUSPECTS_MAX waiting: unverified,
                  * never a mismatch unchecked). Once a disagreement is
-                 * confirmed under a fresh count (a custom or per-topic
+                 * confirmed (verify_suspects(): a custom or per-topic
                  * partitioner), later ones are counted at once and ask
                  * for no more metadata. */
                 if (!add_suspect(t, phash, partition, key, keylen,
