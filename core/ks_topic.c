@@ -733,6 +733,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                                         memory_order_relaxed)) {
                 /* It may have been sent to this partition explicitly. */
                 t->c.ack_unverified++;
+                t->c.ack_disagree_explicit++;
         } else if (t->previous_count &&
                    ks_partition_of(phash, t->previous_count) == partition) {
                 /* Placed under the count before the change we saw. */
@@ -802,6 +803,7 @@ static void verify_suspects(ks_topic_t *t, int final)
                         t->c.ack_matched++;
                 } else if (explicit_seen) {
                         t->c.ack_unverified++;
+                        t->c.ack_disagree_explicit++;
                 } else if (!confirm) { /* kept for the next answer */
                         s->checked = 1;
                         if (kept < KS_SUSPECT_KEYS)

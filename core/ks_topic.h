@@ -138,6 +138,11 @@ typedef struct ks_topic_counters {
         uint64_t ack_not_predictable; /**< sticky or random placement */
         uint64_t ack_unverified;      /**< count unknown, or explicit partitions
                                     *   on this topic make it ambiguous */
+        uint64_t ack_disagree_explicit; /**< of ack_unverified: disagreed on
+                                         *   a topic with explicit
+                                         *   partitions (beyond its
+                                         *   explicit messages, some are
+                                         *   mismatches for sure) */
         /* once a delivered partition disagrees: which hash the delivered
          * partitions of non-empty keys follow (up to KS_DIAGNOSE_MAX) */
         uint64_t diag_checked;

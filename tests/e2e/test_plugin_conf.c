@@ -481,6 +481,42 @@ static void test_custom_partitioner_count_override(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** The custom partitioner, and one message sent to an explicit partition:
+ *  every disagreement could be that message, so none is a mismatch
+ *  (unverified); but 200 disagreements against one explicit message
+ *  cannot all be, and the report says so (PARTITIONER_MISMATCH). */
+static void test_custom_partitioner_with_explicit(void)
+{
+        const char            *dir = ks_e2e_tmpdir("custom-explicit");
+        char                   path[600], key[32];
+        ks_e2e_producer_t      p;
+        rd_kafka_conf_t       *conf;
+        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
+        json_t                *r, *w;
+        int                    i, kl;
+
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        conf = ks_e2e_conf("keyshift.report.path", path, NULL);
+        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
+        rd_kafka_conf_set_default_topic_conf(conf, tconf);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "t", 5) == 0);
+        ks_e2e_produce(&p, "t", "x", 1, 0, "v", 1); /* explicit */
+        for (i = 0; i < 200; i++) {
+                kl = snprintf(key, sizeof(key), "key-%d", i % 97);
+                ks_e2e_produce(&p, "t", key, (size_t)kl, -1, "v", 1);
+        }
+        ks_e2e_producer_close(&p);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/mismatched"), 0);
+        CU_ASSERT(ks_e2e_int(r, "topics/t/acknowledged/unverified") > 100);
+        w = ks_e2e_get(r, "topics/t/warnings");
+        CU_ASSERT(ks_e2e_has_warning(w, "PARTITIONER_MISMATCH"));
+        json_decref(r);
+        ks_e2e_producer_free(&p);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 /** No broker ever reachable: the report still names the producer as
  *  librdkafka does (client.id#producer-N), as keyshift's stderr lines do,
  *  and says the partition counts could not be asked (METADATA_FAILED,
@@ -608,6 +644,8 @@ void ks_test_register(void)
                      {"custom partitioner, count from keyshift.partitions."
                       "current: caught while running",
                       test_custom_partitioner_count_override},
+                     {"custom partitioner and one explicit message",
+                      test_custom_partitioner_with_explicit},
                      {"producer name with no broker reachable",
                       test_name_without_broker},
                      {"unwritable report path", test_unwritable_report},
