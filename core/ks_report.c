@@ -366,9 +366,11 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                           "per-topic partitioner"
                         : "a custom or per-topic partitioner, or a model bug",
                     follows);
-        } else if (c->ack_disagree_explicit > c->explicit_partition.messages) {
+        } else if (c->ack_disagree_explicit >
+                   c->explicit_partition.messages + c->unanalysed) {
                 /* more disagreements than messages sent to explicit
-                 * partitions: not all of them can be explicit */
+                 * partitions (or not analysed, which may have been):
+                 * not all of them can be explicit */
                 ks_warn_add(
                     wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
                     "%llu delivered keyed messages landed in another partition "
@@ -380,7 +382,8 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                     ks_partitioner_name(s->partitioner),
                     (unsigned long long)c->explicit_partition.messages,
                     (unsigned long long)(c->ack_disagree_explicit -
-                                         c->explicit_partition.messages));
+                                         c->explicit_partition.messages -
+                                         c->unanalysed));
         }
         for (i = 0; i < s->proposal_cnt; i++) {
                 const ks_proposal_t *p = &s->proposals[i];
