@@ -436,32 +436,49 @@ static void test_custom_partitioner(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** @brief A producer on topic "t" (5 partitions) with @p conf and the
+ *         custom partitioner, having produced an explicit message to
+ *         partition 0 first if @p explicit_first, then 200 keyed messages
+ *         (97 keys). */
+static void custom_partitioner_produce(ks_e2e_producer_t *p,
+                                       rd_kafka_conf_t   *conf,
+                                       int                explicit_first)
+{
+        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
+        char                   key[32];
+        int                    i, kl;
+
+        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
+        rd_kafka_conf_set_default_topic_conf(conf, tconf);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(p, conf, "t", 5) == 0);
+        if (explicit_first)
+                ks_e2e_produce(p, "t", "x", 1, 0, "v", 1);
+        for (i = 0; i < 200; i++) {
+                kl = snprintf(key, sizeof(key), "key-%d", i % 97);
+                ks_e2e_produce(p, "t", key, (size_t)kl, -1, "v", 1);
+        }
+}
+
 /** The same custom partitioner with keyshift.partitions.current: no
  *  metadata comes to check the disagreements against, and a long-running
  *  producer's reports must still say so (each refresh settles them), not
  *  only the final report. */
 static void test_custom_partitioner_count_override(void)
 {
-        const char            *dir = ks_e2e_tmpdir("custom-current");
-        char                   path[600], key[32];
-        ks_e2e_producer_t      p;
-        rd_kafka_conf_t       *conf;
-        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
-        json_t                *r;
-        int                    i, kl, seen = 0;
+        const char       *dir = ks_e2e_tmpdir("custom-current");
+        char              path[600];
+        ks_e2e_producer_t p;
+        json_t           *r;
+        int               i, seen = 0;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
-        conf = ks_e2e_conf("keyshift.report.path", path,
-                           "keyshift.partitions.current", "5",
-                           "keyshift.report.interval.ms", "200",
-                           "keyshift.metadata.refresh.ms", "200", NULL);
-        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
-        rd_kafka_conf_set_default_topic_conf(conf, tconf);
-        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "t", 5) == 0);
-        for (i = 0; i < 200; i++) {
-                kl = snprintf(key, sizeof(key), "key-%d", i % 97);
-                ks_e2e_produce(&p, "t", key, (size_t)kl, -1, "v", 1);
-        }
+        custom_partitioner_produce(
+            &p,
+            ks_e2e_conf("keyshift.report.path", path,
+                        "keyshift.partitions.current", "5",
+                        "keyshift.report.interval.ms", "200",
+                        "keyshift.metadata.refresh.ms", "200", NULL),
+            0);
         rd_kafka_flush(p.rk, 5000);
         /* a periodic report, the producer still running */
         for (i = 0; i < 40 && !seen; i++) {
@@ -487,24 +504,14 @@ static void test_custom_partitioner_count_override(void)
  *  cannot all be, and the report says so (PARTITIONER_MISMATCH). */
 static void test_custom_partitioner_with_explicit(void)
 {
-        const char            *dir = ks_e2e_tmpdir("custom-explicit");
-        char                   path[600], key[32];
-        ks_e2e_producer_t      p;
-        rd_kafka_conf_t       *conf;
-        rd_kafka_topic_conf_t *tconf = rd_kafka_topic_conf_new();
-        json_t                *r, *w;
-        int                    i, kl;
+        const char       *dir = ks_e2e_tmpdir("custom-explicit");
+        char              path[600];
+        ks_e2e_producer_t p;
+        json_t           *r, *w;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
-        conf = ks_e2e_conf("keyshift.report.path", path, NULL);
-        rd_kafka_topic_conf_set_partitioner_cb(tconf, last_partition);
-        rd_kafka_conf_set_default_topic_conf(conf, tconf);
-        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "t", 5) == 0);
-        ks_e2e_produce(&p, "t", "x", 1, 0, "v", 1); /* explicit */
-        for (i = 0; i < 200; i++) {
-                kl = snprintf(key, sizeof(key), "key-%d", i % 97);
-                ks_e2e_produce(&p, "t", key, (size_t)kl, -1, "v", 1);
-        }
+        custom_partitioner_produce(
+            &p, ks_e2e_conf("keyshift.report.path", path, NULL), 1);
         ks_e2e_producer_close(&p);
         r = ks_e2e_load_json(path);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
