@@ -24,8 +24,9 @@
  * run: how long the drainer, not on_send, can wait for that lock), and
  * on_send's latency percentiles and maximum with and without reports.
  * on_send takes no topic lock unless the key is longer than
- * KS_STAGE_KEY_INLINE: then it analyses inline under the lock; those calls
- * are counted (ks_stage_stats()), and so are messages a full ring skipped.
+ * KS_STAGE_KEY_LONG_MAX or meets a full key arena: then it analyses inline
+ * under the lock; those calls are counted (ks_stage_stats()), and so are
+ * messages a full ring skipped.
  *
  * Usage: ksb_report [--topics N] [--partitions N] [--msgs N] [--reps R]
  *                   [--rate MSGS_PER_S] [--path FILE] [--keep]

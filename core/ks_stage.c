@@ -29,8 +29,17 @@ typedef struct ks_stage_entry {
         int32_t     partition;
         uint16_t    keylen;
         uint8_t     key_null;
+        uint8_t     key_long; /**< key in the ring's arena: key[] holds its
+                               *   offset and the bytes it took (ks_arena_at_t) */
         uint8_t     key[KS_STAGE_KEY_INLINE];
 } ks_stage_entry_t;
+
+/** Where a long key sits in its ring's arena (in the entry's key[]). */
+typedef struct ks_arena_at {
+        uint32_t off;  /**< its first byte */
+        uint32_t span; /**< arena bytes it took: its length, plus the end
+                        *   of the arena left unused when it did not fit */
+} ks_arena_at_t;
 
 _Static_assert(sizeof(ks_stage_entry_t) == 64, "one cache line per entry");
 _Static_assert((KS_STAGE_RING_ENTRIES & (KS_STAGE_RING_ENTRIES - 1)) == 0,
@@ -42,10 +51,15 @@ typedef struct ks_ring {
         uint64_t full_pass;  /**< the owner's: the drainer's pass count when
                              *   it last found the ring full */
         ks_stage_entry_t *e; /**< [KS_STAGE_RING_ENTRIES] */
+        uint8_t *arena;      /**< [KS_STAGE_ARENA_BYTES], NULL until a long key;
+                         *   set by the owner before it publishes the entry */
+        size_t   khead;      /**< the owner's: arena bytes taken, ever */
+        size_t   ktail_cache;            /**< the owner's view of ktail */
         _Alignas(64) atomic_size_t tail; /**< written by the consumer */
-        atomic_int orphaned; /**< its thread exited: may be adopted */
-        atomic_int detached; /**< its stage was destroyed */
-        atomic_int refs;     /**< the stage's and the owner thread's */
+        atomic_size_t ktail;    /**< the consumer's: arena bytes freed, ever */
+        atomic_int    orphaned; /**< its thread exited: may be adopted */
+        atomic_int    detached; /**< its stage was destroyed */
+        atomic_int    refs;     /**< the stage's and the owner thread's */
 } ks_ring_t;
 
 struct ks_stage {
@@ -123,6 +137,7 @@ static void ring_unref(ks_ring_t *r)
 {
         if (atomic_fetch_sub(&r->refs, 1) == 1) {
                 free(r->e);
+                free(r->arena);
                 free(r);
         }
 }
@@ -249,6 +264,7 @@ static ks_ring_t *ring_register(ks_stage_t *s)
                 } else {
                         atomic_init(&r->head, 0);
                         atomic_init(&r->tail, 0);
+                        atomic_init(&r->ktail, 0);
                         atomic_init(&r->orphaned, 0);
                         atomic_init(&r->detached, 0);
                         atomic_init(&r->refs, 2); /* stage + thread */
@@ -332,6 +348,38 @@ static inline ks_ring_t *ring_for(ks_stage_t *s)
         return ring_for_slow(s);
 }
 
+/**
+ * @brief Copies a long key into @p r's arena (allocated on first use),
+ *        contiguous: when it does not fit before the arena's end, from its
+ *        start, the end left unused. @returns 0 with @p at set, or -1 when
+ *        the arena is full (the drainer frees it as it consumes entries)
+ *        or cannot be allocated.
+ * @locality the ring's owner thread.
+ */
+static int arena_put(ks_ring_t *r, const void *key, size_t keylen,
+                     ks_arena_at_t *at)
+{
+        size_t pos = r->khead % KS_STAGE_ARENA_BYTES;
+        size_t gap = pos + keylen > KS_STAGE_ARENA_BYTES
+                         ? KS_STAGE_ARENA_BYTES - pos
+                         : 0;
+
+        if (!r->arena && !(r->arena = malloc(KS_STAGE_ARENA_BYTES)))
+                return -1;
+        if (r->khead + gap + keylen - r->ktail_cache > KS_STAGE_ARENA_BYTES) {
+                r->ktail_cache =
+                    atomic_load_explicit(&r->ktail, memory_order_acquire);
+                if (r->khead + gap + keylen - r->ktail_cache >
+                    KS_STAGE_ARENA_BYTES)
+                        return -1;
+        }
+        at->off  = (uint32_t)((pos + gap) % KS_STAGE_ARENA_BYTES);
+        at->span = (uint32_t)(gap + keylen);
+        memcpy(r->arena + at->off, key, keylen);
+        r->khead += at->span;
+        return 0;
+}
+
 /** @brief Ends the drainer's pause (ks_stage_pause()) now.
  *  @locality a producing thread. @locks s->wake_lock (taken here). */
 static void wake_drainer(ks_stage_t *s)
@@ -349,7 +397,7 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         ks_stage_entry_t *e;
         size_t            head;
 
-        if (keylen > KS_STAGE_KEY_INLINE) {
+        if (keylen > KS_STAGE_KEY_LONG_MAX) {
                 atomic_fetch_add_explicit(&s->inline_long, 1,
                                           memory_order_relaxed);
                 goto record_inline;
@@ -397,7 +445,18 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         e->partition = partition;
         e->keylen    = (uint16_t)keylen;
         e->key_null  = key == NULL;
-        ks_bytes_copy_small(e->key, key, keylen);
+        e->key_long  = keylen > KS_STAGE_KEY_INLINE;
+        if (!e->key_long) {
+                ks_bytes_copy_small(e->key, key, keylen);
+        } else {
+                ks_arena_at_t at;
+                if (arena_put(r, key, keylen, &at)) {
+                        atomic_fetch_add_explicit(&s->inline_long, 1,
+                                                  memory_order_relaxed);
+                        goto record_inline;
+                }
+                memcpy(e->key, &at, sizeof(at));
+        }
         atomic_store_explicit(&r->head, head + 1, memory_order_release);
         if (!((head + 1) & (KS_STAGE_WAKE_EVERY - 1)) &&
             atomic_load_explicit(&s->waiting, memory_order_relaxed) >
@@ -441,13 +500,28 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 
 /** @brief Looks ahead at ring entry @p k: its key's place in the batch
  *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
-static inline void look_ahead(ks_stage_t *s, const ks_stage_entry_t *ents,
-                              size_t k, uint64_t *hq)
+/** @returns entry @p e's key: in the entry, in @p r's arena, or NULL. */
+static inline const void *entry_key(const ks_ring_t        *r,
+                                    const ks_stage_entry_t *e)
+{
+        ks_arena_at_t at;
+
+        if (e->key_null)
+                return NULL;
+        if (!e->key_long)
+                return e->key;
+        memcpy(&at, e->key, sizeof(at));
+        return r->arena + at.off;
+}
+
+static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
+                              const ks_stage_entry_t *ents, size_t k,
+                              uint64_t *hq)
 {
         const ks_stage_entry_t *e = &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
 
-        hq[k % KS_STAGE_AHEAD] = ks_batch_key_hash(
-            e->t, e->key_null ? NULL : e->key, e->keylen, e->partition);
+        hq[k % KS_STAGE_AHEAD] =
+            ks_batch_key_hash(e->t, entry_key(r, e), e->keylen, e->partition);
         ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
 }
 
@@ -470,6 +544,8 @@ static size_t collect(ks_stage_t *s, int64_t now)
                     atomic_load_explicit(&r->tail, memory_order_relaxed);
                 size_t head =
                     atomic_load_explicit(&r->head, memory_order_acquire);
+                size_t ktail =
+                    atomic_load_explicit(&r->ktail, memory_order_relaxed);
                 uint64_t hq[KS_STAGE_AHEAD];
                 size_t   k;
                 /* read once: the ring's header line is the producing
@@ -479,7 +555,7 @@ static size_t collect(ks_stage_t *s, int64_t now)
                 /* the slots of the next KS_STAGE_AHEAD entries are fetched
                  * while earlier ones are counted */
                 for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++)
-                        look_ahead(s, ents, k, hq);
+                        look_ahead(s, r, ents, k, hq);
                 for (; tail != head; tail++) {
                         const ks_stage_entry_t *e =
                             &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
@@ -488,23 +564,31 @@ static size_t collect(ks_stage_t *s, int64_t now)
                         int64_t at =
                             now - (int64_t)(uint32_t)(now32 - e->mono32);
                         ks_batch_add(s->batch, e->t, hq[tail % KS_STAGE_AHEAD],
-                                     e->key_null ? NULL : e->key, e->keylen,
-                                     e->partition,
+                                     entry_key(r, e), e->keylen, e->partition,
                                      (uint64_t)e->keylen + e->value_len, at);
+                        if (e->key_long) { /* its arena bytes are free */
+                                ks_arena_at_t a;
+                                memcpy(&a, e->key, sizeof(a));
+                                ktail += a.span;
+                        }
                         if (k != head) {
                                 /* entries the producing thread wrote sit in
                                  * its core's cache: ask for them early */
                                 __builtin_prefetch(
                                     &ents[(k + 2 * KS_STAGE_AHEAD) &
                                           (KS_STAGE_RING_ENTRIES - 1)]);
-                                look_ahead(s, ents, k, hq);
+                                look_ahead(s, r, ents, k, hq);
                                 k++;
                         }
-                        if ((tail & 255) == 255) /* free space as we go */
+                        if ((tail & 255) == 255) { /* free space as we go */
+                                atomic_store_explicit(&r->ktail, ktail,
+                                                      memory_order_release);
                                 atomic_store_explicit(&r->tail, tail + 1,
                                                       memory_order_release);
+                        }
                         total++;
                 }
+                atomic_store_explicit(&r->ktail, ktail, memory_order_release);
                 atomic_store_explicit(&r->tail, tail, memory_order_release);
         }
         ks_batch_end_pass(s->batch);

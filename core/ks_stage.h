@@ -31,10 +31,14 @@
  *    threads that come and go do not pile up rings. A ring is shared by the
  *    stage and its thread with a reference count: whichever lets go last
  *    frees it (a thread may outlive the producer, a producer its threads);
- *  - nothing blocks: a message whose key is longer than
- *    KS_STAGE_KEY_INLINE, or whose thread has no ring (KS_STAGE_RINGS_MAX
- *    in use), is analysed at once on the application thread, under the
- *    topic's lock, as before staging. A message whose ring is full (the
+ *  - a key longer than KS_STAGE_KEY_INLINE (up to KS_STAGE_KEY_LONG_MAX)
+ *    is copied into the ring's key arena (KS_STAGE_ARENA_BYTES, a byte
+ *    ring freed in order as the drainer consumes the entries; its entry
+ *    holds the place), so that on_send takes no lock for it either;
+ *  - nothing blocks but rare cases: a message whose key is longer than
+ *    KS_STAGE_KEY_LONG_MAX or meets a full key arena, or whose thread has
+ *    no ring (KS_STAGE_RINGS_MAX in use), is analysed at once on the
+ *    application thread, under the topic's lock, as before staging. A message whose ring is full (the
  *    drainer fell behind: a producer faster than keyshift's analysis, or
  *    keyshift's thread starved of CPU) is not analysed but counted in its
  *    topic (ks_topic_note_unanalysed(), the report's `keys.unanalysed`
@@ -44,7 +48,8 @@
  *    figures for replays and tests that outrun the drainer). Each case is
  *    counted (ks_stage_stats()).
  *
- * Memory: KS_STAGE_RING_ENTRIES x 64 B = 512 KiB per ring, at most
+ * Memory: KS_STAGE_RING_ENTRIES x 64 B = 512 KiB per ring (and
+ * KS_STAGE_ARENA_BYTES more once the thread stages a long key), at most
  * KS_STAGE_RINGS_MAX rings per producer (one per thread that has produced
  * and is alive or not yet recycled), allocated on a thread's first message;
  * plus 96 B of thread-local slots per application thread, and a 192 B
@@ -71,8 +76,15 @@
 
 /** Entries per ring (a power of two). */
 #define KS_STAGE_RING_ENTRIES 8192
-/** Key bytes copied into an entry; longer keys are analysed inline. */
+/** Key bytes copied into an entry; longer keys go to the ring's key arena. */
 #define KS_STAGE_KEY_INLINE 40
+/** Keys longer than KS_STAGE_KEY_INLINE and up to this many bytes are
+ *  copied into the ring's key arena; longer ones (and any that meet a full
+ *  arena) are analysed inline on the producing thread. */
+#define KS_STAGE_KEY_LONG_MAX 1024
+/** Bytes of a ring's key arena, allocated with its first long key: ~1,000
+ *  keys of 64 bytes waiting for the drainer. */
+#define KS_STAGE_ARENA_BYTES (64 * 1024)
 /** Rings per stage; further threads analyse inline. */
 #define KS_STAGE_RINGS_MAX 64
 /** Stages a thread can hold a ring in at once (producers it uses); a slot
@@ -88,7 +100,8 @@ typedef struct ks_stage_stats {
                                  *   topic (ks_topic_note_unanalysed()) */
         uint64_t inline_full;   /**< ring full: analysed on the app thread
                                  *   (keyshift.overload=analyse) */
-        uint64_t inline_long;   /**< key > KS_STAGE_KEY_INLINE bytes */
+        uint64_t inline_long;   /**< key > KS_STAGE_KEY_LONG_MAX bytes, or
+                                 *   the ring's key arena full */
         uint64_t inline_noring; /**< no ring for the thread */
         uint64_t drained;       /**< analysed by the drainer */
         uint64_t wakes;         /**< the drainer's pauses a producing thread

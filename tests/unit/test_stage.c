@@ -55,22 +55,29 @@ static void teardown(void)
         ks_config_destroy(&conf);
 }
 
-/* Message i of a thread: a NULL key every 10th, a 60-byte key (analysed
- * inline) every 7th, an explicit partition every 13th. */
+/** Key length of message @p i of a thread whose key would be @p kl: a
+ *  60-byte key (through the ring's key arena) every 7th, an 1,100-byte
+ *  key (longer than KS_STAGE_KEY_LONG_MAX: analysed inline) every 17th. */
+static int key_len_of(int i, int kl)
+{
+        return i % 7 == 0 ? 60 : i % 17 == 0 ? 1100 : kl;
+}
+
+/* Message i of a thread: a NULL key every 10th, long keys (key_len_of()),
+ * an explicit partition every 13th. */
 static void *app_thread(void *arg)
 {
         int  id = (int)(long)arg, i, created;
-        char key[64];
+        char key[1200];
 
         for (i = 0; i < PER_THREAD; i++) {
                 ks_topic_t *t = ks_registry_get(&reg, topic_names[i % TOPICS],
                                                 &conf, &params, 1, &created);
                 int     kl = snprintf(key, sizeof(key), "k%d-%d", id, i % 500);
                 int32_t partition = i % 13 == 0 ? 1 : -1;
-                if (i % 7 == 0) {
-                        memset(key + kl, 'x', 60 - (size_t)kl);
-                        kl = 60;
-                }
+                int     long_kl   = key_len_of(i, kl);
+                memset(key + kl, 'x', (size_t)(long_kl - kl));
+                kl = long_kl;
                 CU_ASSERT_PTR_NOT_NULL(t);
                 if (!t)
                         continue;
@@ -160,9 +167,10 @@ static void test_threads(void)
                             snprintf(key, sizeof(key), "k%ld-%ld", w, i % 500);
                         expect_null += i % 10 == 0;
                         expect_explicit += i % 13 == 0;
-                        expect_bytes += 10 + (i % 10 == 0  ? 0
-                                              : i % 7 == 0 ? 60
-                                                           : (uint64_t)kl);
+                        expect_bytes +=
+                            10 + (i % 10 == 0
+                                      ? 0
+                                      : (uint64_t)key_len_of((int)i, kl));
                 }
         n = (uint64_t)WAVES * THREADS * PER_THREAD;
         ks_registry_foreach(&reg, count_topic, sum);
@@ -393,6 +401,70 @@ static void test_burst_wakes_drainer(void)
         teardown();
 }
 
+/** Keys of 41 to KS_STAGE_KEY_LONG_MAX bytes go through the ring's key
+ *  arena, which wraps as the drainer frees it, with the same figures as
+ *  inline analysis; a full arena falls back to inline analysis, nothing
+ *  lost. */
+static void test_long_keys_arena(void)
+{
+        ks_topic_t         *t, *ref;
+        ks_topic_snapshot_t s, sr;
+        ks_stage_stats_t    st;
+        char                key[256];
+        int                 created, round, i, p, n = 0;
+
+        setup();
+        t   = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        ref = ks_registry_get(&reg, "ref", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+        ks_topic_set_partition_count(t, 4, KS_COUNT_METADATA, 1);
+        ks_topic_set_partition_count(ref, 4, KS_COUNT_METADATA, 1);
+        /* 10 rounds of 400 keys of 41-200 bytes (~48 KiB a round, 8 times
+         * the arena in all), drained between rounds */
+        for (round = 0; round < 10; round++) {
+                for (i = 0; i < 400; i++, n++) {
+                        int kl = 41 + (n * 37) % 160;
+                        memset(key, 'a' + n % 26, (size_t)kl);
+                        snprintf(key, 12, "%011d", n % 997);
+                        key[11] = '-';
+                        ks_stage_push(stage, t, key, (size_t)kl, -1, 10);
+                        ks_topic_record(ref, key, (size_t)kl, -1, 10);
+                }
+                ks_stage_drain(stage);
+        }
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.inline_long, 0);
+        CU_ASSERT_EQUAL(st.staged, (uint64_t)n);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(ref, &sr), 0);
+        CU_ASSERT_EQUAL(s.c.total.messages, (uint64_t)n);
+        CU_ASSERT_EQUAL(s.c.total.bytes, sr.c.total.bytes);
+        for (p = 0; p < 4; p++)
+                CU_ASSERT_EQUAL(s.current[p].messages, sr.current[p].messages);
+        CU_ASSERT_EQUAL(s.hot_cnt, sr.hot_cnt);
+        if (s.hot_cnt && sr.hot_cnt)
+                CU_ASSERT_EQUAL(s.hot[0].count, sr.hot[0].count);
+        ks_topic_snapshot_free(&s);
+        ks_topic_snapshot_free(&sr);
+
+        /* no drainer: the arena fills, the rest is analysed inline */
+        for (i = 0; i < 1000; i++) {
+                memset(key, 'z', 100);
+                snprintf(key, 12, "%011d", i);
+                ks_stage_push(stage, t, key, 100, -1, 10);
+        }
+        ks_stage_stats(stage, &st);
+        CU_ASSERT(st.inline_long > 0);
+        CU_ASSERT(st.inline_long < 1000);
+        CU_ASSERT_EQUAL(st.staged + st.inline_long, (uint64_t)n + 1000);
+        ks_stage_drain(stage);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.total.messages, (uint64_t)n + 1000);
+        ks_topic_snapshot_free(&s);
+        teardown();
+}
+
 /* A flush asked of the drainer (as the reporter asks before a report):
  * every message staged before counts in its topic when ks_stage_sync()
  * returns, although its key's run would otherwise wait in the key table
@@ -443,5 +515,7 @@ void ks_test_register(void)
              test_sync},
             {"slots holding no ring are reused", test_ringless_slots},
             {"a burst after an idle spell wakes the drainer",
-             test_burst_wakes_drainer});
+             test_burst_wakes_drainer},
+            {"long keys go through the ring's key arena",
+             test_long_keys_arena});
 }
