@@ -179,8 +179,8 @@ size_t ks_stage_collect(ks_stage_t *s);
  *        message), so a burst after an idle spell does not fill its ring
  *        while the drainer sleeps.
  * @param period_ms the drainer's state, KS_STAGE_BUSY_MS at first.
- * @locality the drainer thread. @locks the stage's wake lock, while it
- *           waits.
+ * @locality the drainer thread. @locks none: it waits on a semaphore that
+ *           producing threads post (sem_post() never blocks them).
  */
 void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms);
 
