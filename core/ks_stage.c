@@ -88,8 +88,8 @@ struct ks_stage {
          * KS_STAGE_WAKE_EVERY messages each */
         _Alignas(64) atomic_int waiting; /**< ms of the pause under way */
         sem_t wake; /**< posted by a producing thread: sem_post() never
-                     *   blocks (a mutex would: a drainer descheduled while
-                     *   holding it made on_send wait 1.8 ms in a run) */
+                     *   blocks (with a mutex, on_send could wait for a
+                     *   drainer descheduled while holding it) */
         /* written by producing threads, when a message cannot be staged */
         _Alignas(64) atomic_uint_fast64_t skipped_full;
         atomic_uint_fast64_t inline_full;
