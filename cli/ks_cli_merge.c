@@ -160,42 +160,35 @@ static void ks_merge_leaf_id(const json_t *leaf, char *out, size_t size)
 static int ks_merge_distinct_producers(const ks_cli_report_t *r, size_t n,
                                        char *err, size_t errsz)
 {
-        json_t **leaves = calloc(n, sizeof(*leaves));
-        size_t   i, j, a, b;
-        int      dup = 0;
+        json_t *seen = json_object(); /* identity -> the input holding it */
+        json_t *leaves;
+        size_t  i, a;
+        int     dup = 0;
 
-        if (!leaves) {
-                snprintf(err, errsz, "out of memory");
-                return -1;
+        for (i = 0; i < n && !dup; i++) {
+                ks_merge_leaves(&r[i], leaves = json_array());
+                for (a = 0; a < json_array_size(leaves) && !dup; a++) {
+                        char          id[512];
+                        const json_t *at;
+                        ks_merge_leaf_id(json_array_get(leaves, a), id,
+                                         sizeof(id));
+                        at = json_object_get(seen, id);
+                        if (at && (size_t)json_integer_value(at) != i) {
+                                snprintf(err, errsz,
+                                         "%s and %s both hold a report of one "
+                                         "producer (%s): its reports are "
+                                         "cumulative, merge only its latest",
+                                         r[json_integer_value(at)].path,
+                                         r[i].path, id);
+                                dup = 1;
+                        } else {
+                                json_object_set_new(
+                                    seen, id, json_integer((json_int_t)i));
+                        }
+                }
+                json_decref(leaves);
         }
-        for (i = 0; i < n; i++)
-                ks_merge_leaves(&r[i], leaves[i] = json_array());
-        for (i = 0; i < n && !dup; i++)
-                for (j = i + 1; j < n && !dup; j++)
-                        for (a = 0; a < json_array_size(leaves[i]) && !dup; a++)
-                                for (b = 0; b < json_array_size(leaves[j]);
-                                     b++) {
-                                        char ida[512], idb[512];
-                                        ks_merge_leaf_id(
-                                            json_array_get(leaves[i], a), ida,
-                                            sizeof(ida));
-                                        ks_merge_leaf_id(
-                                            json_array_get(leaves[j], b), idb,
-                                            sizeof(idb));
-                                        if (strcmp(ida, idb))
-                                                continue;
-                                        snprintf(err, errsz,
-                                                 "%s and %s both hold a report "
-                                                 "of one producer (%s): its "
-                                                 "reports are cumulative, "
-                                                 "merge only its latest",
-                                                 r[i].path, r[j].path, ida);
-                                        dup = 1;
-                                        break;
-                                }
-        for (i = 0; i < n; i++)
-                json_decref(leaves[i]);
-        free(leaves);
+        json_decref(seen);
         return dup ? -1 : 0;
 }
 
