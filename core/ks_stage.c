@@ -358,14 +358,14 @@ static int arena_put(ks_ring_t *r, const void *key, size_t keylen,
         size_t gap = pos + keylen > KS_STAGE_ARENA_BYTES
                          ? KS_STAGE_ARENA_BYTES - pos
                          : 0;
+        size_t end = r->khead + gap + keylen; /* khead once it is taken */
 
         if (!r->arena && !(r->arena = malloc(KS_STAGE_ARENA_BYTES)))
                 return -1;
-        if (r->khead + gap + keylen - r->ktail_cache > KS_STAGE_ARENA_BYTES) {
+        if (end - r->ktail_cache > KS_STAGE_ARENA_BYTES) {
                 r->ktail_cache =
                     atomic_load_explicit(&r->ktail, memory_order_acquire);
-                if (r->khead + gap + keylen - r->ktail_cache >
-                    KS_STAGE_ARENA_BYTES)
+                if (end - r->ktail_cache > KS_STAGE_ARENA_BYTES)
                         return -1;
         }
         at->off  = (uint32_t)((pos + gap) % KS_STAGE_ARENA_BYTES);
@@ -491,22 +491,26 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 /** Ring entries whose table slots are fetched ahead of their counting. */
 #define KS_STAGE_AHEAD 16
 
-/** @brief Looks ahead at ring entry @p k: its key's place in the batch
- *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
+/** @returns where long-key entry @p e's key sits in its ring's arena. */
+static inline ks_arena_at_t entry_at(const ks_stage_entry_t *e)
+{
+        ks_arena_at_t at;
+
+        memcpy(&at, e->key, sizeof(at));
+        return at;
+}
+
 /** @returns entry @p e's key: in the entry, in @p r's arena, or NULL. */
 static inline const void *entry_key(const ks_ring_t        *r,
                                     const ks_stage_entry_t *e)
 {
-        ks_arena_at_t at;
-
         if (e->key_null)
                 return NULL;
-        if (!e->key_long)
-                return e->key;
-        memcpy(&at, e->key, sizeof(at));
-        return r->arena + at.off;
+        return e->key_long ? r->arena + entry_at(e).off : e->key;
 }
 
+/** @brief Looks ahead at ring entry @p k: its key's place in the batch
+ *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
 static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
                               const ks_stage_entry_t *ents, size_t k,
                               uint64_t *hq)
@@ -559,11 +563,8 @@ static size_t collect(ks_stage_t *s, int64_t now)
                         ks_batch_add(s->batch, e->t, hq[tail % KS_STAGE_AHEAD],
                                      entry_key(r, e), e->keylen, e->partition,
                                      (uint64_t)e->keylen + e->value_len, at);
-                        if (e->key_long) { /* its arena bytes are free */
-                                ks_arena_at_t a;
-                                memcpy(&a, e->key, sizeof(a));
-                                ktail += a.span;
-                        }
+                        if (e->key_long) /* its arena bytes are free */
+                                ktail += entry_at(e).span;
                         if (k != head) {
                                 /* entries the producing thread wrote sit in
                                  * its core's cache: ask for them early */

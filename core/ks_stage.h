@@ -38,11 +38,12 @@
  *  - nothing blocks but rare cases: a message whose key is longer than
  *    KS_STAGE_KEY_LONG_MAX or meets a full key arena, or whose thread has
  *    no ring (KS_STAGE_RINGS_MAX in use), is analysed at once on the
- *    application thread, under the topic's lock, as before staging. A message whose ring is full (the
- *    drainer fell behind: a producer faster than keyshift's analysis, or
- *    keyshift's thread starved of CPU) is not analysed but counted in its
- *    topic (ks_topic_note_unanalysed(), the report's `keys.unanalysed`
- *    and warning ANALYSIS_BEHIND): analysing it on the producer's thread
+ *    application thread, under the topic's lock, as before staging. A
+ *    message whose ring is full (the drainer fell behind: a producer
+ *    faster than keyshift's analysis, or keyshift's thread starved of
+ *    CPU) is not analysed but counted in its topic
+ *    (ks_topic_note_unanalysed(), the report's `keys.unanalysed` and
+ *    warning ANALYSIS_BEHIND): analysing it on the producer's thread
  *    would cost the producer several times what on_send may. With
  *    keyshift.overload=analyse it is analysed there instead (exact
  *    figures for replays and tests that outrun the drainer). Each case is

@@ -176,11 +176,11 @@ typedef struct ks_schema_ids {
         uint64_t other_messages; /**< keys with ids beyond the first 16 */
 } ks_schema_ids_t;
 
-/** One mismatch, kept as an example for the report. */
 /** ks_mismatch_example_t.keylen of an example whose key keyshift did not
  *  keep (only the first acknowledgements waiting for a count keep theirs). */
 #define KS_MISMATCH_KEY_NOT_KEPT UINT32_MAX
 
+/** One mismatch, kept as an example for the report. */
 typedef struct ks_mismatch_example {
         uint8_t  key[64];
         uint32_t keylen; /**< full key length, or KS_MISMATCH_KEY_NOT_KEPT */
