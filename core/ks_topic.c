@@ -763,6 +763,16 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         return suspect;
 }
 
+/** @returns suspect @p i's key as an example: kept for the first
+ *           KS_SUSPECT_KEYS, else keylen KS_MISMATCH_KEY_NOT_KEPT.
+ *  @locks t->lock held. */
+static ks_mismatch_example_t suspect_key(const ks_topic_t *t, size_t i)
+{
+        if (i < KS_SUSPECT_KEYS)
+                return t->suspect_keys[i];
+        return (ks_mismatch_example_t){.keylen = KS_MISMATCH_KEY_NOT_KEPT};
+}
+
 /**
  * @brief Re-checks pending acknowledgements against the count now known.
  *        One the count explains is matched. One it does not is unverified
@@ -807,23 +817,13 @@ static void verify_suspects(ks_topic_t *t, int final)
                 } else if (!confirm) { /* kept for the next answer */
                         s->checked = 1;
                         if (kept < KS_SUSPECT_KEYS)
-                                t->suspect_keys[kept] =
-                                    i < KS_SUSPECT_KEYS
-                                        ? t->suspect_keys[i]
-                                        : (ks_mismatch_example_t){
-                                              .keylen =
-                                                  KS_MISMATCH_KEY_NOT_KEPT};
+                                t->suspect_keys[kept] = suspect_key(t, i);
                         t->suspects[kept++] = *s;
                         continue;
                 } else {
                         t->c.ack_mismatched++;
                         if (!t->has_mismatch) {
-                                /* the first KS_SUSPECT_KEYS kept their key */
-                                if (i < KS_SUSPECT_KEYS)
-                                        t->mismatch = t->suspect_keys[i];
-                                else
-                                        t->mismatch = (ks_mismatch_example_t){
-                                            .keylen = KS_MISMATCH_KEY_NOT_KEPT};
+                                t->mismatch          = suspect_key(t, i);
                                 t->mismatch.expected = expected;
                                 t->mismatch.actual   = s->actual;
                                 t->mismatch.partition_count =
