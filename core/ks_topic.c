@@ -147,12 +147,12 @@ static void load_add(ks_load_t *l, uint64_t messages, uint64_t bytes)
  * glibc malloc (ksb_memory --keys 0 with each size changed in turn): a
  * key-sample key 69 B (node, index slots, free list, other clients'
  * hashes), a mixed-sample logical key 182 B (the same plus two encodings'
- * first 40 bytes), a hot-key counter 200 B (128 key bytes, counts, heap
- * and index slots); the rest of a topic 36 KiB (HyperLogLog 16 KiB,
+ * first 40 bytes), a hot-key counter 232 B (128 key bytes, counts, heap
+ * and index slots, filter cells); the rest of a topic 36 KiB (HyperLogLog 16 KiB,
  * struct, rates, small per-partition arrays). */
 #define KS_TOPIC_BYTES_SAMPLE_KEY 69
 #define KS_TOPIC_BYTES_MIXED_KEY 182
-#define KS_TOPIC_BYTES_TOPK 200
+#define KS_TOPIC_BYTES_TOPK 232
 #define KS_TOPIC_BYTES_FIXED (36 * 1024)
 
 size_t ks_topic_sketch_bytes(const ks_topic_params_t *p)

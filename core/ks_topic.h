@@ -34,7 +34,7 @@
  *
  * Memory per topic (bounded whatever the key cardinality):
   *   16 KiB (HyperLogLog) + key_sample_size x 68 B (with other clients'
- *   hashes) + mixed_sample_size x 136 B + topk_capacity x 200 B
+ *   hashes) + mixed_sample_size x 136 B + topk_capacity x 232 B
  *   + 16 B x (current + sum of proposed counts) + 8 B x flow cells
  *   (<= flow_max_cells per proposal) + 16 B x pending runs (freed once
  *   the count is known) + 24 B x acknowledgements that wait for the count (at most 65,536;

@@ -1,6 +1,6 @@
 /**
  * @file ks_topk.c
- * @brief Hot keys: the Space-Saving algorithm.
+ * @brief Hot keys: the Space-Saving algorithm, filtered.
  *
  * What it estimates
  * -----------------
@@ -23,6 +23,30 @@
  * On skewed streams (Zipf, s > 1) the bounds are far better than N / m:
  * the hot keys are monitored from early on and their errors are small.
  *
+ * Filter (Homem & Carvalho, "Finding top-k elements in data streams",
+ * Information Sciences 180(24), 2010: Filtered Space-Saving)
+ * ----------------------------------------------------------------
+ * On a stream of many distinct keys, plain Space-Saving hands a counter
+ * to every newcomer: an index delete and insert, the key copied, a sift
+ * down, for a key that is never seen again (~55 ns a message, 10 M
+ * distinct keys, m = 1024). The filter puts a newcomer's messages in a
+ * cell first: 8m hashed cells (cell = hash & (cells - 1)), each the most
+ * messages a key not monitored whose hash falls in it can have had.
+ * A newcomer with w messages whose cell holds a:
+ *  - takes the smallest counter c if a + w > c: count a + w, error a;
+ *    the key it displaces raises its own cell to at least its count;
+ *  - else the cell becomes a + w, and no counter changes.
+ * Each unmonitored key's messages are thus in its cell (every message of
+ * it while unmonitored was added there, and its count when displaced was
+ * an upper bound of all before), so the bounds above hold, with errors no
+ * larger than plain Space-Saving's (a <= c: a cell never passes the
+ * smallest count, which never falls): a key not monitored has had at most
+ * the smallest count, and error <= the smallest count <= N / m, as the
+ * counts now sum to at most N (a cell's messages are in no count). Cells
+ * are 32-bit; should one pass 2^32 - 1, and after any merge (below, whose
+ * bound the cells do not carry), the summary goes on as plain
+ * Space-Saving, whose bound every cell is below.
+ *
  * `bytes` adds the key + value bytes of the messages counted since the key
  * took its counter, i.e. of exactly count - error of its messages, so
  * bytes / (count - error) is its mean message size and bytes a lower bound
@@ -44,12 +68,13 @@
  *    <= 1/4, not 1/2: when every message is a new key, each one costs a
  *    failed lookup, a delete and an insert, and halving the load took
  *    that from about 95 to 55 ns (10M distinct keys, m = 1024).
- * 200 B per counter at power-of-two m (up to 216 B otherwise): 200 KiB at
+ *  - filter[8m at power-of-two m] (twice the index slots), 4 B each.
+ * 232 B per counter at power-of-two m (up to 264 B otherwise): 232 KiB at
  * m = 1024. A message of a monitored key costs an index probe and a
  * sift-down that usually stops at once (hot keys sit near the leaves); a
- * takeover costs an index delete and insert and at most log4(m) sift
- * steps, usually fewer (ks_topk_victim()). Keys are identified by their
- * 64-bit hash.
+ * newcomer a failed index probe and a cell, and when it takes a counter
+ * an index delete and insert and at most log4(m) sift steps, usually
+ * fewer (ks_topk_victim()). Keys are identified by their 64-bit hash.
  *
  * Merging (Agarwal, Cormode, Huang, Phillips, Wei & Yi, "Mergeable
  * summaries", PODS 2012; the Space-Saving form as in Cafaro, Pulimeno &
@@ -90,6 +115,9 @@
  * window (a message analysed outside the batch), the window's bound no
  * longer holds for the keys it evicted, and the remaining offers fall
  * back to the current bound (a takeover, as ks_topk_add()).
+ * With the filter, a cell bounds its keys whenever they come, so an offer
+ * is an ordinary add (ks_topk_add_n()): the window's order (monitored keys
+ * first) remains, its bound is not needed.
  */
 #include "ks_topk.h"
 
@@ -141,6 +169,15 @@ struct ks_topk {
         ks_topk_heapent_t *heap_mem; /**< the allocation: heap - 3 */
         ks_topk_hot_t     *hot;      /**< [cap] by counter id */
         ks_topk_cold_t    *cold;     /**< [cap] by counter id */
+        /** Filtered Space-Saving's hashed counters (see the file comment):
+         *  [fmask + 1], the most messages a key not monitored, whose hash
+         *  falls in the cell, can have had. */
+        uint32_t *filter;
+        uint32_t  fmask;
+        /** The filter's bound holds: not after a merge, nor once a cell
+         *  would pass UINT32_MAX (then the summary's bound serves, as in
+         *  plain Space-Saving). */
+        int filtered;
         /** First of the siblings where the last takeover came to rest. */
         size_t   victims;
         uint64_t win_bound; /**< ks_topk_bound() when the window began */
@@ -283,6 +320,19 @@ static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
         ks_topk_index_insert(tk, id);
 }
 
+/** @brief Raises the filter cell of @p hash64 to at least @p count; a
+ *         count past the cell's range ends the filter (the summary's bound
+ *         then serves for every key). */
+static void ks_topk_filter_raise(ks_topk_t *tk, uint64_t hash64, uint64_t count)
+{
+        uint32_t *cell = &tk->filter[hash64 & tk->fmask];
+
+        if (count > UINT32_MAX)
+                tk->filtered = 0;
+        else if (*cell < count)
+                *cell = (uint32_t)count;
+}
+
 /**
  * @returns the heap position of a counter with the smallest count, to be
  *          taken over. Any of them will do, and heap[0] costs a sift down
@@ -332,6 +382,9 @@ static void ks_topk_admit(ks_topk_t *tk, const void *key, size_t keylen,
         pos     = ks_topk_victim(tk);
         e.id    = tk->heap[pos].id;
         e.count = count;
+        if (tk->filtered)
+                ks_topk_filter_raise(tk, tk->hot[e.id].hash64,
+                                     tk->heap[pos].count);
         ks_topk_index_delete(tk, tk->hot[e.id].slot);
         ks_topk_set_key(tk, e.id, key, keylen, hash64, phash, error, bytes);
         tk->heap[pos] = e;
@@ -361,6 +414,39 @@ static inline void ks_topk_bump(ks_topk_t *tk, uint32_t id, uint64_t count,
 }
 
 /**
+ * @brief Offers @p messages messages (@p bytes) of a key not monitored
+ *        (total already counted): a free counter if any; else, filtered,
+ *        the key takes the smallest counter when its cell + messages
+ *        exceeds it and otherwise only its cell grows; unfiltered, it
+ *        takes the smallest counter, charged the summary's bound.
+ */
+static void ks_topk_offer(ks_topk_t *tk, const void *key, size_t keylen,
+                          uint64_t hash64, uint32_t phash, uint64_t messages,
+                          uint64_t bytes)
+{
+        uint32_t *cell;
+        uint64_t  a;
+
+        if (!tk->filtered || tk->n < tk->cap) {
+                uint64_t b = ks_topk_bound(tk);
+                ks_topk_admit(tk, key, keylen, hash64, phash, b + messages, b,
+                              bytes);
+                return;
+        }
+        cell = &tk->filter[hash64 & tk->fmask];
+        a    = *cell;
+        if (a + messages > tk->heap[0].count)
+                ks_topk_admit(tk, key, keylen, hash64, phash, a + messages, a,
+                              bytes);
+        else if (a + messages <= UINT32_MAX)
+                *cell = (uint32_t)(a + messages);
+        else { /* past the cell's range: plain Space-Saving from here */
+                tk->filtered = 0;
+                ks_topk_offer(tk, key, keylen, hash64, phash, messages, bytes);
+        }
+}
+
+/**
  * @returns a summary with @p capacity counters (1 <= capacity <= 2^28),
  *          or NULL on ENOMEM or an out-of-range capacity.
  */
@@ -383,6 +469,10 @@ ks_topk_t *ks_topk_new(size_t capacity)
         tk->shift = 64 - bits;
         tk->mask  = (uint32_t)(slots - 1);
         tk->index = malloc(slots * sizeof(*tk->index));
+        /* filter cells: 2 per index slot, 8 per counter */
+        tk->fmask    = (uint32_t)(2 * slots - 1);
+        tk->filter   = calloc(2 * slots, sizeof(*tk->filter));
+        tk->filtered = 1;
         /* heap = heap_mem + 3, so each group of siblings 4i+1..4i+4
          * fills one 64-byte line. */
         heap_size    = ((capacity + 3) * sizeof(*tk->heap) + 63) / 64 * 64;
@@ -390,7 +480,7 @@ ks_topk_t *ks_topk_new(size_t capacity)
         tk->heap     = tk->heap_mem ? tk->heap_mem + 3 : NULL;
         tk->hot      = malloc(capacity * sizeof(*tk->hot));
         tk->cold     = malloc(capacity * sizeof(*tk->cold));
-        if (!tk->index || !tk->heap || !tk->hot || !tk->cold) {
+        if (!tk->index || !tk->filter || !tk->heap || !tk->hot || !tk->cold) {
                 ks_topk_destroy(tk);
                 return NULL;
         }
@@ -404,6 +494,7 @@ void ks_topk_destroy(ks_topk_t *tk)
         if (!tk)
                 return;
         free(tk->index);
+        free(tk->filter);
         free(tk->heap_mem);
         free(tk->hot);
         free(tk->cold);
@@ -431,7 +522,6 @@ void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
                    uint64_t bytes)
 {
         uint32_t id = ks_topk_find(tk, hash64);
-        uint64_t b;
 
         tk->win_clean = 0;
         tk->total += messages;
@@ -439,8 +529,7 @@ void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
                 ks_topk_count(tk, id, messages, bytes);
                 return;
         }
-        b = ks_topk_bound(tk);
-        ks_topk_admit(tk, key, keylen, hash64, phash, b + messages, b, bytes);
+        ks_topk_offer(tk, key, keylen, hash64, phash, messages, bytes);
 }
 
 void ks_topk_window_begin(ks_topk_t *tk)
@@ -467,7 +556,11 @@ void ks_topk_window_add(ks_topk_t *tk, const void *key, size_t keylen,
 {
         uint64_t b;
 
-        if (!tk->win_clean) {
+        if (tk->filtered || !tk->win_clean) {
+                /* filtered: a cell bounds its keys at any time, no window
+                 * bound needed; but the key may have been admitted since
+                 * window_bump() missed it (another run of it, outside the
+                 * window), so it is looked up again */
                 ks_topk_add_n(tk, key, keylen, hash64, phash, messages, bytes);
                 return;
         }
@@ -679,6 +772,7 @@ void ks_topk_merge(ks_topk_t *dst, const ks_topk_t *src)
         uint64_t b_dst, b_src;
         size_t   i;
 
+        dst->filtered = 0; /* its cells do not hold the merged bound */
         if (dst == src) {
                 for (i = 0; i < dst->n; i++) {
                         dst->heap[i].count *= 2;
@@ -739,6 +833,7 @@ void ks_topk_insert_entry(ks_topk_t *tk, const ks_topk_entry_t *e)
         uint32_t id = ks_topk_find(tk, e->hash64);
         uint64_t b;
 
+        tk->filtered = 0; /* a merge: see ks_topk_merge() */
         tk->total += e->count;
         if (id != KS_TOPK_EMPTY) {
                 ks_topk_bump(tk, id, e->count, e->error, e->bytes);

@@ -9,13 +9,18 @@
  * overestimates its true count by at most its recorded `error` (<= N/m):
  * true count is in [count - error, count]. Keys are identified by their
  * 64-bit hash (ks_hash_key64) and carry the first KS_TOPK_KEY_MAX bytes of
- * the key for the report.
+ * the key for the report. Newcomers are filtered through 8m hashed
+ * counters first (Filtered Space-Saving: Homem & Carvalho, Information
+ * Sciences 2010), so that a key seen once costs a counter increment, not
+ * a takeover; same bounds, errors no larger (ks_topk.c).
  *
- * Memory: capacity x sizeof(ks_topk_entry_t) plus an index of 2 x capacity
- * slots, fixed at creation. Update: O(log m) (min-heap on count).
+ * Memory: capacity x sizeof(ks_topk_entry_t) plus an index of 4 x capacity
+ * slots and 8 x capacity filter cells (232 B a counter in all), fixed at
+ * creation. Update: O(log m) (min-heap on count).
  * Mergeable (Agarwal et al., "Mergeable summaries", PODS 2012): counts of
  * common keys are summed, a key missing from one side is charged that
- * side's minimum as error, and the m largest are kept.
+ * side's minimum as error, and the m largest are kept (a merged summary
+ * goes on without the filter).
  *
  * Not thread-safe: the caller serialises access.
  */

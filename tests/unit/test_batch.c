@@ -407,13 +407,19 @@ static void window(ks_topk_t *tk, const char *keys, const uint64_t *w)
                                            w[i]);
 }
 
-/* The merge rule by hand: a newcomer is charged the bound of its window's
- * start, and an evicted key offered again is still counted from there. */
+/* The merge rule by hand, in plain Space-Saving (a summary that has been
+ * merged: here with an empty one): a newcomer is charged the bound of its
+ * window's start, and an evicted key offered again is still counted from
+ * there. */
 static void test_topk_windows(void)
 {
-        ks_topk_t             *tk = ks_topk_new(2);
+        ks_topk_t             *tk = ks_topk_new(2), *none = ks_topk_new(2);
         ks_topk_entry_t        buf[2];
         const ks_topk_entry_t *e;
+
+        CU_ASSERT_FATAL(tk && none);
+        ks_topk_merge(tk, none);
+        ks_topk_destroy(none);
 
         window(tk, "AB", (uint64_t[]){5, 5});
         /* C (1) against a full summary whose bound is 5: 6, error 5 */
@@ -448,10 +454,53 @@ static void test_topk_windows(void)
         ks_topk_destroy(tk);
 }
 
+/* Windows with the filter (ks_topk.c): an offered key is charged its
+ * cell, whenever it comes; cells: hash & 15 (A..F: 1..6). */
+static void test_topk_windows_filtered(void)
+{
+        ks_topk_t             *tk = ks_topk_new(2);
+        ks_topk_entry_t        buf[2];
+        const ks_topk_entry_t *e;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(tk);
+        window(tk, "AB", (uint64_t[]){5, 5});
+        /* C (1): its cell 0 + 1 does not exceed 5; C (5): 1 + 5 does */
+        window(tk, "C", (uint64_t[]){1});
+        CU_ASSERT_PTR_NULL(entry_of(tk, 'C', buf));
+        window(tk, "C", (uint64_t[]){5});
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'C', buf));
+        CU_ASSERT_EQUAL(e->count, 6);
+        CU_ASSERT_EQUAL(e->error, 1);
+        /* A and B with 1 each: the one still monitored is bumped to 6 first,
+         * the evicted one (cell 5) is then dropped: 5 + 1 is not above 6 */
+        window(tk, "AB", (uint64_t[]){1, 1});
+        CU_ASSERT_EQUAL(ks_topk_total(tk), 18);
+        CU_ASSERT((entry_of(tk, 'A', buf) != NULL) !=
+                  (entry_of(tk, 'B', buf) != NULL));
+        /* D with 10 takes the smallest counter, charged its empty cell */
+        window(tk, "D", (uint64_t[]){10});
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'D', buf));
+        CU_ASSERT_EQUAL(e->count, 10);
+        CU_ASSERT_EQUAL(e->error, 0);
+        /* a key admitted inside a window, by a run outside it, and then
+         * offered: counted on its counter, not given a second one */
+        ks_topk_window_begin(tk);
+        CU_ASSERT_FALSE(ks_topk_window_bump(tk, (uint64_t)'F' * 977, 7, 7));
+        ks_topk_add_n(tk, "F", 1, (uint64_t)'F' * 977, 0, 7, 7);
+        ks_topk_window_add(tk, "F", 1, (uint64_t)'F' * 977, 0, 7, 7);
+        CU_ASSERT_EQUAL(ks_topk_entries(tk, buf), 2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'F', buf));
+        CU_ASSERT_EQUAL(e->count, 14);
+        CU_ASSERT_EQUAL(e->error, 0);
+        CU_ASSERT_EQUAL(ks_topk_total(tk), 42);
+        ks_topk_destroy(tk);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("hot-key windows",
-                     {"the merge rule by hand", test_topk_windows});
+                     {"the merge rule by hand", test_topk_windows},
+                     {"filtered: a key's cell", test_topk_windows_filtered});
         KS_ADD_SUITE(
             "drainer key table",
             {"same figures as message by message", test_same_as_one_by_one},
