@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "ks_hash.h"
+#include "ks_phash_cache.h"
 
 /** A message kept while the partition count is unknown. */
 typedef struct ks_pending {
@@ -694,7 +695,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
             t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
         uint32_t phash =
             pk == KS_PLACE_HASHED
-                ? ks_partitioner_hash(t->params.partitioner, key, keylen)
+                ? ks_phash_cached(t->params.partitioner, key, keylen)
                 : 0;
         int32_t cur, expected;
         int     suspect = 0, diag_counted = 0;

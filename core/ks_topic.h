@@ -372,7 +372,10 @@ int64_t ks_topic_wall_ms(void);
  * @returns 1 when the partition disagrees with the model under the count
  *          keyshift knows (the caller should refresh metadata: the count
  *          may have changed), else 0.
- * @locality librdkafka's broker threads or the application's poll thread.
+ * @locality librdkafka's broker threads or the application's poll thread;
+ *           the key's partitioner hash comes from the thread's cache when
+ *           the thread checked that key last (ks_phash_cache.h: 64 KiB
+ *           per thread that checks deliveries).
  */
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  int32_t partition, int failed);
