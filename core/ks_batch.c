@@ -16,7 +16,11 @@
  * second offers the runs of the keys it did not monitor (ks_topk.c,
  * Windows: a merge of the flush's exact counts, so that a busy key the
  * summary first sees in a flush is charged the summary's bound when the
- * flush began, not what the flush's other newcomers raised it to). The
+ * flush began, not what the flush's other newcomers raised it to). With
+ * the summary's filter (ks_topk.c: on unless a cell passed 2^32 - 1) a
+ * newcomer is charged its own cell whenever it comes, so the bounds no
+ * longer need this order; it stays, as the monitored keys' runs are then
+ * counted before any newcomer can displace them. The
  * window takes one run per key and no other update: a run set aside
  * meanwhile waits for the offers' end (up to KS_BATCH_EVICTED of them),
  * and a slot taken during the first pass (its key may have had a run in

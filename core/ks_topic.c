@@ -148,12 +148,12 @@ static void load_add(ks_load_t *l, uint64_t messages, uint64_t bytes)
  * glibc malloc (ksb_memory --keys 0 with each size changed in turn): a
  * key-sample key 69 B (node, index slots, free list, other clients'
  * hashes), a mixed-sample logical key 182 B (the same plus two encodings'
- * first 40 bytes), a hot-key counter 232 B (128 key bytes, counts, heap
- * and index slots, filter cells); the rest of a topic 36 KiB (HyperLogLog 16 KiB,
- * struct, rates, small per-partition arrays). */
+ * first 40 bytes); the hot-key counters what ks_topk_bytes() says (232 B
+ * a counter at 1024, up to 248 B between powers of two: 128 key bytes,
+ * counts, heap and index slots, filter cells); the rest of a topic 36 KiB
+ * (HyperLogLog 16 KiB, struct, rates, small per-partition arrays). */
 #define KS_TOPIC_BYTES_SAMPLE_KEY 69
 #define KS_TOPIC_BYTES_MIXED_KEY 182
-#define KS_TOPIC_BYTES_TOPK 232
 #define KS_TOPIC_BYTES_FIXED (36 * 1024)
 
 size_t ks_topic_sketch_bytes(const ks_topic_params_t *p)
@@ -161,7 +161,7 @@ size_t ks_topic_sketch_bytes(const ks_topic_params_t *p)
         return KS_TOPIC_BYTES_FIXED +
                p->key_sample_size * KS_TOPIC_BYTES_SAMPLE_KEY +
                p->mixed_sample_size * KS_TOPIC_BYTES_MIXED_KEY +
-               p->topk_capacity * KS_TOPIC_BYTES_TOPK;
+               ks_topk_bytes(p->topk_capacity);
 }
 
 /** @returns @p n scaled by @p f, at least @p min (and never above n). */
@@ -181,13 +181,26 @@ void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)
 
         if (ks_topic_sketch_bytes(p) <= bytes)
                 return;
-        f                  = bytes > KS_TOPIC_BYTES_FIXED
-                                 ? (double)(bytes - KS_TOPIC_BYTES_FIXED) / (double)var
-                                 : 0.0;
-        p->key_sample_size = scaled(p->key_sample_size, f, KS_TOPIC_SAMPLE_MIN);
-        p->mixed_sample_size =
-            scaled(p->mixed_sample_size, f, KS_TOPIC_SAMPLE_MIN);
-        p->topk_capacity = scaled(p->topk_capacity, f, KS_TOPIC_TOPK_MIN);
+        f = bytes > KS_TOPIC_BYTES_FIXED
+                ? (double)(bytes - KS_TOPIC_BYTES_FIXED) / (double)var
+                : 0.0;
+        /* the hot-key index is a power of two: a share of f may still
+         * be a little over, so shrink on by 1/16 until it fits (or all
+         * three are at their minimum) */
+        for (;;) {
+                p->key_sample_size =
+                    scaled(p->key_sample_size, f, KS_TOPIC_SAMPLE_MIN);
+                p->mixed_sample_size =
+                    scaled(p->mixed_sample_size, f, KS_TOPIC_SAMPLE_MIN);
+                p->topk_capacity =
+                    scaled(p->topk_capacity, f, KS_TOPIC_TOPK_MIN);
+                if (ks_topic_sketch_bytes(p) <= bytes ||
+                    (p->key_sample_size == KS_TOPIC_SAMPLE_MIN &&
+                     p->mixed_sample_size == KS_TOPIC_SAMPLE_MIN &&
+                     p->topk_capacity == KS_TOPIC_TOPK_MIN))
+                        break;
+                f = 15.0 / 16.0;
+        }
 }
 
 ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
@@ -693,8 +706,9 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
 {
         ks_placement_t pk = ks_partitioner_placement(
             t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
+        /* a failure is counted as such first: its hash is not needed */
         uint32_t phash =
-            pk == KS_PLACE_HASHED
+            pk == KS_PLACE_HASHED && !failed
                 ? ks_phash_cached(t->params.partitioner, key, keylen)
                 : 0;
         int32_t cur, expected;

@@ -101,7 +101,9 @@ size_t ks_topic_sketch_bytes(const ks_topic_params_t *p);
 
 /**
  * @brief Shrinks @p p's key sample, mixed-key sample and hot-key counters
- *        by one factor so that ks_topic_sketch_bytes() <= @p bytes, never
+ *        by one factor (then by 1/16 more while the hot-key index's power
+ *        of two leaves it over) so that ks_topic_sketch_bytes() <=
+ *        @p bytes, never
  *        below KS_TOPIC_SAMPLE_MIN / KS_TOPIC_TOPK_MIN (so the result can
  *        exceed @p bytes when it is very small). Larger budgets leave the
  *        sizes as they are: they are maximums. The report states the

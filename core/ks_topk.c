@@ -38,10 +38,12 @@
  *  - else the cell becomes a + w, and no counter changes.
  * Each unmonitored key's messages are thus in its cell (every message of
  * it while unmonitored was added there, and its count when displaced was
- * an upper bound of all before), so the bounds above hold, with errors no
- * larger than plain Space-Saving's (a <= c: a cell never passes the
- * smallest count, which never falls): a key not monitored has had at most
- * the smallest count, and error <= the smallest count <= N / m, as the
+ * an upper bound of all before), so the bounds above hold: a cell never
+ * passes the smallest count, which never falls, so a key not monitored
+ * has had at most the smallest count, and a newcomer is charged a <= c,
+ * never more than plain Space-Saving would charge it at that moment (the
+ * two summaries then hold different keys, so one key's final error may
+ * still differ either way); error <= the smallest count <= N / m, as the
  * counts now sum to at most N (a cell's messages are in no count). Cells
  * are 32-bit; should one pass 2^32 - 1, and after any merge (below, whose
  * bound the cells do not carry), the summary goes on as plain
@@ -68,9 +70,9 @@
  *    <= 1/4, not 1/2: when every message is a new key, each one costs a
  *    failed lookup, a delete and an insert, and halving the load took
  *    that from about 95 to 55 ns (10M distinct keys, m = 1024).
- *  - filter[8m at power-of-two m] (twice the index slots), 4 B each.
- * 232 B per counter at power-of-two m (up to 264 B otherwise): 232 KiB at
- * m = 1024. A message of a monitored key costs an index probe and a
+ *  - filter[8m], 4 B each: the hashed cells.
+ * 232 B per counter at power-of-two m (up to 248 B otherwise, the index
+ * being a power of two): 232 KiB at m = 1024 (ks_topk_bytes()). A message of a monitored key costs an index probe and a
  * sift-down that usually stops at once (hot keys sit near the leaves); a
  * newcomer a failed index probe and a cell, and when it takes a counter
  * an index delete and insert and at most log4(m) sift steps, usually
@@ -170,10 +172,10 @@ struct ks_topk {
         ks_topk_hot_t     *hot;      /**< [cap] by counter id */
         ks_topk_cold_t    *cold;     /**< [cap] by counter id */
         /** Filtered Space-Saving's hashed counters (see the file comment):
-         *  [fmask + 1], the most messages a key not monitored, whose hash
+         *  [ncells], the most messages a key not monitored, whose hash
          *  falls in the cell, can have had. */
         uint32_t *filter;
-        uint32_t  fmask;
+        uint64_t  ncells; /**< 8m */
         /** The filter's bound holds: not after a merge, nor once a cell
          *  would pass UINT32_MAX (then the summary's bound serves, as in
          *  plain Space-Saving). */
@@ -320,12 +322,21 @@ static void ks_topk_set_key(ks_topk_t *tk, uint32_t id, const void *key,
         ks_topk_index_insert(tk, id);
 }
 
+/** @returns the filter cell of @p hash64: its low 32 bits scaled to the
+ *           cells (Lemire, "Fast random integer generation in an
+ *           interval", 2019), so that there are exactly 8m of them; the
+ *           index's home slot uses the high bits. */
+static inline uint32_t *ks_topk_cell(const ks_topk_t *tk, uint64_t hash64)
+{
+        return &tk->filter[((hash64 & 0xffffffffu) * tk->ncells) >> 32];
+}
+
 /** @brief Raises the filter cell of @p hash64 to at least @p count; a
  *         count past the cell's range ends the filter (the summary's bound
  *         then serves for every key). */
 static void ks_topk_filter_raise(ks_topk_t *tk, uint64_t hash64, uint64_t count)
 {
-        uint32_t *cell = &tk->filter[hash64 & tk->fmask];
+        uint32_t *cell = ks_topk_cell(tk, hash64);
 
         if (count > UINT32_MAX)
                 tk->filtered = 0;
@@ -433,7 +444,7 @@ static void ks_topk_offer(ks_topk_t *tk, const void *key, size_t keylen,
                               bytes);
                 return;
         }
-        cell = &tk->filter[hash64 & tk->fmask];
+        cell = ks_topk_cell(tk, hash64);
         a    = *cell;
         if (a + messages > tk->heap[0].count)
                 ks_topk_admit(tk, key, keylen, hash64, phash, a + messages, a,
@@ -446,6 +457,31 @@ static void ks_topk_offer(ks_topk_t *tk, const void *key, size_t keylen,
         }
 }
 
+/** @returns the index slots for @p capacity counters (load <= 1/4),
+ *           and their log2 in @p bits. */
+static size_t ks_topk_slots(size_t capacity, unsigned *bits)
+{
+        size_t slots = 2;
+
+        *bits = 1;
+        while (slots < 4 * capacity) { /* load <= 1/4: see the file comment */
+                slots <<= 1;
+                (*bits)++;
+        }
+        return slots;
+}
+
+size_t ks_topk_bytes(size_t capacity)
+{
+        unsigned bits;
+
+        return sizeof(ks_topk_t) +
+               ks_topk_slots(capacity, &bits) * sizeof(uint32_t) +
+               ((capacity + 3) * sizeof(ks_topk_heapent_t) + 63) / 64 * 64 +
+               capacity * (sizeof(ks_topk_hot_t) + sizeof(ks_topk_cold_t) +
+                           8 * sizeof(uint32_t));
+}
+
 /**
  * @returns a summary with @p capacity counters (1 <= capacity <= 2^28),
  *          or NULL on ENOMEM or an out-of-range capacity.
@@ -453,25 +489,21 @@ static void ks_topk_offer(ks_topk_t *tk, const void *key, size_t keylen,
 ks_topk_t *ks_topk_new(size_t capacity)
 {
         ks_topk_t *tk;
-        size_t     slots = 2, heap_size;
-        unsigned   bits  = 1;
+        size_t     slots, heap_size;
+        unsigned   bits;
 
         if (capacity < 1 || capacity > KS_TOPK_CAPACITY_MAX)
                 return NULL;
-        while (slots < 4 * capacity) { /* load <= 1/4: see the file comment */
-                slots <<= 1;
-                bits++;
-        }
-        tk = calloc(1, sizeof(*tk));
+        slots = ks_topk_slots(capacity, &bits);
+        tk    = calloc(1, sizeof(*tk));
         if (!tk)
                 return NULL;
-        tk->cap   = capacity;
-        tk->shift = 64 - bits;
-        tk->mask  = (uint32_t)(slots - 1);
-        tk->index = malloc(slots * sizeof(*tk->index));
-        /* filter cells: 2 per index slot, 8 per counter */
-        tk->fmask    = (uint32_t)(2 * slots - 1);
-        tk->filter   = calloc(2 * slots, sizeof(*tk->filter));
+        tk->cap      = capacity;
+        tk->shift    = 64 - bits;
+        tk->mask     = (uint32_t)(slots - 1);
+        tk->index    = malloc(slots * sizeof(*tk->index));
+        tk->ncells   = 8 * (uint64_t)capacity;
+        tk->filter   = calloc(tk->ncells, sizeof(*tk->filter));
         tk->filtered = 1;
         /* heap = heap_mem + 3, so each group of siblings 4i+1..4i+4
          * fills one 64-byte line. */
@@ -513,9 +545,11 @@ void ks_topk_add(ks_topk_t *tk, const void *key, size_t keylen, uint64_t hash64,
 
 /**
  * @brief Counts @p messages messages of @p key at once: weighted
- *        Space-Saving, the same as @p messages single adds in a row (a
- *        newcomer takes the smallest counter c with count c + messages and
- *        error c), so the bounds above hold with N counting messages.
+ *        Space-Saving, with the bounds of @p messages single adds in a
+ *        row (a newcomer with cell a takes the smallest counter c with count
+ *        a + messages and error a when that exceeds c, else its cell grows
+ *        by messages; unfiltered, count c + messages and error c), so the
+ *        bounds above hold with N counting messages.
  */
 void ks_topk_add_n(ks_topk_t *tk, const void *key, size_t keylen,
                    uint64_t hash64, uint32_t phash, uint64_t messages,

@@ -12,11 +12,13 @@
  * the key for the report. Newcomers are filtered through 8m hashed
  * counters first (Filtered Space-Saving: Homem & Carvalho, Information
  * Sciences 2010), so that a key seen once costs a counter increment, not
- * a takeover; same bounds, errors no larger (ks_topk.c).
+ * a takeover; same bounds, and a newcomer is charged its cell, never more
+ * than plain Space-Saving would charge it then (ks_topk.c).
  *
- * Memory: capacity x sizeof(ks_topk_entry_t) plus an index of 4 x capacity
- * slots and 8 x capacity filter cells (232 B a counter in all), fixed at
- * creation. Update: O(log m) (min-heap on count).
+ * Memory: ks_topk_bytes(): 184 B a counter, an index of 4 to 8 slots a
+ * counter (4 B each, a power of two in all) and 8 filter cells a counter
+ * (4 B each): 232-248 B a counter, fixed at creation. Update: O(log m)
+ * (min-heap on count).
  * Mergeable (Agarwal et al., "Mergeable summaries", PODS 2012): counts of
  * common keys are summed, a key missing from one side is charged that
  * side's minimum as error, and the m largest are kept (a merged summary
@@ -43,6 +45,10 @@ typedef struct ks_topk_entry {
 } ks_topk_entry_t;
 
 typedef struct ks_topk ks_topk_t;
+
+/** @returns the bytes a summary of @p capacity counters allocates (heap,
+ *           counters, index, filter; not malloc's own overhead). */
+size_t ks_topk_bytes(size_t capacity);
 
 /** @returns a summary with @p capacity counters (>= 1), NULL on ENOMEM. */
 ks_topk_t *ks_topk_new(size_t capacity);
@@ -72,7 +78,9 @@ void ks_topk_window_begin(ks_topk_t *tk);
 int ks_topk_window_bump(ks_topk_t *tk, uint64_t hash64, uint64_t messages,
                         uint64_t bytes);
 
-/** @brief Offers a run of a key ks_topk_window_bump() did not find: it
+/** @brief Offers a run of a key ks_topk_window_bump() did not find. With
+ *         the filter (not merged, no cell past 2^32 - 1), as
+ *         ks_topk_add_n(): charged its cell. Without: it
  *         takes the smallest counter if the window's bound + @p messages
  *         exceeds that counter's count, else only N grows. At most one run
  *         per key and window. */

@@ -389,6 +389,11 @@ static const ks_topk_entry_t *entry_of(const ks_topk_t *tk, char k,
         return NULL;
 }
 
+/** The hash of one-letter key @p k in the window tests: A..F fall in
+ *  filter cells 1..6 of a 2-counter summary ((hash & 0xffffffff) x 16
+ *  >> 32). */
+#define WH(k) ((uint64_t)((k) - 'A' + 1) << 28)
+
 /** One window of runs, as a flush hands them over (ks_batch.c): first
  *  every run to window_bump, then the rest offered. */
 static void window(ks_topk_t *tk, const char *keys, const uint64_t *w)
@@ -398,13 +403,11 @@ static void window(ks_topk_t *tk, const char *keys, const uint64_t *w)
 
         ks_topk_window_begin(tk);
         for (i = 0; keys[i]; i++)
-                left[i] = !ks_topk_window_bump(tk, (uint64_t)keys[i] * 977,
-                                               w[i], w[i]);
+                left[i] = !ks_topk_window_bump(tk, WH(keys[i]), w[i], w[i]);
         for (i = 0; keys[i]; i++)
                 if (left[i])
-                        ks_topk_window_add(tk, &keys[i], 1,
-                                           (uint64_t)keys[i] * 977, 0, w[i],
-                                           w[i]);
+                        ks_topk_window_add(tk, &keys[i], 1, WH(keys[i]), 0,
+                                           w[i], w[i]);
 }
 
 /* The merge rule by hand, in plain Space-Saving (a summary that has been
@@ -448,14 +451,14 @@ static void test_topk_windows(void)
         CU_ASSERT_EQUAL(e->error, 6);
         /* a single add inside a window: later offers fall back to takeover */
         ks_topk_window_begin(tk);
-        ks_topk_add(tk, "E", 1, (uint64_t)'E' * 977, 0, 1);
-        ks_topk_window_add(tk, "F", 1, (uint64_t)'F' * 977, 0, 1, 1);
+        ks_topk_add(tk, "E", 1, WH('E'), 0, 1);
+        ks_topk_window_add(tk, "F", 1, WH('F'), 0, 1, 1);
         CU_ASSERT_PTR_NOT_NULL(entry_of(tk, 'F', buf));
         ks_topk_destroy(tk);
 }
 
 /* Windows with the filter (ks_topk.c): an offered key is charged its
- * cell, whenever it comes; cells: hash & 15 (A..F: 1..6). */
+ * cell, whenever it comes (cells: WH()). */
 static void test_topk_windows_filtered(void)
 {
         ks_topk_t             *tk = ks_topk_new(2);
@@ -485,9 +488,9 @@ static void test_topk_windows_filtered(void)
         /* a key admitted inside a window, by a run outside it, and then
          * offered: counted on its counter, not given a second one */
         ks_topk_window_begin(tk);
-        CU_ASSERT_FALSE(ks_topk_window_bump(tk, (uint64_t)'F' * 977, 7, 7));
-        ks_topk_add_n(tk, "F", 1, (uint64_t)'F' * 977, 0, 7, 7);
-        ks_topk_window_add(tk, "F", 1, (uint64_t)'F' * 977, 0, 7, 7);
+        CU_ASSERT_FALSE(ks_topk_window_bump(tk, WH('F'), 7, 7));
+        ks_topk_add_n(tk, "F", 1, WH('F'), 0, 7, 7);
+        ks_topk_window_add(tk, "F", 1, WH('F'), 0, 7, 7);
         CU_ASSERT_EQUAL(ks_topk_entries(tk, buf), 2);
         CU_ASSERT_PTR_NOT_NULL_FATAL(e = entry_of(tk, 'F', buf));
         CU_ASSERT_EQUAL(e->count, 14);

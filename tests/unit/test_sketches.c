@@ -977,58 +977,81 @@ static void test_topk_distinct_stream(void)
         ks_topk_destroy(tk);
 }
 
+/** The hash of one-letter key @p k in the filter tests: the high bits of
+ *  its low 32 choose the cell ((hash & 0xffffffff) x 16 >> 32 = k with 2
+ *  counters, 16 cells). */
+#define FH(k) ((uint64_t)(k) << 28)
+
+/** @brief Adds @p times messages of key @p k (hash FH(k)), 1 byte each. */
+static void filter_add(ks_topk_t *tk, char k, int times)
+{
+        while (times-- > 0)
+                ks_topk_add(tk, &k, 1, FH(k), (uint32_t)k, 1);
+}
+
+/** @brief expect_entry() for a key added by filter_add(). */
+static void expect_filtered(const ks_topk_entry_t *e, char k, uint64_t count,
+                            uint64_t error)
+{
+        CU_ASSERT_EQUAL(e->hash64, FH(k));
+        CU_ASSERT_EQUAL(e->key[0], (uint8_t)k);
+        CU_ASSERT_EQUAL(e->count, count);
+        CU_ASSERT_EQUAL(e->error, error);
+        CU_ASSERT_EQUAL(e->bytes, count - error);
+}
+
 /* Filtered Space-Saving steps by hand, 2 counters (8 cells per counter:
- * hashes 1..6 fall in cells 1..6). */
+ * keys 1..6 fall in cells 1..6). */
 static void test_topk_filter_by_hand(void)
 {
         ks_topk_t      *tk = ks_topk_new(2);
         ks_topk_entry_t e[2];
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(tk);
-        topk_add_n(tk, 1, 3); /* not full: counters taken as they come */
-        topk_add_n(tk, 2, 2);
+        filter_add(tk, 1, 3); /* not full: counters taken as they come */
+        filter_add(tk, 2, 2);
         /* 3: its cell 0 + 1 does not exceed the smallest count (2): the
          * cell absorbs it */
-        topk_add_n(tk, 3, 1);
+        filter_add(tk, 3, 1);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        expect_entry(&e[0], 1, 3, 0);
-        expect_entry(&e[1], 2, 2, 0);
+        expect_filtered(&e[0], 1, 3, 0);
+        expect_filtered(&e[1], 2, 2, 0);
         /* 3 again: cell 1 + 1 = 2, still no more than 2; once more: 3 > 2,
          * so 3 takes 2's counter with count 3, error its cell's 2; 2's
          * cell keeps 2's count */
-        topk_add_n(tk, 3, 2);
+        filter_add(tk, 3, 2);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        expect_entry(&e[0], 1, 3, 0);
-        expect_entry(&e[1], 3, 3, 2);
+        expect_filtered(&e[0], 1, 3, 0);
+        expect_filtered(&e[1], 3, 3, 2);
         CU_ASSERT_EQUAL(ks_topk_total(tk), 8);
         /* 2 comes back with 1: cell 2 + 1 = 3 does not exceed 3; with one
          * more, 4 does: 2 is back with count 4 (its true count), error 3 */
-        topk_add_n(tk, 2, 1);
+        filter_add(tk, 2, 1);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        expect_entry(&e[1], 3, 3, 2);
-        topk_add_n(tk, 2, 1);
+        expect_filtered(&e[1], 3, 3, 2);
+        filter_add(tk, 2, 1);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        expect_entry(&e[0], 2, 4, 3);
+        expect_filtered(&e[0], 2, 4, 3);
         CU_ASSERT_EQUAL(e[1].count, 3); /* 1 or 3 stayed */
-        CU_ASSERT(e[1].hash64 == 1 || e[1].hash64 == 3);
+        CU_ASSERT(e[1].hash64 == FH(1) || e[1].hash64 == FH(3));
         /* a run of 5 of key 4: 0 + 5 > 3, error 0 (plain Space-Saving
          * would charge it the smallest count, 3) */
-        ks_topk_add_n(tk, "\4", 1, 4, 4, 5, 5);
+        ks_topk_add_n(tk, "\4", 1, FH(4), 4, 5, 5);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        expect_entry(&e[0], 4, 5, 0);
-        expect_entry(&e[1], 2, 4, 3);
+        expect_filtered(&e[0], 4, 5, 0);
+        expect_filtered(&e[1], 2, 4, 3);
         CU_ASSERT_EQUAL(ks_topk_total(tk), 15);
         /* 5 takes 2's counter; 4 then reaches 2^33 + 5 */
-        ks_topk_add_n(tk, "\5", 1, 5, 5, (uint64_t)1 << 33, 1);
-        ks_topk_add_n(tk, "\4", 1, 4, 4, (uint64_t)1 << 33, 1);
+        ks_topk_add_n(tk, "\5", 1, FH(5), 5, (uint64_t)1 << 33, 1);
+        ks_topk_add_n(tk, "\4", 1, FH(4), 4, (uint64_t)1 << 33, 1);
         /* a run of 2^32 of key 6 would take its cell past 2^32 - 1: plain
          * Space-Saving from there on, charged the smallest count, 2^33 */
-        ks_topk_add_n(tk, "\6", 1, 6, 6, (uint64_t)1 << 32, 1);
+        ks_topk_add_n(tk, "\6", 1, FH(6), 6, (uint64_t)1 << 32, 1);
         CU_ASSERT_EQUAL_FATAL(ks_topk_sorted(tk, e, 2), 2);
-        CU_ASSERT_EQUAL(e[0].hash64, 6);
+        CU_ASSERT_EQUAL(e[0].hash64, FH(6));
         CU_ASSERT_EQUAL(e[0].count, (uint64_t)3 << 32);
         CU_ASSERT_EQUAL(e[0].error, (uint64_t)1 << 33);
-        CU_ASSERT_EQUAL(e[1].hash64, 4);
+        CU_ASSERT_EQUAL(e[1].hash64, FH(4));
         ks_topk_destroy(tk);
 }
 

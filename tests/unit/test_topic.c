@@ -436,6 +436,18 @@ static void test_sketch_budget(void)
         CU_ASSERT(ks_topic_sketch_bytes(&fit) <= full / 2);
         CU_ASSERT(fit.key_sample_size < tp.key_sample_size);
         CU_ASSERT(fit.mixed_sample_size < tp.mixed_sample_size);
+        /* every budget between: fitted, or at the minimums (the hot-key
+         * index's power of two makes the cost a step function of the
+         * capacity) */
+        for (i = 1; i <= 97; i++) {
+                size_t budget = full / 40 + (full - full / 40) * i / 97;
+                fit           = tp;
+                ks_topic_params_fit(&fit, budget);
+                CU_ASSERT(ks_topic_sketch_bytes(&fit) <= budget ||
+                          (fit.key_sample_size == KS_TOPIC_SAMPLE_MIN &&
+                           fit.mixed_sample_size == KS_TOPIC_SAMPLE_MIN &&
+                           fit.topk_capacity == KS_TOPIC_TOPK_MIN));
+        }
         fit = tp;
         ks_topic_params_fit(&fit, 0);
         CU_ASSERT_EQUAL(fit.key_sample_size, KS_TOPIC_SAMPLE_MIN);
