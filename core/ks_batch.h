@@ -8,7 +8,7 @@
  * two hashes, the logical key, the hot-key summary, the key sample, the
  * per-partition loads, under the topic's lock: bench/README.md), and real
  * key streams repeat: Zipf-like over MMSIs, order ids, users. Counting a
- * repeated key is a probe of one cache line and two additions; the
+ * repeated key is a probe of its tag word and its slot and two additions; the
  * analysis then runs once per key and flush, not once per message.
  *
  * Design:
@@ -19,6 +19,10 @@
  *    fetches a message's slot a few messages ahead (ks_batch_prefetch()):
  *    the table is larger than the caches. A slot holds the key (at most
  *    KS_BATCH_KEY_MAX bytes) and its messages and bytes not analysed yet;
+ *    a tag array beside the slots (4 B a slot: 16 bits of the hash, the
+ *    CLOCK bit, the messages waiting) is what a probe reads first, so a
+ *    new key reads its probe range's tags and then only the slot it takes
+ *    (ks_batch.c), and a flush skips the slots with nothing waiting;
  *  - a key new to a full probe range takes an empty slot, else the one
  *    not counted since the last newcomer passed by (second chance, CLOCK,
  *    Corbato 1968) holding the fewest messages: that key's messages are
@@ -53,9 +57,10 @@
  * hot-key summary sees a key's messages since its last run (at most
  * KS_BATCH_RUN_MAX) as one weighted update.
  *
- * Memory: 64 B a slot, fixed at creation: an eighth of
- * keyshift.memory.max.mb (8 MiB, 131,072 slots, at the default), plus
- * KS_BATCH_EVICTED runs set aside (64 B each, 64 KiB).
+ * Memory: 64 B a slot and its 4 B tag word, fixed at creation: slots for
+ * an eighth of keyshift.memory.max.mb (8 MiB, 131,072 slots, at the
+ * default) and their tags (512 KiB), plus KS_BATCH_EVICTED runs set aside
+ * (64 B each, 64 KiB); ks_batch_bytes() counts them all.
  *
  * Not thread-safe: one consumer (the drainer, or the thread that stopped
  * it) uses a batch at a time, as with ks_stage_drain().
@@ -69,7 +74,8 @@
 #include "ks_topic.h"
 
 /** Slots in the table: a power of two between these, from the memory
- *  given to ks_batch_new() (64 B a slot: 64 KiB .. 8 MiB). */
+ *  given to ks_batch_new() (64 B a slot: 64 KiB .. 8 MiB; tag words
+ *  besides). */
 #define KS_BATCH_SLOTS_MIN 1024
 #define KS_BATCH_SLOTS_MAX 131072
 /** Slots a key may sit away from its home slot. */
