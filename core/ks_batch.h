@@ -88,13 +88,14 @@
 /** Runs set aside before they are analysed: at the end of the drainer's
  *  pass, or of the flush under way, or when this many wait. */
 #define KS_BATCH_EVICTED 1024
-/** The share of keyshift.memory.max.mb (1/n) a producer's key table may
- *  take; the sketches get the rest (ks_client_new()). */
+/** The share of keyshift.memory.max.mb (1/n) a producer's key table's
+ *  slots may take (their tag words, 1/16 of that, and the runs set aside
+ *  come on top); the sketches get the rest (ks_client_new()). */
 #define KS_BATCH_BUDGET_SHARE 8
 /** Messages a slot counts before they are set aside as a run: a busy key
  *  reaches the hot-key summary early and often, not only at flushes, so
  *  the summary monitors it from its first KS_BATCH_RUN_MAX messages on
- *  (a newcomer's error is the summary's bound when it comes in:
+ *  (a newcomer's error is at most the summary's bound when it comes in:
  *  ks_topk.c). At most one run per KS_BATCH_RUN_MAX messages. */
 #define KS_BATCH_RUN_MAX 256
 /** Period of the flush ks_batch_rotate() begins (the plugin flushes before
@@ -104,15 +105,16 @@
 typedef struct ks_batch ks_batch_t;
 
 /** @returns the slots a batch given @p bytes gets: the largest power of
- *           two whose table fits, within [KS_BATCH_SLOTS_MIN,
+ *           two whose slots (64 B each) fit, within [KS_BATCH_SLOTS_MIN,
  *           KS_BATCH_SLOTS_MAX]. */
 size_t ks_batch_slots_for(size_t bytes);
 
-/** @returns a new, empty batch whose table takes at most @p bytes (at
- *           least KS_BATCH_SLOTS_MIN slots), or NULL on ENOMEM. */
+/** @returns a new, empty batch whose slots take at most @p bytes (at
+ *           least KS_BATCH_SLOTS_MIN slots; their tag words, 4 B each,
+ *           besides), or NULL on ENOMEM. */
 ks_batch_t *ks_batch_new(size_t bytes);
 
-/** @returns the bytes its table and eviction buffer take. */
+/** @returns the bytes its slots, tag words and eviction buffer take. */
 size_t ks_batch_bytes(const ks_batch_t *b);
 
 /** @brief Frees the batch; messages not analysed are lost. */

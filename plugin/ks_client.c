@@ -124,7 +124,8 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         c->params.flow_max_cells = kconf->flow_max_cells;
         c->params.pending_max    = KS_PENDING_MAX;
         /* keyshift.memory.max.mb covers the sketches and the drainer's
-         * key table (an eighth, at most 8 MiB, and its 512 KiB of tags) */
+         * key table (an eighth, at most 8 MiB, and its tags: 4 B a
+         * slot, 512 KiB at most) */
         c->params.sketch_budget = ((size_t)kconf->memory_max_mb << 20) -
                                   ks_stage_batch_bytes(c->stage);
         ks_warn_list_init(&c->carry);

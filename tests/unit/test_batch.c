@@ -377,6 +377,99 @@ static void test_null_and_empty(void)
         ks_batch_destroy(b);
 }
 
+/* The tag array (ks_batch.c): the smallest table, keys crowded into a few
+ * probe ranges whose tags collide (hashes chosen here: the table takes the
+ * caller's), NULL, empty, 36-byte and over-long keys, keys past
+ * KS_BATCH_RUN_MAX and byte counts past 2^32, flushes begun and stepped in
+ * slices of 1-64 slots between messages: after every whole flush each
+ * topic equals the message-by-message run. */
+static void test_tags_crowded(void)
+{
+        ks_topic_t      *ta[TOPICS], *tb[TOPICS];
+        ks_batch_t      *b = ks_batch_new(0);
+        ks_batch_stats_t st;
+        int64_t          ms = 1000;
+        int              i, k, checks = 0;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        for (k = 0; k < TOPICS; k++) {
+                ta[k] = new_topic(k, 1);
+                tb[k] = new_topic(k, 1);
+        }
+        for (i = 0; i < 300000; i++) {
+                uint64_t r = next_rand() % 1000;
+                if (r < 960) {
+                        char        key[40];
+                        const void *kp = key;
+                        int      id = next_rand() % 3 ? (int)(next_rand() % 4)
+                                                      : (int)(next_rand() % 3000);
+                        int      topic = (int)(next_rand() % TOPICS), kl;
+                        int32_t  part  = id % 13 == 3 ? id % 6 : -1;
+                        uint64_t h, v;
+                        if (id == 0) {
+                                kp = NULL;
+                                kl = 0;
+                        } else if (id == 1) {
+                                kl = 0;
+                        } else if (id % 97 == 5) {
+                                kl =
+                                    snprintf(key, sizeof(key), "k36-%032d", id);
+                        } else if (id % 101 == 7) {
+                                kl =
+                                    snprintf(key, sizeof(key), "k37-%033d", id);
+                        } else {
+                                kl = snprintf(key, sizeof(key), "k%d", id);
+                        }
+                        /* 8 homes 37 slots apart; 3 tags for all */
+                        h = (uint64_t)(id % 8) * 37 |
+                            (uint64_t)(id / 2 % 3) << 48 | (uint64_t)id << 20;
+                        v = next_rand() % 50 ? next_rand() % 200
+                                             : next_rand() % 0x90000000u;
+                        if (next_rand() % 20 == 0)
+                                ms++;
+                        ks_batch_add(b, ta[topic], h, kp, (size_t)kl, part,
+                                     (uint64_t)kl + v, ms);
+                        ks_topic_record_at(tb[topic], kp, (size_t)kl, part, v,
+                                           ms);
+                } else if (r < 970) {
+                        ks_batch_flush_begin(b);
+                } else if (r < 990) {
+                        ks_batch_flush_step(b, 1 + next_rand() % 64);
+                } else if (r < 998) {
+                        ks_batch_end_pass(b);
+                } else {
+                        ks_batch_flush(b);
+                        for (k = 0; k < TOPICS; k++) {
+                                ks_topic_snapshot_t sa, sb;
+                                CU_ASSERT_EQUAL_FATAL(
+                                    ks_topic_snapshot(ta[k], &sa), 0);
+                                CU_ASSERT_EQUAL_FATAL(
+                                    ks_topic_snapshot(tb[k], &sb), 0);
+                                expect_same(&sa, &sb);
+                                ks_topic_snapshot_free(&sa);
+                                ks_topic_snapshot_free(&sb);
+                        }
+                        checks++;
+                }
+        }
+        ks_batch_flush(b);
+        ks_batch_stats(b, &st);
+        CU_ASSERT(checks > 100);
+        CU_ASSERT(st.evicted > 10000);
+        CU_ASSERT(st.set_aside > st.evicted); /* KS_BATCH_RUN_MAX, bytes */
+        for (k = 0; k < TOPICS; k++) {
+                ks_topic_snapshot_t sa, sb;
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(ta[k], &sa), 0);
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(tb[k], &sb), 0);
+                expect_same(&sa, &sb);
+                ks_topic_snapshot_free(&sa);
+                ks_topic_snapshot_free(&sb);
+                ks_topic_destroy(ta[k]);
+                ks_topic_destroy(tb[k]);
+        }
+        ks_batch_destroy(b);
+}
+
 /** @returns the entry of key @p k (one letter) in @p tk, or NULL. */
 static const ks_topk_entry_t *entry_of(const ks_topk_t *tk, char k,
                                        ks_topk_entry_t *buf)
@@ -511,5 +604,6 @@ void ks_test_register(void)
             {"smallest table: keys evicted", test_small_table},
             {"more topics than a pass keeps rates of", test_many_topics},
             {"NULL and empty keys hashed alike: one hot key",
-             test_null_and_empty});
+             test_null_and_empty},
+            {"tag array: crowded ranges, slices", test_tags_crowded});
 }
