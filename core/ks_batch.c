@@ -51,7 +51,7 @@
  * A slot's tag word, in the tag array beside the slots (4 B a slot, 16
  * slots a line): what a probe and the choice of a slot to take need, so
  * that a new key reads one or two lines of tags (512 KiB for 131,072
- * slots: the L2 cache's) and then only the slot it takes, instead of its
+ * slots: within the L2 cache) and then only the slot it takes, instead of its
  * whole probe range of slots (8 lines of an 8 MiB table: a new key per
  * message spent ~40 % of the drainer's time waiting for them, perf). A
  * tag match is confirmed on the slot (slot_matches()).

@@ -30,8 +30,9 @@
  * to every newcomer: an index delete and insert, the key copied, a sift
  * down, for a key that is never seen again (~55 ns a message, 10 M
  * distinct keys, m = 1024). The filter puts a newcomer's messages in a
- * cell first: 8m hashed cells (cell = hash & (cells - 1)), each the most
- * messages a key not monitored whose hash falls in it can have had.
+ * cell first: 8m hashed cells (ks_topk_cell(): the hash's low 32 bits
+ * scaled to 8m), each the most messages a key not monitored whose hash
+ * falls in it can have had.
  * A newcomer with w messages whose cell holds a:
  *  - takes the smallest counter c if a + w > c: count a + w, error a;
  *    the key it displaces raises its own cell to at least its count;
@@ -72,11 +73,12 @@
  *    that from about 95 to 55 ns (10M distinct keys, m = 1024).
  *  - filter[8m], 4 B each: the hashed cells.
  * 232 B per counter at power-of-two m (up to 248 B otherwise, the index
- * being a power of two): 232 KiB at m = 1024 (ks_topk_bytes()). A message of a monitored key costs an index probe and a
- * sift-down that usually stops at once (hot keys sit near the leaves); a
- * newcomer a failed index probe and a cell, and when it takes a counter
- * an index delete and insert and at most log4(m) sift steps, usually
- * fewer (ks_topk_victim()). Keys are identified by their 64-bit hash.
+ * being a power of two): 232 KiB at m = 1024 (ks_topk_bytes()). A message
+ * of a monitored key costs an index probe and a sift-down that usually
+ * stops at once (hot keys sit near the leaves); a newcomer a failed index
+ * probe and a cell, and when it takes a counter an index delete and
+ * insert and at most log4(m) sift steps, usually fewer
+ * (ks_topk_victim()). Keys are identified by their 64-bit hash.
  *
  * Merging (Agarwal, Cormode, Huang, Phillips, Wei & Yi, "Mergeable
  * summaries", PODS 2012; the Space-Saving form as in Cafaro, Pulimeno &
