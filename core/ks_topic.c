@@ -607,10 +607,36 @@ static void example_set(ks_mismatch_example_t *ex, const void *key,
         ex->partition_count = count;
 }
 
-/** @brief Keeps an acknowledgement to check when the count is next known.
+/** @brief The key's hash under each of ks_topic_diag_families. */
+static void key_families(const void *key, size_t keylen, uint32_t family[3])
+{
+        size_t f;
+
+        for (f = 0; f < 3; f++)
+                family[f] =
+                    ks_partitioner_hash(ks_topic_diag_families[f], key, keylen);
+}
+
+/** @brief Counts one delivery to @p actual in the diagnosis: which of the
+ *         key's @p family hashes place it there at @p count.
+ *  @locks t->lock held. */
+static void diag_count(ks_topic_t *t, const uint32_t family[3], int32_t count,
+                       int32_t actual)
+{
+        size_t f;
+
+        t->c.diag_checked++;
+        for (f = 0; f < 3; f++)
+                t->c.diag_follow[f] +=
+                    ks_partition_of(family[f], count) == actual;
+}
+
+/** @brief Keeps an acknowledgement to check when the count is next known;
+ *         @p family: the key's family hashes when the acknowledgement was
+ *         counted in the diagnosis already (diag_count()), else NULL.
  *  @returns 1, or 0 when the buffer is full. @locks t->lock held. */
 static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
-                       const void *key, size_t keylen, int diag_counted)
+                       const void *key, size_t keylen, const uint32_t *family)
 {
         if (t->suspect_cnt == t->suspect_cap) {
                 size_t        cap = t->suspect_cap ? t->suspect_cap * 2 : 1024;
@@ -626,15 +652,15 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
                             actual, 0);
         {
                 ks_suspect_t *s = &t->suspects[t->suspect_cnt++];
-                size_t        f;
                 s->phash        = phash;
                 s->actual       = actual;
                 s->has_family   = keylen > 0;
-                s->diag_counted = (uint8_t)diag_counted;
+                s->diag_counted = family != NULL;
                 s->checked      = 0;
-                for (f = 0; s->has_family && f < 3; f++)
-                        s->family[f] = ks_partitioner_hash(
-                            ks_topic_diag_families[f], key, keylen);
+                if (family)
+                        memcpy(s->family, family, sizeof(s->family));
+                else if (s->has_family)
+                        key_families(key, keylen, s->family);
         }
         t->c.ack_pending++;
         return 1;
@@ -711,8 +737,9 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
             pk == KS_PLACE_HASHED && !failed
                 ? ks_phash_cached(t->params.partitioner, key, keylen)
                 : 0;
-        int32_t cur, expected;
-        int     suspect = 0, diag_counted = 0;
+        int32_t  cur, expected;
+        int      suspect = 0, diag_counted = 0;
+        uint32_t family[3];
 
         if (ack_unlocked(t, pk, phash, partition, failed))
                 return 0;
@@ -721,14 +748,8 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         cur = t->partition_count;
         if (t->diagnosing && !failed && keylen && cur &&
             t->c.diag_checked < KS_DIAGNOSE_MAX) {
-                size_t f;
-                t->c.diag_checked++;
-                for (f = 0; f < 3; f++)
-                        t->c.diag_follow[f] +=
-                            ks_partition_of(
-                                ks_partitioner_hash(ks_topic_diag_families[f],
-                                                    key, keylen),
-                                cur) == partition;
+                key_families(key, keylen, family);
+                diag_count(t, family, cur, partition);
                 diag_counted = 1;
         }
         if (failed) {
@@ -739,7 +760,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                 /* Delivered before keyshift's metadata arrived: checked
                  * when it does. */
                 if (!add_suspect(t, phash, partition, key, keylen,
-                                 diag_counted))
+                                 diag_counted ? family : NULL))
                         t->c.ack_unverified++;
         } else if ((expected = ks_partition_of(phash, cur)) == partition) {
                 t->c.ack_matched++;
@@ -762,7 +783,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  * partitioner), later ones are counted at once and ask
                  * for no more metadata. */
                 if (!add_suspect(t, phash, partition, key, keylen,
-                                 diag_counted))
+                                 diag_counted ? family : NULL))
                         t->c.ack_unverified++;
                 suspect       = 1;
                 t->diagnosing = 1;
@@ -807,8 +828,9 @@ static void verify_suspects(ks_topic_t *t, int final)
         int explicit_seen =
             t->c.explicit_partition.messages ||
             atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
-        int    confirm = final || t->has_mismatch, mismatch = 0;
-        size_t i, f, kept = 0;
+        int    confirm  = final || t->has_mismatch;
+        int    mismatch = 0;
+        size_t i, kept = 0;
 
         for (i = 0; i < t->suspect_cnt; i++) {
                 const ks_suspect_t *s = &t->suspects[i];
@@ -850,14 +872,8 @@ static void verify_suspects(ks_topic_t *t, int final)
                  * follow? (those counted when acknowledged, while
                  * diagnosing, are not counted twice) */
                 if ((mismatch || t->has_mismatch) && s->has_family &&
-                    !s->diag_counted && t->c.diag_checked < KS_DIAGNOSE_MAX) {
-                        t->c.diag_checked++;
-                        for (f = 0; f < 3; f++)
-                                t->c.diag_follow[f] +=
-                                    ks_partition_of(s->family[f],
-                                                    t->partition_count) ==
-                                    s->actual;
-                }
+                    !s->diag_counted && t->c.diag_checked < KS_DIAGNOSE_MAX)
+                        diag_count(t, s->family, t->partition_count, s->actual);
         }
         t->c.ack_pending -= t->suspect_cnt - kept;
         t->suspect_cnt = kept;
