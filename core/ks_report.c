@@ -273,13 +273,38 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                          (json_int_t)s->topk_total, "entries", hot);
 }
 
+/** A topic's framed keys are taken for Schema Registry's only when they
+ *  are at least 1/n of its binary-looking keys (schema_ids_plausible()). */
+#define KS_SCHEMA_FRAMED_SHARE_MIN 16
+
+/**
+ * @returns whether the topic's keys framed as Schema Registry's (0x00, a
+ *          plausible id: ks_keyenc.h, rule 7) carry more than one id and
+ *          are a real share of its binary-looking messages (framed, binary,
+ *          uuid_binary): at least 1/KS_SCHEMA_FRAMED_SHARE_MIN of them.
+ *          Why: random bytes look framed too, about 1 key in 500 (0x00
+ *          first, once in 256, then an id in 1..2^31-1), each with its own
+ *          "id": 20,000 random 32-byte keys gave 46 framed keys and 46 ids.
+ *          A Schema Registry serializer frames every key it writes, so a
+ *          topic it writes to has framed keys far above that rate.
+ */
+static int schema_ids_plausible(const ks_topic_snapshot_t *s)
+{
+        const uint64_t *enc    = s->c.key_encodings;
+        uint64_t        framed = enc[KS_KEYENC_SCHEMA_REGISTRY];
+
+        return s->schema_ids.cnt > 1 &&
+               framed * KS_SCHEMA_FRAMED_SHARE_MIN >=
+                   framed + enc[KS_KEYENC_BINARY] + enc[KS_KEYENC_UUID_BINARY];
+}
+
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
         size_t                     i;
         char                       ts[40];
 
-        if (s->schema_ids.cnt > 1)
+        if (schema_ids_plausible(s))
                 ks_warn_add(wl, KS_WARN_MULTIPLE_SCHEMA_IDS, s->name,
                             "keys are framed with %zu%s Schema Registry ids "
                             "(first %d and %d): the same logical key under "

@@ -221,6 +221,90 @@ static void test_unanalysed(void)
         ks_warn_list_clear(&wl);
 }
 
+/** @returns whether topic @p topic of @p wl has a warning @p code. */
+static int warned(const ks_warn_list_t *wl, const char *topic, const char *code)
+{
+        json_t *w = ks_warn_list_json(wl, topic);
+        size_t  i;
+        int     found = 0;
+
+        for (i = 0; i < json_array_size(w); i++)
+                found |= !strcmp(json_string_value(json_object_get(
+                                     json_array_get(w, i), "code")),
+                                 code);
+        json_decref(w);
+        return found;
+}
+
+/** @returns whether topic @p t's report warns MULTIPLE_SCHEMA_IDS; its
+ *           counts of framed messages and of ids in @p framed, @p ids. */
+static int warns_schema_ids(ks_topic_t *t, uint64_t *framed, size_t *ids)
+{
+        ks_sizing_params_t  sp;
+        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0};
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        json_t             *j;
+        int                 w;
+
+        ks_sizing_params_init(&sp);
+        ks_warn_list_init(&wl);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        j       = ks_report_topic(&s, &o, &wl);
+        w       = warned(&wl, "r", "MULTIPLE_SCHEMA_IDS");
+        *framed = s.c.key_encodings[KS_KEYENC_SCHEMA_REGISTRY];
+        *ids    = s.schema_ids.cnt;
+        json_decref(j);
+        ks_topic_snapshot_free(&s);
+        ks_warn_list_clear(&wl);
+        return w;
+}
+
+/** Random binary keys: about 1 in 500 starts with 0x00 and a plausible
+ *  schema id, each with its own; that is no sign of several schemas. Keys
+ *  a Schema Registry serializer writes, under two ids, are. */
+static void test_schema_ids_plausible(void)
+{
+        ks_topic_params_t tp = {0};
+        ks_topic_t       *t;
+        uint64_t          framed, seed = 42;
+        size_t            ids;
+        int               i, k;
+
+        tp.partitioner       = KS_PARTITIONER_CONSISTENT_RANDOM;
+        tp.key_sample_size   = 64;
+        tp.mixed_sample_size = 64;
+        tp.topk_capacity     = 32;
+        tp.pending_max       = 10;
+        tp.proposed[0]       = 12;
+        tp.proposed_cnt      = 1;
+        t                    = ks_topic_new("r", &tp, 1000);
+        ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
+        for (i = 0; i < 20000; i++) {
+                uint8_t key[32];
+                for (k = 0; k < 32; k++) {
+                        seed = seed * 6364136223846793005ULL +
+                               1442695040888963407ULL;
+                        key[k] = (uint8_t)(seed >> 56);
+                }
+                ks_topic_record(t, key, sizeof(key), -1, 10);
+        }
+        /* the case is there: framed-looking keys under several "ids" */
+        CU_ASSERT_FALSE(warns_schema_ids(t, &framed, &ids));
+        CU_ASSERT(framed >= 10 && framed <= 100);
+        CU_ASSERT(ids >= 10);
+
+        /* a Schema Registry producer joins: Avro longs under ids 7 and 9,
+         * 8 % of the topic's messages */
+        for (i = 0; i < 1800; i++) {
+                uint8_t key[6] = {
+                    0, 0, 0, 0, i % 2 ? 7 : 9, (uint8_t)(2 * (i % 50))};
+                ks_topic_record(t, key, sizeof(key), -1, 10);
+        }
+        CU_ASSERT_TRUE(warns_schema_ids(t, &framed, &ids));
+        ks_topic_destroy(t);
+}
+
 /** A topic whose count is not known yet, with keys sampled: its report is
  *  built (no remainder by a count of 0; this once killed the reporter
  *  thread with SIGFPE). */
@@ -376,5 +460,7 @@ void ks_test_register(void)
                      {"skipped messages reported", test_unanalysed},
                      {"count unknown, keys sampled", test_count_unknown},
                      {"copy and topic selection", test_config_copy_and_topics});
-        KS_ADD_SUITE("warnings", {"one line per code", test_warning_lines});
+        KS_ADD_SUITE("warnings", {"one line per code", test_warning_lines},
+                     {"framed keys: several schema ids, or noise",
+                      test_schema_ids_plausible});
 }
