@@ -273,46 +273,49 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                          (json_int_t)s->topk_total, "entries", hot);
 }
 
-/** A topic's framed keys are taken for Schema Registry's only when they
- *  are at least 1/n of its binary-looking keys (schema_ids_plausible()). */
-#define KS_SCHEMA_FRAMED_SHARE_MIN 16
-
 /**
- * @returns whether the topic's keys framed as Schema Registry's (0x00, a
- *          plausible id: ks_keyenc.h, rule 7) carry more than one id and
- *          are a real share of its binary-looking messages (framed, binary,
- *          uuid_binary): at least 1/KS_SCHEMA_FRAMED_SHARE_MIN of them.
- *          Why: random bytes look framed too, about 1 key in 500 (0x00
- *          first, once in 256, then an id in 1..2^31-1), each with its own
- *          "id": 20,000 random 32-byte keys gave 46 framed keys and 46 ids.
- *          A Schema Registry serializer frames every key it writes, so a
- *          topic it writes to has framed keys far above that rate.
+ * @returns how many of the topic's Schema Registry ids frame two keys or
+ *          more; the two of them with the most messages in @p top[0..1]
+ *          (-1 when fewer). An id that frames one key may be random bytes
+ *          that look framed (ks_schema_ids_t).
  */
-static int schema_ids_plausible(const ks_topic_snapshot_t *s)
+static size_t schema_ids_multi_key(const ks_schema_ids_t *ids, int32_t top[2])
 {
-        const uint64_t *enc    = s->c.key_encodings;
-        uint64_t        framed = enc[KS_KEYENC_SCHEMA_REGISTRY];
+        size_t   i, n = 0;
+        uint64_t m[2] = {0, 0};
 
-        return s->schema_ids.cnt > 1 &&
-               framed * KS_SCHEMA_FRAMED_SHARE_MIN >=
-                   framed + enc[KS_KEYENC_BINARY] + enc[KS_KEYENC_UUID_BINARY];
+        top[0] = top[1] = -1;
+        for (i = 0; i < ids->cnt; i++) {
+                if (ids->keys[i] < 2)
+                        continue;
+                n++;
+                if (top[0] < 0 || ids->messages[i] > m[0]) {
+                        top[1] = top[0];
+                        m[1]   = m[0];
+                        top[0] = ids->id[i];
+                        m[0]   = ids->messages[i];
+                } else if (top[1] < 0 || ids->messages[i] > m[1]) {
+                        top[1] = ids->id[i];
+                        m[1]   = ids->messages[i];
+                }
+        }
+        return n;
 }
 
 static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
-        size_t                     i;
+        size_t                     i, multi;
+        int32_t                    top[2];
         char                       ts[40];
 
-        if (schema_ids_plausible(s))
+        if ((multi = schema_ids_multi_key(&s->schema_ids, top)) > 1)
                 ks_warn_add(wl, KS_WARN_MULTIPLE_SCHEMA_IDS, s->name,
-                            "keys are framed with %zu%s Schema Registry ids "
-                            "(first %d and %d): the same logical key under "
-                            "two schemas has two byte forms and two "
-                            "partitions",
-                            s->schema_ids.cnt,
-                            s->schema_ids.other_messages ? "+" : "",
-                            (int)s->schema_ids.id[0], (int)s->schema_ids.id[1]);
+                            "keys are framed with %zu Schema Registry ids that "
+                            "each frame several keys (%d and %d the busiest): "
+                            "the same logical key under two schemas has two "
+                            "byte forms and two partitions",
+                            multi, (int)top[0], (int)top[1]);
         if (!s->partition_count)
                 ks_warn_add(wl, KS_WARN_CURRENT_COUNT_UNKNOWN, s->name,
                             "the current partition count is unknown "

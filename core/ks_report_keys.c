@@ -3,6 +3,7 @@
  * @brief A topic's key encodings, mixed serializers and what other clients
  *        would do with the same bytes, as report objects and warnings.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,27 @@
 
 /** @returns {"<encoding>": messages} for the encodings seen, and the
  *           Schema Registry ids that framed keys. */
+/** @returns {"<id>": {"keys": 1 or 2, "first_key_hash64": "<hex>"}}: the
+ *           distinct keys each id frames, counted up to 2, and the
+ *           ks_hash_key64() of its first (what `keyshift merge` needs to
+ *           count them across producers). */
+static json_t *schema_id_keys(const ks_schema_ids_t *ids)
+{
+        json_t *o = json_object();
+        size_t  i;
+
+        for (i = 0; o && i < ids->cnt; i++) {
+                char id[16], h[17];
+                snprintf(id, sizeof(id), "%d", (int)ids->id[i]);
+                snprintf(h, sizeof(h), "%016" PRIx64, ids->first_key[i]);
+                json_object_set_new(o, id,
+                                    json_pack("{s:i, s:s}", "keys",
+                                              (int)ids->keys[i],
+                                              "first_key_hash64", h));
+        }
+        return o;
+}
+
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s)
 {
         json_t *o = json_object(), *ids;
@@ -39,6 +61,8 @@ json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s)
                             json_integer(
                                 (json_int_t)s->schema_ids.other_messages));
                 json_object_set_new(o, "schema_ids", ids);
+                json_object_set_new(o, "schema_id_keys",
+                                    schema_id_keys(&s->schema_ids));
         }
         return o;
 }

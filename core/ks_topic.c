@@ -361,22 +361,39 @@ static int open_window(ks_topic_t *t, int32_t cur)
         return 0;
 }
 
-/** @brief Counts @p messages keys framed with Schema Registry id @p id. */
-static void count_schema_id(ks_schema_ids_t *s, int32_t id, uint64_t messages)
+/** @brief Counts @p messages of a key framed with Schema Registry id @p id
+ *         (@p key_hash: its ks_hash_key64()); see ks_schema_ids_t. */
+static void count_schema_id(ks_schema_ids_t *s, int32_t id, uint64_t key_hash,
+                            uint64_t messages)
 {
-        size_t i;
+        size_t i, single = KS_TOPIC_SCHEMA_IDS;
 
-        for (i = 0; i < s->cnt; i++)
+        for (i = 0; i < s->cnt; i++) {
                 if (s->id[i] == id) {
                         s->messages[i] += messages;
+                        if (s->first_key[i] != key_hash)
+                                s->keys[i] = 2;
                         return;
                 }
-        if (s->cnt == KS_TOPIC_SCHEMA_IDS) {
+                if (s->keys[i] == 1 && (single == KS_TOPIC_SCHEMA_IDS ||
+                                        s->since[i] < s->since[single]))
+                        single = i;
+        }
+        if (s->cnt < KS_TOPIC_SCHEMA_IDS) {
+                i = s->cnt++;
+        } else if (single < KS_TOPIC_SCHEMA_IDS) {
+                /* the place of the id framing one key for longest */
+                i = single;
+                s->other_messages += s->messages[i];
+        } else {
                 s->other_messages += messages;
                 return;
         }
-        s->id[s->cnt]         = id;
-        s->messages[s->cnt++] = messages;
+        s->id[i]        = id;
+        s->messages[i]  = messages;
+        s->first_key[i] = key_hash;
+        s->keys[i]      = 1;
+        s->since[i]     = s->places_taken++;
 }
 
 /**
@@ -511,8 +528,12 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
         else if (keylen == 0)
                 t->c.empty_keys += messages;
         t->c.key_encodings[enc] += messages;
-        if (f->schema_id >= 0)
-                count_schema_id(&t->schema_ids, f->schema_id, messages);
+        if (f->schema_id >= 0) /* h64 is there for hashed keys only */
+                count_schema_id(&t->schema_ids, f->schema_id,
+                                partition < 0 && place_kind == KS_PLACE_HASHED
+                                    ? f->h64
+                                    : ks_hash_key64(key, keylen),
+                                messages);
 
         if (partition >= 0) {
                 load_add(&t->c.explicit_partition, messages, bytes);

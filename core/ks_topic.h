@@ -171,11 +171,29 @@ typedef struct ks_model_hashes {
 /** Schema Registry ids framing keys, kept per topic. */
 #define KS_TOPIC_SCHEMA_IDS 16
 
+/**
+ * Schema Registry ids framing a topic's keys, with how many distinct keys
+ * each frames, counted up to 2: random bytes look framed once in ~500 keys
+ * (ks_keyenc.h, rule 7), each with an "id" of its own that frames that one
+ * key (two random keys share 0x00 and a 31-bit id about once in 2^40
+ * pairs), while a serializer's id frames every key it writes. When all 16
+ * places are taken, a new id takes the place of the id that has framed one
+ * key for longest (its messages go to other_messages): ids of random keys
+ * come and go, and a serializer's new id frames its second key long before
+ * 16 other new ids come by.
+ */
 typedef struct ks_schema_ids {
         int32_t  id[KS_TOPIC_SCHEMA_IDS];
         uint64_t messages[KS_TOPIC_SCHEMA_IDS];
+        /** ks_hash_key64() of the first key framed with id[i] */
+        uint64_t first_key[KS_TOPIC_SCHEMA_IDS];
+        /** distinct keys framed with id[i]: 1, or 2 for two or more */
+        uint8_t keys[KS_TOPIC_SCHEMA_IDS];
+        /** when id[i] took its place (places_taken then) */
+        uint64_t since[KS_TOPIC_SCHEMA_IDS];
+        uint64_t places_taken;
         size_t   cnt;
-        uint64_t other_messages; /**< keys with ids beyond the first 16 */
+        uint64_t other_messages; /**< keys with ids not kept */
 } ks_schema_ids_t;
 
 /** ks_mismatch_example_t.keylen of an example whose key keyshift did not

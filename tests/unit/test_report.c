@@ -221,55 +221,54 @@ static void test_unanalysed(void)
         ks_warn_list_clear(&wl);
 }
 
-/** @returns whether topic @p topic of @p wl has a warning @p code. */
-static int warned(const ks_warn_list_t *wl, const char *topic, const char *code)
+/** @returns the message of topic @p topic's warning @p code in @p wl, or
+ *           NULL (a copy: free() it). */
+static char *warning_of(const ks_warn_list_t *wl, const char *topic,
+                        const char *code)
 {
         json_t *w = ks_warn_list_json(wl, topic);
+        char   *m = NULL;
         size_t  i;
-        int     found = 0;
 
-        for (i = 0; i < json_array_size(w); i++)
-                found |= !strcmp(json_string_value(json_object_get(
-                                     json_array_get(w, i), "code")),
-                                 code);
+        for (i = 0; i < json_array_size(w) && !m; i++)
+                if (!strcmp(json_string_value(
+                                json_object_get(json_array_get(w, i), "code")),
+                            code))
+                        m = strdup(json_string_value(
+                            json_object_get(json_array_get(w, i), "message")));
         json_decref(w);
-        return found;
+        return m;
 }
 
-/** @returns whether topic @p t's report warns MULTIPLE_SCHEMA_IDS; its
- *           counts of framed messages and of ids in @p framed, @p ids. */
-static int warns_schema_ids(ks_topic_t *t, uint64_t *framed, size_t *ids)
+/** @returns topic @p t's MULTIPLE_SCHEMA_IDS message, or NULL (free() it);
+ *           its framed messages and its report's key_encodings in
+ *           @p framed and @p enc (json_decref() it). */
+static char *schema_ids_warning(ks_topic_t *t, uint64_t *framed, json_t **enc)
 {
         ks_sizing_params_t  sp;
         ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0};
         ks_topic_snapshot_t s;
         ks_warn_list_t      wl;
         json_t             *j;
-        int                 w;
+        char               *m;
 
         ks_sizing_params_init(&sp);
         ks_warn_list_init(&wl);
         CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
         j       = ks_report_topic(&s, &o, &wl);
-        w       = warned(&wl, "r", "MULTIPLE_SCHEMA_IDS");
+        m       = warning_of(&wl, "r", "MULTIPLE_SCHEMA_IDS");
         *framed = s.c.key_encodings[KS_KEYENC_SCHEMA_REGISTRY];
-        *ids    = s.schema_ids.cnt;
+        *enc    = json_incref(json_object_get(j, "key_encodings"));
         json_decref(j);
         ks_topic_snapshot_free(&s);
         ks_warn_list_clear(&wl);
-        return w;
+        return m;
 }
 
-/** Random binary keys: about 1 in 500 starts with 0x00 and a plausible
- *  schema id, each with its own; that is no sign of several schemas. Keys
- *  a Schema Registry serializer writes, under two ids, are. */
-static void test_schema_ids_plausible(void)
+static ks_topic_t *schema_topic(void)
 {
         ks_topic_params_t tp = {0};
         ks_topic_t       *t;
-        uint64_t          framed, seed = 42;
-        size_t            ids;
-        int               i, k;
 
         tp.partitioner       = KS_PARTITIONER_CONSISTENT_RANDOM;
         tp.key_sample_size   = 64;
@@ -280,28 +279,105 @@ static void test_schema_ids_plausible(void)
         tp.proposed_cnt      = 1;
         t                    = ks_topic_new("r", &tp, 1000);
         ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
-        for (i = 0; i < 20000; i++) {
+        return t;
+}
+
+/** @brief @p n messages of random 32-byte keys (seeded LCG): about 1 in
+ *         500 starts with 0x00 and a plausible schema id, its own. */
+static void random_keys(ks_topic_t *t, int n, uint64_t *seed)
+{
+        int i, k;
+
+        for (i = 0; i < n; i++) {
                 uint8_t key[32];
                 for (k = 0; k < 32; k++) {
-                        seed = seed * 6364136223846793005ULL +
-                               1442695040888963407ULL;
-                        key[k] = (uint8_t)(seed >> 56);
+                        *seed = *seed * 6364136223846793005ULL +
+                                1442695040888963407ULL;
+                        key[k] = (uint8_t)(*seed >> 56);
                 }
                 ks_topic_record(t, key, sizeof(key), -1, 10);
         }
-        /* the case is there: framed-looking keys under several "ids" */
-        CU_ASSERT_FALSE(warns_schema_ids(t, &framed, &ids));
-        CU_ASSERT(framed >= 10 && framed <= 100);
-        CU_ASSERT(ids >= 10);
+}
 
-        /* a Schema Registry producer joins: Avro longs under ids 7 and 9,
-         * 8 % of the topic's messages */
-        for (i = 0; i < 1800; i++) {
-                uint8_t key[6] = {
-                    0, 0, 0, 0, i % 2 ? 7 : 9, (uint8_t)(2 * (i % 50))};
-                ks_topic_record(t, key, sizeof(key), -1, 10);
+/** @brief Message @p i of a Schema Registry serializer's: id @p id, an
+ *         Avro long (zigzag varint) payload, one of @p nkeys keys. */
+static void framed_key(ks_topic_t *t, uint8_t id, int i, int nkeys)
+{
+        uint8_t key[6] = {0, 0, 0, 0, id, (uint8_t)(2 * (i % nkeys))};
+
+        ks_topic_record(t, key, sizeof(key), -1, 10);
+}
+
+/** Random binary keys look framed once in ~500 keys, each under an "id"
+ *  of its own that frames that one key: no sign of several schemas, even
+ *  when one of them is a hot key, or beside a serializer's one id. Keys a
+ *  Schema Registry serializer writes under two ids are, whatever their
+ *  share of the topic, and the ids named are theirs. */
+static void test_schema_ids_plausible(void)
+{
+        ks_topic_t *t;
+        uint64_t    framed, seed = 42;
+        json_t     *enc;
+        char       *m;
+        int         i;
+        uint8_t     hot[20] = {0, 0x12, 0x34, 0x56, 0x78, 1, 2, 3};
+
+        /* random keys, then one of them hot */
+        t = schema_topic();
+        random_keys(t, 20000, &seed);
+        m = schema_ids_warning(t, &framed, &enc);
+        CU_ASSERT_PTR_NULL(m);
+        CU_ASSERT(framed >= 10 && framed <= 100); /* the case is there */
+        CU_ASSERT(json_object_size(json_object_get(enc, "schema_ids")) >= 10);
+        free(m);
+        json_decref(enc);
+        for (i = 0; i < 5000; i++)
+                ks_topic_record(t, hot, sizeof(hot), -1, 10);
+        m = schema_ids_warning(t, &framed, &enc);
+        CU_ASSERT_PTR_NULL(m);
+        free(m);
+        json_decref(enc);
+        ks_topic_destroy(t);
+
+        /* a serializer with one id (1), beside random keys */
+        t = schema_topic();
+        for (i = 0; i < 20000; i++) {
+                random_keys(t, 1, &seed);
+                framed_key(t, 1, i, 50);
         }
-        CU_ASSERT_TRUE(warns_schema_ids(t, &framed, &ids));
+        m = schema_ids_warning(t, &framed, &enc);
+        CU_ASSERT_PTR_NULL(m);
+        CU_ASSERT_EQUAL(
+            json_integer_value(json_object_get(
+                json_object_get(json_object_get(enc, "schema_id_keys"), "1"),
+                "keys")),
+            2);
+        free(m);
+        json_decref(enc);
+
+        /* then it upgrades its key schema (id 2) while random keys go on:
+         * 10 messages under id 2 among 20,000, after ~40 ids of random
+         * keys took the places, and 3 more of them after each */
+        for (i = 0; i < 20000; i++) {
+                random_keys(t, 1, &seed);
+                if (i % 2000 == 1999) {
+                        int j;
+                        framed_key(t, 2, i / 2000, 50);
+                        for (j = 0; j < 3; j++) {
+                                uint8_t noise[20] = {
+                                    0,          0x40,
+                                    (uint8_t)i, (uint8_t)(i >> 8),
+                                    (uint8_t)j, 0xff};
+                                ks_topic_record(t, noise, sizeof(noise), -1,
+                                                10);
+                        }
+                }
+        }
+        m = schema_ids_warning(t, &framed, &enc);
+        CU_ASSERT_PTR_NOT_NULL(m);
+        CU_ASSERT_PTR_NOT_NULL(m ? strstr(m, "(1 and 2 the busiest)") : NULL);
+        free(m);
+        json_decref(enc);
         ks_topic_destroy(t);
 }
 
