@@ -184,18 +184,61 @@ json_t *ks_cli_merge_mixed(const ks_cli_merge_in_t *in, size_t n)
         return out;
 }
 
+/**
+ * @brief MULTIPLE_SCHEMA_IDS from merged key_encodings @p enc, as the
+ *        plugin words it (core/ks_report.c): ids framing two keys or more
+ *        (schema_id_keys), the two with the most messages (schema_ids).
+ * @returns 1 with the message in @p msg, 0 when there is nothing to say.
+ */
+static int schema_ids_warning(const json_t *enc, char *msg, size_t size)
+{
+        const json_t *keys = json_object_get(enc, "schema_id_keys");
+        const json_t *msgs = json_object_get(enc, "schema_ids");
+        const char   *id, *top[2] = {NULL, NULL};
+        uint64_t      m[2] = {0, 0};
+        json_t       *v;
+        size_t        n = 0;
+
+        json_object_foreach((json_t *)keys, id, v)
+        {
+                uint64_t c = ks_cli_u64(msgs, id);
+                if (ks_cli_u64(v, "keys") < 2)
+                        continue;
+                n++;
+                if (!top[0] || c > m[0]) {
+                        top[1] = top[0];
+                        m[1]   = m[0];
+                        top[0] = id;
+                        m[0]   = c;
+                } else if (!top[1] || c > m[1]) {
+                        top[1] = id;
+                        m[1]   = c;
+                }
+        }
+        if (n < 2)
+                return 0;
+        snprintf(msg, size,
+                 "keys are framed with %zu Schema Registry ids that each "
+                 "frame several keys (%s and %s the busiest): the same "
+                 "logical key under two schemas has two byte forms and two "
+                 "partitions",
+                 n, top[0], top[1]);
+        return 1;
+}
+
 /** @brief Warnings: the ones that depend on summed figures recomputed as
  *         the plugin words them (core/ks_report.c); every other code kept
  *         once, with how many of the merged reports raised it. */
 json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                               const json_t *topic, size_t total_inputs)
 {
-        static const char *const redo[] = {"KEYS_WOULD_MOVE",
-                                           "PROPOSAL_NOT_AN_INCREASE",
-                                           "PARTITIONER_NOT_JAVA_COMPATIBLE"};
-        json_t                  *out = json_array(), *seen = json_object();
-        const json_t            *props = json_object_get(topic, "proposals");
-        const json_t            *java =
+        static const char *const redo[] = {
+            "KEYS_WOULD_MOVE", "PROPOSAL_NOT_AN_INCREASE",
+            "PARTITIONER_NOT_JAVA_COMPATIBLE", "MULTIPLE_SCHEMA_IDS"};
+        const size_t  nredo = sizeof(redo) / sizeof(redo[0]);
+        json_t       *out = json_array(), *seen = json_object();
+        const json_t *props = json_object_get(topic, "proposals");
+        const json_t *java =
             json_object_get(json_object_get(topic, "other_clients"), "java");
         int32_t cur    = ks_cli_topic_current(topic);
         double  hashed = (double)ks_cli_u64(json_object_get(topic, "window"),
@@ -212,9 +255,9 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                         const char *c =
                             ks_cli_str(json_array_get(ws, j), "code", "?");
                         json_t *s = json_object_get(seen, c);
-                        for (r = 0; r < 3 && strcmp(c, redo[r]); r++)
+                        for (r = 0; r < nredo && strcmp(c, redo[r]); r++)
                                 ;
-                        if (r < 3)
+                        if (r < nredo)
                                 continue;
                         if (!s) {
                                 s = json_pack("{s:s, s:i, s:i}", "message",
@@ -248,6 +291,10 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                 json_array_append_new(out, json_pack("{s:s, s:s}", "code",
                                                      redo[2], "message", msg));
         }
+        if (schema_ids_warning(json_object_get(topic, "key_encodings"), msg,
+                               sizeof(msg)))
+                json_array_append_new(out, json_pack("{s:s, s:s}", "code",
+                                                     redo[3], "message", msg));
         json_object_foreach(seen, code, v)
         {
                 if (total_inputs > 1)

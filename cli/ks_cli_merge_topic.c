@@ -5,7 +5,8 @@
  *        recompute what derives from them.
  *
  * Exact and summed here: messages, bytes, keys.*, window.*,
- * acknowledged.*, key_encodings (schema ids too), current.partitions[],
+ * acknowledged.*, key_encodings (schema ids too; the keys an id frames,
+ * counted up to 2, compared by first key), current.partitions[],
  * and per proposal partitions[], flow (null if any input has none) and
  * moved messages and bytes; every fraction of those sums recomputed.
  * From the merged sketches (ks_cli_merge_sketch.c): keys.distinct_estimate,
@@ -38,6 +39,40 @@ void ks_cli_merge_sum(json_t *dst, const json_t *src)
                 else if (json_is_object(d) && json_is_object(v))
                         ks_cli_merge_sum(d, v);
         }
+}
+
+/**
+ * @returns key_encodings.schema_id_keys of @p n inputs merged: an id
+ *          frames two keys or more if it does in one input, or if two
+ *          inputs' first keys differ (first_key_hash64); else one. NULL
+ *          when no input has them.
+ */
+static json_t *ks_merge_schema_id_keys(const ks_cli_merge_in_t *in, size_t n)
+{
+        json_t *out = NULL;
+        size_t  i;
+
+        for (i = 0; i < n; i++) {
+                const json_t *ids = json_object_get(
+                    json_object_get(in[i].topic, "key_encodings"),
+                    "schema_id_keys");
+                const char *id;
+                json_t     *v, *m;
+                json_object_foreach((json_t *)ids, id, v)
+                {
+                        if (!out)
+                                out = json_object();
+                        if (!(m = json_object_get(out, id))) {
+                                json_object_set_new(out, id, json_deep_copy(v));
+                                continue;
+                        }
+                        if (ks_cli_u64(v, "keys") > 1 ||
+                            strcmp(ks_cli_str(m, "first_key_hash64", ""),
+                                   ks_cli_str(v, "first_key_hash64", "")))
+                                json_object_set_new(m, "keys", json_integer(2));
+                }
+        }
+        return out;
 }
 
 /** @brief dst[i].messages, .bytes += src[i]'s (checked, same length). */
@@ -291,8 +326,12 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         json_object_set_new(t, "current",
                             curp ? json_pack("{s:o}", "partitions", curp)
                                  : json_null());
-        if (enc)
+        if (enc) {
+                json_t *ik = ks_merge_schema_id_keys(in, n);
+                if (ik) /* not summed: merged above */
+                        json_object_set_new(enc, "schema_id_keys", ik);
                 json_object_set_new(t, "key_encodings", enc);
+        }
         if ((ps = ks_cli_merge_mixed(in, n)))
                 json_object_set_new(t, "mixed_keys", ps);
         if (json_object_get(first, "other_clients"))

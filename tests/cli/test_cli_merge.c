@@ -453,6 +453,105 @@ static void test_merge_refuses(void)
         ks_clit_run_free(&r);
 }
 
+/** @brief A producer's report of topic "sr" (6 partitions): for each id
+ *         ids[i] (0 ends), nkeys[i] keys framed as Confluent's wire format
+ *         (0x00, the id, an Avro long: first[i], first[i] + 1, ...), each
+ *         sent twice. */
+static void produce_framed(const char *path, const int *ids, const int *nkeys,
+                           const int *first)
+{
+        ks_e2e_producer_t p;
+        int               i, k, r;
+
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&p,
+                                ks_e2e_conf("keyshift.report.path", path,
+                                            "keyshift.report.interval.ms", "0",
+                                            "keyshift.partitions.current", "6",
+                                            NULL),
+                                "sr", 6) == 0);
+        for (i = 0; ids[i]; i++)
+                for (k = 0; k < nkeys[i]; k++)
+                        for (r = 0; r < 2; r++) {
+                                uint8_t key[6] = {
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    (uint8_t)ids[i],
+                                    (uint8_t)(2 * (first[i] + k))};
+                                ks_e2e_produce(&p, "sr", key, sizeof(key), -1,
+                                               "v", 1);
+                        }
+        ks_e2e_producer_close(&p);
+        ks_e2e_producer_free(&p);
+}
+
+/** Schema ids across producers: one producer's keys under id 1 and
+ *  another's under id 2 (a rolling upgrade) warn MULTIPLE_SCHEMA_IDS only
+ *  once merged; an id framing one key in each of two producers frames two
+ *  keys if those differ, one if they are the same key. */
+static void test_merge_schema_ids(void)
+{
+        static const int ids_a[] = {1, 3, 4, 0}, keys_a[] = {10, 1, 1},
+                         first_a[] = {0, 20, 30};
+        static const int ids_b[] = {2, 3, 4, 0}, keys_b[] = {5, 1, 1},
+                         first_b[] = {0, 20, 31};
+        char    pa[700], pb[700], pm[700];
+        json_t *a, *b, *m;
+
+        snprintf(pa, sizeof(pa), "%s/sr-a.json", dir);
+        snprintf(pb, sizeof(pb), "%s/sr-b.json", dir);
+        snprintf(pm, sizeof(pm), "%s/sr-merged.json", dir);
+        produce_framed(pa, ids_a, keys_a, first_a);
+        produce_framed(pb, ids_b, keys_b, first_b);
+        CU_ASSERT_EQUAL(
+            ks_e2e_system("'%s' merge '%s' '%s' -o '%s' 2>/dev/null",
+                          ks_clit_cli(), pa, pb, pm),
+            0);
+        a = ks_e2e_load_json(pa);
+        b = ks_e2e_load_json(pb);
+        m = ks_e2e_load_json(pm);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a && b && m ? m : NULL);
+        CU_ASSERT_FALSE(ks_e2e_has_warning(ks_e2e_get(a, "topics/sr/warnings"),
+                                           "MULTIPLE_SCHEMA_IDS"));
+        CU_ASSERT_FALSE(ks_e2e_has_warning(ks_e2e_get(b, "topics/sr/warnings"),
+                                           "MULTIPLE_SCHEMA_IDS"));
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(a, "topics/sr/key_encodings/schema_id_keys/1/keys"), 2);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(a, "topics/sr/key_encodings/schema_id_keys/4/keys"), 1);
+        CU_ASSERT_EQUAL(ks_e2e_int(m, "topics/sr/key_encodings/schema_ids/1"),
+                        20);
+        CU_ASSERT_EQUAL(ks_e2e_int(m, "topics/sr/key_encodings/schema_ids/2"),
+                        10);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(m, "topics/sr/key_encodings/schema_id_keys/3/keys"), 1);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(m, "topics/sr/key_encodings/schema_id_keys/4/keys"), 2);
+        {
+                json_t *w = ks_e2e_get(m, "topics/sr/warnings");
+                size_t  i;
+                int     found = 0;
+                for (i = 0; i < json_array_size(w); i++) {
+                        json_t *e = json_array_get(w, i);
+                        if (strcmp(
+                                json_string_value(json_object_get(e, "code")),
+                                "MULTIPLE_SCHEMA_IDS"))
+                                continue;
+                        found++;
+                        CU_ASSERT_PTR_NOT_NULL(strstr(
+                            json_string_value(json_object_get(e, "message")),
+                            "framed with 3 Schema Registry ids that each frame "
+                            "several keys (1 and 2 the busiest)"));
+                }
+                CU_ASSERT_EQUAL(found, 1);
+        }
+        json_decref(a);
+        json_decref(b);
+        json_decref(m);
+}
+
 void ks_test_register(void)
 {
         CU_pSuite s = CU_add_suite("cli merge", setup, NULL);
@@ -464,4 +563,6 @@ void ks_test_register(void)
                     test_merge_self_and_views);
         CU_add_test(s, "different counts, proposals, partitioners refused",
                     test_merge_refuses);
+        CU_add_test(s, "schema ids of several producers",
+                    test_merge_schema_ids);
 }
