@@ -220,8 +220,8 @@ static int schema_ids_warning(const json_t *enc, char *msg, size_t size)
         snprintf(msg, size,
                  "keys are framed with %zu Schema Registry ids that each "
                  "frame several keys (%s and %s the busiest): the same "
-                 "logical key under two schemas has two byte forms and two "
-                 "partitions",
+                 "logical key under two schemas has two byte forms: two "
+                 "partitions when it is hashed, two keys to compaction",
                  n, top[0], top[1]);
         return 1;
 }

@@ -314,7 +314,8 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             "keys are framed with %zu Schema Registry ids that "
                             "each frame several keys (%d and %d the busiest): "
                             "the same logical key under two schemas has two "
-                            "byte forms and two partitions",
+                            "byte forms: two partitions when it is hashed, "
+                            "two keys to compaction",
                             multi, (int)top[0], (int)top[1]);
         if (!s->partition_count)
                 ks_warn_add(wl, KS_WARN_CURRENT_COUNT_UNKNOWN, s->name,

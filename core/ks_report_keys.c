@@ -11,8 +11,6 @@
 
 #include "ks_report_parts.h"
 
-/** @returns {"<encoding>": messages} for the encodings seen, and the
- *           Schema Registry ids that framed keys. */
 /** @returns {"<id>": {"keys": 1 or 2, "first_key_hash64": "<hex>"}}: the
  *           distinct keys each id frames, counted up to 2, and the
  *           ks_hash_key64() of its first (what `keyshift merge` needs to
@@ -34,6 +32,8 @@ static json_t *schema_id_keys(const ks_schema_ids_t *ids)
         return o;
 }
 
+/** @returns {"<encoding>": messages} for the encodings seen, and the
+ *           Schema Registry ids that framed keys. */
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s)
 {
         json_t *o = json_object(), *ids;

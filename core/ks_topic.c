@@ -368,21 +368,23 @@ static void count_schema_id(ks_schema_ids_t *s, int32_t id, uint64_t key_hash,
 {
         size_t i, single = KS_TOPIC_SCHEMA_IDS;
 
+        s->clock++;
         for (i = 0; i < s->cnt; i++) {
                 if (s->id[i] == id) {
                         s->messages[i] += messages;
+                        s->seen[i] = s->clock;
                         if (s->first_key[i] != key_hash)
                                 s->keys[i] = 2;
                         return;
                 }
                 if (s->keys[i] == 1 && (single == KS_TOPIC_SCHEMA_IDS ||
-                                        s->since[i] < s->since[single]))
+                                        s->seen[i] < s->seen[single]))
                         single = i;
         }
         if (s->cnt < KS_TOPIC_SCHEMA_IDS) {
                 i = s->cnt++;
         } else if (single < KS_TOPIC_SCHEMA_IDS) {
-                /* the place of the id framing one key for longest */
+                /* the place of the single-key id seen least recently */
                 i = single;
                 s->other_messages += s->messages[i];
         } else {
@@ -393,7 +395,7 @@ static void count_schema_id(ks_schema_ids_t *s, int32_t id, uint64_t key_hash,
         s->messages[i]  = messages;
         s->first_key[i] = key_hash;
         s->keys[i]      = 1;
-        s->since[i]     = s->places_taken++;
+        s->seen[i]      = s->clock;
 }
 
 /**

@@ -177,10 +177,10 @@ typedef struct ks_model_hashes {
  * (ks_keyenc.h, rule 7), each with an "id" of its own that frames that one
  * key (two random keys share 0x00 and a 31-bit id about once in 2^40
  * pairs), while a serializer's id frames every key it writes. When all 16
- * places are taken, a new id takes the place of the id that has framed one
- * key for longest (its messages go to other_messages): ids of random keys
- * come and go, and a serializer's new id frames its second key long before
- * 16 other new ids come by.
+ * places are taken, a new id takes the place of the id framing one key
+ * that was seen least recently (its messages go to other_messages): ids of
+ * random keys come and go, a hot one stays listed, and a serializer's new
+ * id frames its second key long before 16 other new ids come by.
  */
 typedef struct ks_schema_ids {
         int32_t  id[KS_TOPIC_SCHEMA_IDS];
@@ -189,9 +189,9 @@ typedef struct ks_schema_ids {
         uint64_t first_key[KS_TOPIC_SCHEMA_IDS];
         /** distinct keys framed with id[i]: 1, or 2 for two or more */
         uint8_t keys[KS_TOPIC_SCHEMA_IDS];
-        /** when id[i] took its place (places_taken then) */
-        uint64_t since[KS_TOPIC_SCHEMA_IDS];
-        uint64_t places_taken;
+        /** when id[i] framed a key last (clock then) */
+        uint64_t seen[KS_TOPIC_SCHEMA_IDS];
+        uint64_t clock; /**< framed runs counted */
         size_t   cnt;
         uint64_t other_messages; /**< keys with ids not kept */
 } ks_schema_ids_t;
