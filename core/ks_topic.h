@@ -175,7 +175,7 @@ typedef struct ks_model_hashes {
  * Schema Registry ids framing a topic's keys, with how many distinct keys
  * each frames, counted up to 2: random bytes look framed once in ~500 keys
  * (ks_keyenc.h, rule 7), each with an "id" of its own that frames that one
- * key (two random keys share 0x00 and a 31-bit id about once in 2^40
+ * key (two framed-looking random keys share their 31-bit id once in 2^31
  * pairs), while a serializer's id frames every key it writes. When all 16
  * places are taken, a new id takes the place of the id framing one key
  * that was seen least recently (its messages go to other_messages): ids of
