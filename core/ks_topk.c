@@ -459,6 +459,17 @@ static void ks_topk_offer(ks_topk_t *tk, const void *key, size_t keylen,
         }
 }
 
+/** Filter cells per counter (Filtered Space-Saving's 8m: file comment). */
+#define KS_TOPK_CELLS_PER_COUNTER 8
+
+/** @returns the bytes of the heap of @p capacity counters, three entries
+ *           ahead of it so that each group of siblings fills a 64-byte
+ *           line (ks_topk_new()), rounded up to whole lines. */
+static size_t ks_topk_heap_bytes(size_t capacity)
+{
+        return ((capacity + 3) * sizeof(ks_topk_heapent_t) + 63) / 64 * 64;
+}
+
 /** @returns the index slots for @p capacity counters (load <= 1/4),
  *           and their log2 in @p bits. */
 static size_t ks_topk_slots(size_t capacity, unsigned *bits)
@@ -479,9 +490,9 @@ size_t ks_topk_bytes(size_t capacity)
 
         return sizeof(ks_topk_t) +
                ks_topk_slots(capacity, &bits) * sizeof(uint32_t) +
-               ((capacity + 3) * sizeof(ks_topk_heapent_t) + 63) / 64 * 64 +
+               ks_topk_heap_bytes(capacity) +
                capacity * (sizeof(ks_topk_hot_t) + sizeof(ks_topk_cold_t) +
-                           8 * sizeof(uint32_t));
+                           KS_TOPK_CELLS_PER_COUNTER * sizeof(uint32_t));
 }
 
 /**
@@ -491,7 +502,7 @@ size_t ks_topk_bytes(size_t capacity)
 ks_topk_t *ks_topk_new(size_t capacity)
 {
         ks_topk_t *tk;
-        size_t     slots, heap_size;
+        size_t     slots;
         unsigned   bits;
 
         if (capacity < 1 || capacity > KS_TOPK_CAPACITY_MAX)
@@ -504,13 +515,12 @@ ks_topk_t *ks_topk_new(size_t capacity)
         tk->shift    = 64 - bits;
         tk->mask     = (uint32_t)(slots - 1);
         tk->index    = malloc(slots * sizeof(*tk->index));
-        tk->ncells   = 8 * (uint64_t)capacity;
+        tk->ncells   = KS_TOPK_CELLS_PER_COUNTER * (uint64_t)capacity;
         tk->filter   = calloc(tk->ncells, sizeof(*tk->filter));
         tk->filtered = 1;
         /* heap = heap_mem + 3, so each group of siblings 4i+1..4i+4
          * fills one 64-byte line. */
-        heap_size    = ((capacity + 3) * sizeof(*tk->heap) + 63) / 64 * 64;
-        tk->heap_mem = aligned_alloc(64, heap_size);
+        tk->heap_mem = aligned_alloc(64, ks_topk_heap_bytes(capacity));
         tk->heap     = tk->heap_mem ? tk->heap_mem + 3 : NULL;
         tk->hot      = malloc(capacity * sizeof(*tk->hot));
         tk->cold     = malloc(capacity * sizeof(*tk->cold));
