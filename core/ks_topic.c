@@ -765,9 +765,10 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
             pk == KS_PLACE_HASHED && !failed
                 ? ks_phash_cached(t->params.partitioner, key, keylen)
                 : 0;
-        int32_t  cur, expected;
-        int      suspect = 0, diag_counted = 0;
-        uint32_t family[3];
+        int32_t         cur, expected;
+        int             suspect = 0;
+        uint32_t        family[3];
+        const uint32_t *counted = NULL; /* family, once in the diagnosis */
 
         if (ack_unlocked(t, pk, phash, partition, failed))
                 return 0;
@@ -778,7 +779,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
             t->c.diag_checked < KS_DIAGNOSE_MAX) {
                 key_families(key, keylen, family);
                 diag_count(t, family, cur, partition);
-                diag_counted = 1;
+                counted = family;
         }
         if (failed) {
                 t->c.ack_failed++;
@@ -787,8 +788,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
         } else if (cur == 0) {
                 /* Delivered before keyshift's metadata arrived: checked
                  * when it does. */
-                if (!add_suspect(t, phash, partition, key, keylen,
-                                 diag_counted ? family : NULL))
+                if (!add_suspect(t, phash, partition, key, keylen, counted))
                         t->c.ack_unverified++;
         } else if ((expected = ks_partition_of(phash, cur)) == partition) {
                 t->c.ack_matched++;
@@ -810,8 +810,7 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  * confirmed (verify_suspects(): a custom or per-topic
                  * partitioner), later ones are counted at once and ask
                  * for no more metadata. */
-                if (!add_suspect(t, phash, partition, key, keylen,
-                                 diag_counted ? family : NULL))
+                if (!add_suspect(t, phash, partition, key, keylen, counted))
                         t->c.ack_unverified++;
                 suspect       = 1;
                 t->diagnosing = 1;
