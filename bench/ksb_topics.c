@@ -50,8 +50,8 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
                                        KS_BATCH_BUDGET_SHARE)))
                 ksb_die("ks_stage_new failed");
         /* as ks_client_new(): the sketches get what the key table leaves */
-        kt->params.sketch_budget = ((size_t)kt->conf.memory_max_mb << 20) -
-                                   ks_stage_batch_bytes(kt->stage);
+        kt->params.sketch_budget =
+            ks_batch_sketch_budget((size_t)kt->conf.memory_max_mb << 20);
         if (ks_registry_init(&kt->reg, (size_t)kt->conf.topics_max))
                 ksb_die("ks_registry_init failed");
 }

@@ -167,10 +167,42 @@ ks_batch_t *ks_batch_new(size_t bytes)
         return b;
 }
 
+/** @returns the bytes of a batch of @p slots slots: the slots, their tag
+ *           words and the batch itself (its eviction buffer). */
+static size_t bytes_of(size_t slots)
+{
+        const ks_batch_t *b = NULL; /* sizes only, never read */
+
+        return slots * (sizeof(b->slots[0]) + sizeof(b->meta[0])) + sizeof(*b);
+}
+
 size_t ks_batch_bytes(const ks_batch_t *b)
 {
-        return (b->mask + 1) * (sizeof(*b->slots) + sizeof(*b->meta)) +
-               sizeof(*b);
+        return bytes_of(b->mask + 1);
+}
+
+size_t ks_batch_bytes_for(size_t bytes)
+{
+        return bytes_of(ks_batch_slots_for(bytes));
+}
+
+size_t ks_batch_sketch_budget(size_t memory_bytes)
+{
+        size_t table = ks_batch_bytes_for(memory_bytes / KS_BATCH_BUDGET_SHARE);
+
+        return memory_bytes > table ? memory_bytes - table : 0;
+}
+
+int ks_batch_memory_mb_for(size_t sketch_bytes, int max_mb)
+{
+        int mb;
+
+        /* one by one: the table's share grows in steps, so the budget is
+         * not monotonic in mb */
+        for (mb = 1; mb <= max_mb; mb++)
+                if (ks_batch_sketch_budget((size_t)mb << 20) >= sketch_bytes)
+                        return mb;
+        return 0;
 }
 
 void ks_batch_destroy(ks_batch_t *b)

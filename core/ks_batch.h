@@ -117,6 +117,22 @@ ks_batch_t *ks_batch_new(size_t bytes);
 /** @returns the bytes its slots, tag words and eviction buffer take. */
 size_t ks_batch_bytes(const ks_batch_t *b);
 
+/** @returns ks_batch_bytes() of the batch ks_batch_new(@p bytes) makes. */
+size_t ks_batch_bytes_for(size_t bytes);
+
+/**
+ * @returns the sketch budget keyshift.memory.max.mb = @p memory_bytes
+ *          leaves all topics (ks_topic_params_t.sketch_budget): what the
+ *          producer's key table, given 1/KS_BATCH_BUDGET_SHARE of it, does
+ *          not take (ks_batch_bytes_for()).
+ */
+size_t ks_batch_sketch_budget(size_t memory_bytes);
+
+/** @returns the least keyshift.memory.max.mb, 1..@p max_mb, whose sketch
+ *           budget (ks_batch_sketch_budget()) is @p sketch_bytes or more,
+ *           or 0 when none is. */
+int ks_batch_memory_mb_for(size_t sketch_bytes, int max_mb);
+
 /** @brief Frees the batch; messages not analysed are lost. */
 void ks_batch_destroy(ks_batch_t *b);
 

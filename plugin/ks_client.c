@@ -126,8 +126,8 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         /* keyshift.memory.max.mb covers the sketches and the drainer's
          * key table (an eighth, at most 8 MiB, and its tags: 4 B a
          * slot, 512 KiB at most) */
-        c->params.sketch_budget = ((size_t)kconf->memory_max_mb << 20) -
-                                  ks_stage_batch_bytes(c->stage);
+        c->params.sketch_budget =
+            ks_batch_sketch_budget((size_t)kconf->memory_max_mb << 20);
         ks_warn_list_init(&c->carry);
         if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
                                   c->report_path, sizeof(c->report_path))) {

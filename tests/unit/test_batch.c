@@ -297,6 +297,47 @@ static void test_small_table(void)
         run_and_compare(1, 0);
 }
 
+/* The bytes a budget gives, known before the table is made (the sketch
+ * budget keyshift.memory.max.mb leaves), are the table's own. */
+static void test_bytes_for(void)
+{
+        size_t budgets[] = {0,
+                            1,
+                            65535,
+                            131072,
+                            131073,
+                            (size_t)1 << 20,
+                            (size_t)8 << 20,
+                            (size_t)1 << 30};
+        size_t i;
+
+        for (i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+                ks_batch_t *b = ks_batch_new(budgets[i]);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+                CU_ASSERT_EQUAL(ks_batch_bytes(b),
+                                ks_batch_bytes_for(budgets[i]));
+                ks_batch_destroy(b);
+        }
+        /* 64 MiB: a table of 8 MiB of slots and its tags, the rest to the
+         * sketches */
+        CU_ASSERT_EQUAL(ks_batch_sketch_budget((size_t)64 << 20),
+                        ((size_t)64 << 20) -
+                            ks_batch_bytes_for((size_t)8 << 20));
+        CU_ASSERT(ks_batch_bytes_for((size_t)8 << 20) >
+                  ((size_t)8 << 20) + ((size_t)512 << 10));
+        CU_ASSERT_EQUAL(ks_batch_sketch_budget(0), 0);
+        /* the least budget in MiB that leaves the sketches so much */
+        for (i = 0; i < 4; i++) {
+                size_t want = ((size_t)1 << 20) + i * ((size_t)45 << 20);
+                int    mb   = ks_batch_memory_mb_for(want, 65536);
+                CU_ASSERT_FATAL(mb > 1);
+                CU_ASSERT(ks_batch_sketch_budget((size_t)mb << 20) >= want);
+                CU_ASSERT(ks_batch_sketch_budget((size_t)(mb - 1) << 20) <
+                          want);
+        }
+        CU_ASSERT_EQUAL(ks_batch_memory_mb_for((size_t)1 << 40, 65536), 0);
+}
+
 /* More topics than a pass keeps rates of: added at once, nothing lost. */
 static void test_many_topics(void)
 {
@@ -605,5 +646,6 @@ void ks_test_register(void)
             {"more topics than a pass keeps rates of", test_many_topics},
             {"NULL and empty keys hashed alike: one hot key",
              test_null_and_empty},
-            {"tag array: crowded ranges, slices", test_tags_crowded});
+            {"tag array: crowded ranges, slices", test_tags_crowded},
+            {"bytes known before the table is made", test_bytes_for});
 }
