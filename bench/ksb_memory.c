@@ -152,6 +152,18 @@ int main(int argc, char **argv)
                  "MiB, while a report is built %.1f MiB",
                  topics, (double)(h1 - h0) / KSB_MIB, keys,
                  (double)(h2 - h0) / KSB_MIB, (double)(h3 - h0) / KSB_MIB);
+        {
+                ks_registry_budget_t b;
+                ks_registry_budget(&kt.reg, &b);
+                ksb_note(
+                    "sketch budget: %zu of %zu topics given smaller "
+                    "sketches (down to key sample %zu of %zu, hot-key "
+                    "counters %zu of %zu); keyshift.memory.max.mb=%d "
+                    "would keep the sizes asked (MEMORY_BUDGET_REACHED)",
+                    b.reduced, b.tracked, b.key_sample_min, b.key_sample_asked,
+                    b.topk_min, b.topk_asked,
+                    ks_batch_memory_mb_for(b.needed, KS_MEMORY_MAX_MB_MAX));
+        }
         fixed = ks_stage_batch_bytes(kt.stage) +
                 (size_t)KS_STAGE_RING_ENTRIES * 64; /* one thread's ring */
         v = (double)fixed / KSB_MIB;

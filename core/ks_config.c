@@ -278,8 +278,8 @@ KS_INT_SETTER(set_mixed_sample, mixed_sample_size, "keyshift.mixed.sample.size",
               64, 1048576, KS_ACCEPT_MIXED_SAMPLE)
 KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
               KS_ACCEPT_TOPICS_MAX)
-KS_INT_SETTER(set_memory, memory_max_mb, "keyshift.memory.max.mb", 1, 65536,
-              KS_ACCEPT_MEMORY)
+KS_INT_SETTER(set_memory, memory_max_mb, "keyshift.memory.max.mb", 1,
+              KS_MEMORY_MAX_MB_MAX, KS_ACCEPT_MEMORY)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
               100, 3600000, KS_ACCEPT_REFRESH)
 KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 1048576,

@@ -24,6 +24,9 @@ typedef enum ks_config_res {
         KS_CONFIG_UNKNOWN, /**< not a keyshift.* property */
 } ks_config_res_t;
 
+/** keyshift.memory.max.mb's largest value (MiB). */
+#define KS_MEMORY_MAX_MB_MAX 65536
+
 typedef struct ks_config {
         int     enable;
         int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */
@@ -37,7 +40,7 @@ typedef struct ks_config {
         int     key_sample_size;
         int     mixed_sample_size;
         int     topics_max;
-        int     memory_max_mb; /**< all topics' sketches, MiB */
+        int memory_max_mb; /**< all topics' sketches, MiB, 1..KS_MEMORY_MAX_MB_MAX */
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
         int     partitioner; /**< ks_partitioner_t, or -1: the producer's own */

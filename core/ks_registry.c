@@ -82,6 +82,50 @@ static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
         ks_topic_params_fit(p, left / (n > 16 ? n : 16));
 }
 
+/**
+ * @brief Counts topic number @p n's sketches, sized @p fit where @p asked
+ *        asked for more or the same, in reg->budget. @locks reg->lock held.
+ */
+static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
+                        const ks_topic_params_t *fit, size_t n)
+{
+        ks_registry_budget_t *b    = &reg->budget;
+        size_t                want = ks_topic_sketch_bytes(asked);
+        size_t                need = reg->full_bytes + (n > 16 ? n : 16) * want;
+        int                   first;
+
+        if (need > b->needed)
+                b->needed = need;
+        reg->full_bytes += want;
+        b->key_sample_asked   = asked->key_sample_size;
+        b->mixed_sample_asked = asked->mixed_sample_size;
+        b->topk_asked         = asked->topk_capacity;
+        if (fit->key_sample_size >= asked->key_sample_size &&
+            fit->mixed_sample_size >= asked->mixed_sample_size &&
+            fit->topk_capacity >= asked->topk_capacity)
+                return;
+        first = !b->reduced++;
+        if (first || fit->key_sample_size < b->key_sample_min)
+                b->key_sample_min = fit->key_sample_size;
+        if (first || fit->mixed_sample_size < b->mixed_sample_min)
+                b->mixed_sample_min = fit->mixed_sample_size;
+        if (first || fit->topk_capacity < b->topk_min)
+                b->topk_min = fit->topk_capacity;
+}
+
+void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out)
+{
+        pthread_mutex_lock(&reg->lock);
+        *out         = reg->budget;
+        out->tracked = reg->tracked;
+        if (!out->reduced) {
+                out->key_sample_min   = out->key_sample_asked;
+                out->mixed_sample_min = out->mixed_sample_asked;
+                out->topk_min         = out->topk_asked;
+        }
+        pthread_mutex_unlock(&reg->lock);
+}
+
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_config_t       *conf,
                             const ks_topic_params_t *params, int64_t now_ms,
@@ -128,6 +172,9 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                         e = NULL;
                 } else {
                         reg->sketch_bytes += ks_topic_sketch_bytes(&fit);
+                        if (params->sketch_budget)
+                                budget_note(reg, params, &fit,
+                                            reg->tracked + 1);
                 }
         }
         if (!e) { /* out of memory: this message goes unanalysed */

@@ -242,6 +242,44 @@ typedef struct ks_collect_ctx {
  * @locality reporter thread, or the thread writing the final report.
  * @locks the topic's lock, only while its snapshot is taken.
  */
+/** @brief MEMORY_BUDGET_REACHED when keyshift.memory.max.mb gave topics
+ *         smaller sketches than the properties ask (ks_registry.h):
+ *         their errors are wider, as their reports state; says how many,
+ *         how small, and the budget that keeps the sizes asked. */
+static void warn_budget(ks_client_t *c, ks_warn_list_t *wl)
+{
+        ks_registry_budget_t b;
+        char                 fix[256];
+        int                  mb;
+
+        ks_registry_budget(&c->reg, &b);
+        if (!b.reduced)
+                return;
+        mb = ks_batch_memory_mb_for(b.needed, KS_MEMORY_MAX_MB_MAX);
+        if (mb)
+                snprintf(fix, sizeof(fix),
+                         "keyshift.memory.max.mb=%d would keep the sizes "
+                         "asked for these topics",
+                         mb);
+        else
+                snprintf(fix, sizeof(fix),
+                         "no keyshift.memory.max.mb up to %d keeps the sizes "
+                         "asked for these topics: lower "
+                         "keyshift.key.sample.size, keyshift.mixed.sample.size "
+                         "or keyshift.hot.keys",
+                         KS_MEMORY_MAX_MB_MAX);
+        ks_warn_add(wl, KS_WARN_MEMORY_BUDGET, NULL,
+                    "keyshift.memory.max.mb=%d gave %zu of the %zu topics "
+                    "analysed smaller sketches than asked (down to a key "
+                    "sample of %zu of %zu keys, a mixed-key sample of %zu "
+                    "of %zu, %zu of %zu hot-key counters): their moved-key "
+                    "fractions, hot-key counts and mixed keys carry the "
+                    "wider errors their reports state; %s",
+                    c->conf.memory_max_mb, b.reduced, b.tracked,
+                    b.key_sample_min, b.key_sample_asked, b.mixed_sample_min,
+                    b.mixed_sample_asked, b.topk_min, b.topk_asked, fix);
+}
+
 static void collect_topic(ks_topic_t *t, void *opaque)
 {
         ks_collect_ctx_t   *ctx = opaque;
@@ -326,6 +364,7 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "%llu messages went to topics beyond "
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
+        warn_budget(c, &wl);
 
         ctx.w    = &w;
         ctx.wl   = &wl;

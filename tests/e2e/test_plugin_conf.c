@@ -634,6 +634,117 @@ static void test_periodic_reports(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+#define KS_BUDGET_TOPICS 20
+
+/**
+ * @brief A producer with keyshift.memory.max.mb=@p mb sends one message to
+ *        each of KS_BUDGET_TOPICS topics, in order. @returns its final
+ *        report (NULL on failure).
+ */
+static json_t *budget_run(const char *dir, int mb)
+{
+        char                     path[600], mbs[16], topic[16];
+        ks_e2e_producer_t        p;
+        rd_kafka_mock_cluster_t *mc;
+        json_t                  *r;
+        int                      i;
+
+        snprintf(path, sizeof(path), "%s/mb%d.json", dir, mb);
+        snprintf(mbs, sizeof(mbs), "%d", mb);
+        if (ks_e2e_producer_new(&p,
+                                ks_e2e_conf("keyshift.memory.max.mb", mbs,
+                                            "keyshift.partitions.current", "4",
+                                            "keyshift.report.path", path,
+                                            "keyshift.report.interval.ms", "0",
+                                            NULL),
+                                "b0", 4))
+                return NULL;
+        mc = rd_kafka_handle_mock_cluster(p.rk);
+        for (i = 1; i < KS_BUDGET_TOPICS; i++) {
+                snprintf(topic, sizeof(topic), "b%d", i);
+                CU_ASSERT_EQUAL(rd_kafka_mock_topic_create(mc, topic, 4, 1), 0);
+        }
+        for (i = 0; i < KS_BUDGET_TOPICS; i++) {
+                snprintf(topic, sizeof(topic), "b%d", i);
+                ks_e2e_produce(&p, topic, "k", 1, -1, "v", 1);
+        }
+        ks_e2e_producer_free(&p);
+        r = ks_e2e_load_json(path);
+        return r;
+}
+
+/** @returns the message of @p r's producer-level warning @p code, or NULL. */
+static const char *warning_text(json_t *r, const char *code)
+{
+        json_t *w;
+        size_t  i;
+
+        json_array_foreach(json_object_get(r, "warnings"), i, w)
+        {
+                if (!strcmp(json_string_value(json_object_get(w, "code")),
+                            code))
+                        return json_string_value(json_object_get(w, "message"));
+        }
+        return NULL;
+}
+
+/** keyshift.memory.max.mb too small for the topics' sketches:
+ *  MEMORY_BUDGET_REACHED says how many topics got smaller sketches and
+ *  which budget keeps the sizes asked; a producer given that budget has
+ *  the sizes asked on every topic and no warning, one given 1 MiB less is
+ *  warned again. */
+static void test_memory_budget_reached(void)
+{
+        const char *dir = ks_e2e_tmpdir("budget");
+        const char *w, *at;
+        json_t     *small, *enough, *less;
+        char        last[64];
+        int         mb = 0, i;
+
+        small = budget_run(dir, 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(small);
+        w = warning_text(small, "MEMORY_BUDGET_REACHED");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 gave 20 of "
+                                         "the 20 topics analysed"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "of 4096 keys"));
+        at = strstr(w, "; keyshift.memory.max.mb=");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+        CU_ASSERT_EQUAL(
+            sscanf(at, "; keyshift.memory.max.mb=%d would keep", &mb), 1);
+        /* 20 topics of ~0.9 MiB, each when made wanting 1/16 (then 1/n) of
+         * what is left: tens of MiB, not 1 */
+        CU_ASSERT(mb > 20 && mb < 64);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(small, "topics/b0/merge/key_sample/capacity"), 64);
+
+        enough = budget_run(dir, mb);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(enough);
+        CU_ASSERT_PTR_NULL(warning_text(enough, "MEMORY_BUDGET_REACHED"));
+        for (i = 0; i < KS_BUDGET_TOPICS; i++) {
+                char p1[64], p2[64];
+                snprintf(p1, sizeof(p1), "topics/b%d/merge/key_sample/capacity",
+                         i);
+                snprintf(p2, sizeof(p2), "topics/b%d/merge/hot_keys/capacity",
+                         i);
+                CU_ASSERT_EQUAL(ks_e2e_int(enough, p1), 4096);
+                CU_ASSERT_EQUAL(ks_e2e_int(enough, p2), 1024);
+        }
+
+        less = budget_run(dir, mb - 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(less);
+        w = warning_text(less, "MEMORY_BUDGET_REACHED");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        /* the last topic made is the one the smaller budget shrinks */
+        snprintf(last, sizeof(last), "topics/b%d/merge/key_sample/capacity",
+                 KS_BUDGET_TOPICS - 1);
+        CU_ASSERT(ks_e2e_int(less, last) < 4096);
+        json_decref(small);
+        json_decref(enough);
+        json_decref(less);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("configuration through librdkafka",
@@ -656,5 +767,7 @@ void ks_test_register(void)
                      {"producer name with no broker reachable",
                       test_name_without_broker},
                      {"unwritable report path", test_unwritable_report},
-                     {"periodic reports", test_periodic_reports});
+                     {"periodic reports", test_periodic_reports},
+                     {"keyshift.memory.max.mb too small for the topics",
+                      test_memory_budget_reached});
 }

@@ -422,10 +422,11 @@ static void test_flow_limit(void)
  *  the first keep their full sizes (keyshift.memory.max.mb). */
 static void test_sketch_budget(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_CONSISTENT), fit;
-        ks_registry_t     reg;
-        ks_config_t       conf;
-        size_t            i, full = ks_topic_sketch_bytes(&tp);
+        ks_topic_params_t    tp = params(KS_PARTITIONER_CONSISTENT), fit;
+        ks_registry_t        reg;
+        ks_registry_budget_t b, again;
+        ks_config_t          conf;
+        size_t               i, pass, full = ks_topic_sketch_bytes(&tp);
 
         fit = tp;
         ks_topic_params_fit(&fit, full * 2);
@@ -488,7 +489,35 @@ static void test_sketch_budget(void)
         /* past that, by at most the minimum sizes per topic */
         CU_ASSERT(reg.sketch_bytes <=
                   tp.sketch_budget + 100 * ks_topic_sketch_bytes(&fit));
+        /* what the budget did (MEMORY_BUDGET_REACHED) */
+        ks_registry_budget(&reg, &b);
+        CU_ASSERT_EQUAL(b.tracked, 100);
+        CU_ASSERT(b.reduced > 0 && b.reduced < 100);
+        CU_ASSERT_EQUAL(b.key_sample_asked, 4096);
+        CU_ASSERT_EQUAL(b.topk_asked, 1024);
+        CU_ASSERT(b.key_sample_min < 4096);
+        CU_ASSERT(b.topk_min < 1024);
+        /* equal topics: the 100th, made last, keeps its sizes only when
+         * what the 99 before it leave is 100 times its sketches */
+        CU_ASSERT_EQUAL(b.needed, (2 * 100 - 1) * full);
         ks_registry_destroy(&reg);
+        /* the budget it names keeps every topic's sizes; a byte less
+         * shrinks the last one made */
+        for (pass = 0; pass < 2; pass++) {
+                tp.sketch_budget = b.needed - pass;
+                CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
+                for (i = 0; i < 100; i++) {
+                        char name[16];
+                        int  created;
+                        snprintf(name, sizeof(name), "t%zu", i);
+                        CU_ASSERT_PTR_NOT_NULL(ks_registry_get(
+                            &reg, name, &conf, &tp, 1, &created));
+                }
+                ks_registry_budget(&reg, &again);
+                CU_ASSERT_EQUAL(again.reduced, pass);
+                CU_ASSERT_EQUAL(again.needed, b.needed);
+                ks_registry_destroy(&reg);
+        }
         ks_config_destroy(&conf);
 }
 
