@@ -235,13 +235,6 @@ typedef struct ks_collect_ctx {
         int                     oom; /**< a topic's JSON could not be built */
 } ks_collect_ctx_t;
 
-/**
- * @brief Snapshots one topic, builds its JSON (all but the bulk, which
- *        the writer formats from the snapshot) and writes it at once, so
- *        that only one topic's tree is held at a time.
- * @locality reporter thread, or the thread writing the final report.
- * @locks the topic's lock, only while its snapshot is taken.
- */
 /** @brief MEMORY_BUDGET_REACHED when keyshift.memory.max.mb gave topics
  *         smaller sketches than the properties ask (ks_registry.h):
  *         their errors are wider, as their reports state; says how many,
@@ -280,6 +273,13 @@ static void warn_budget(ks_client_t *c, ks_warn_list_t *wl)
                     b.mixed_sample_asked, b.topk_min, b.topk_asked, fix);
 }
 
+/**
+ * @brief Snapshots one topic, builds its JSON (all but the bulk, which
+ *        the writer formats from the snapshot) and writes it at once, so
+ *        that only one topic's tree is held at a time.
+ * @locality reporter thread, or the thread writing the final report.
+ * @locks the topic's lock, only while its snapshot is taken.
+ */
 static void collect_topic(ks_topic_t *t, void *opaque)
 {
         ks_collect_ctx_t   *ctx = opaque;
