@@ -35,10 +35,12 @@
 #define KSB_PROPS_MAX 32
 
 typedef struct collect {
-        ks_report_writer_t *w;
-        ks_warn_list_t     *wl;
-        ks_report_opts_t    opts;
-        size_t              peak; /**< heap while a topic's JSON is held */
+        ks_report_writer_t      *w;
+        ks_warn_list_t          *wl;
+        ks_report_opts_t         opts;
+        size_t                   peak; /**< heap while a topic's JSON is held */
+        const ks_topic_params_t *asked; /**< the sketch sizes asked */
+        ks_sketch_tally_t        tally; /**< SKETCHES_REDUCED's figures */
 } collect_t;
 
 /** As plugin/ks_reporter.c collect_topic(): one topic's JSON at a time,
@@ -54,6 +56,7 @@ static void collect_topic(ks_topic_t *t, void *opaque)
                 return;
         if ((o = ks_report_topic(&snap, &c->opts, c->wl)))
                 ks_report_writer_topic_snapshot(c->w, &snap, o);
+        ks_sketch_tally_add(&c->tally, &snap, c->asked);
         if ((h = ksb_heap_bytes()) > c->peak)
                 c->peak = h;
         json_decref(o);
@@ -130,10 +133,12 @@ int main(int argc, char **argv)
         h2 = ksb_heap_bytes();
 
         ks_warn_list_init(&wl);
-        c.w                   = &w;
-        c.wl                  = &wl;
-        c.opts                = ksb_topics_report_opts(&kt, kt.conf.hot_keys);
-        c.peak                = 0;
+        c.w     = &w;
+        c.wl    = &wl;
+        c.opts  = ksb_topics_report_opts(&kt, kt.conf.hot_keys);
+        c.peak  = 0;
+        c.asked = &kt.params;
+        memset(&c.tally, 0, sizeof(c.tally));
         c.opts.bulk_by_writer = 1;
         if (ks_report_writer_open(&w, "/tmp/ksb-memory-report.json") ||
             ks_report_writer_begin(&w, &prod, &c.opts))
@@ -152,18 +157,21 @@ int main(int argc, char **argv)
                  "MiB, while a report is built %.1f MiB",
                  topics, (double)(h1 - h0) / KSB_MIB, keys,
                  (double)(h2 - h0) / KSB_MIB, (double)(h3 - h0) / KSB_MIB);
-        {
-                ks_registry_budget_t b;
-                ks_registry_budget(&kt.reg, &b);
-                ksb_note(
-                    "sketch budget: %zu of %zu topics given smaller "
-                    "sketches (down to key sample %zu of %zu, hot-key "
-                    "counters %zu of %zu); keyshift.memory.max.mb=%d "
-                    "would keep the sizes asked (MEMORY_BUDGET_REACHED)",
-                    b.reduced, b.tracked, b.key_sample_min, b.key_sample_asked,
-                    b.topk_min, b.topk_asked,
-                    ks_batch_memory_mb_for(b.needed, KS_MEMORY_MAX_MB_MAX));
-        }
+        ksb_note("sketch budget: %zu of %zu topics given smaller sketches "
+                 "(key sample: %zu, down to %zu of %zu; hot-key counters: "
+                 "%zu, down to %zu of %zu; mixed-key sample: %zu, down to %zu "
+                 "of %zu); keyshift.memory.max.mb=%d would keep the sizes "
+                 "asked (SKETCHES_REDUCED)",
+                 c.tally.reduced, c.tally.topics, c.tally.key_sample_reduced,
+                 c.tally.key_sample_min, kt.params.key_sample_size,
+                 c.tally.topk_reduced, c.tally.topk_min,
+                 kt.params.topk_capacity, c.tally.mixed_sample_reduced,
+                 c.tally.mixed_sample_min, kt.params.mixed_sample_size,
+                 c.tally.reduced
+                     ? ks_batch_memory_mb_for(
+                           ks_registry_budget_needed(&kt.reg),
+                           kt.conf.memory_max_mb, KS_MEMORY_MAX_MB_MAX)
+                     : kt.conf.memory_max_mb);
         fixed = ks_stage_batch_bytes(kt.stage) +
                 (size_t)KS_STAGE_RING_ENTRIES * 64; /* one thread's ring */
         v = (double)fixed / KSB_MIB;

@@ -193,13 +193,12 @@ size_t ks_batch_sketch_budget(size_t memory_bytes)
         return memory_bytes > table ? memory_bytes - table : 0;
 }
 
-int ks_batch_memory_mb_for(size_t sketch_bytes, int max_mb)
+int ks_batch_memory_mb_for(size_t sketch_bytes, int from_mb, int max_mb)
 {
         int mb;
 
-        /* one by one: the table's share grows in steps, so the budget is
-         * not monotonic in mb */
-        for (mb = 1; mb <= max_mb; mb++)
+        /* one by one: the budget is not monotonic in mb */
+        for (mb = from_mb > 0 ? from_mb + 1 : 1; mb <= max_mb; mb++)
                 if (ks_batch_sketch_budget((size_t)mb << 20) >= sketch_bytes)
                         return mb;
         return 0;

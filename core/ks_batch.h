@@ -128,10 +128,16 @@ size_t ks_batch_bytes_for(size_t bytes);
  */
 size_t ks_batch_sketch_budget(size_t memory_bytes);
 
-/** @returns the least keyshift.memory.max.mb, 1..@p max_mb, whose sketch
- *           budget (ks_batch_sketch_budget()) is @p sketch_bytes or more,
- *           or 0 when none is. */
-int ks_batch_memory_mb_for(size_t sketch_bytes, int max_mb);
+/**
+ * @returns the least keyshift.memory.max.mb above @p from_mb, up to
+ *          @p max_mb, whose sketch budget (ks_batch_sketch_budget()) is
+ *          @p sketch_bytes or more, or 0 when none is. The budget is not
+ *          monotonic: the key table's share doubles at 2, 4, ... 64 MiB
+ *          (its slots a power of two), so 63 MiB leaves the sketches
+ *          ~58.7 MiB and 64 MiB ~55.5; a value below @p from_mb may do
+ *          too, but a producer short of room is told the next one up.
+ */
+int ks_batch_memory_mb_for(size_t sketch_bytes, int from_mb, int max_mb);
 
 /** @brief Frees the batch; messages not analysed are lost. */
 void ks_batch_destroy(ks_batch_t *b);

@@ -83,47 +83,29 @@ static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
 }
 
 /**
- * @brief Counts topic number @p n's sketches, sized @p fit where @p asked
- *        asked for more or the same, in reg->budget. @locks reg->lock held.
+ * @brief Adds topic number @p n, asking for @p asked, to what a budget
+ *        keeping every topic's sizes needs (ks_registry_budget_needed()).
+ *        @locks reg->lock held.
  */
 static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
-                        const ks_topic_params_t *fit, size_t n)
+                        size_t n)
 {
-        ks_registry_budget_t *b    = &reg->budget;
-        size_t                want = ks_topic_sketch_bytes(asked);
-        size_t                need = reg->full_bytes + (n > 16 ? n : 16) * want;
-        int                   first;
+        size_t want = ks_topic_sketch_bytes(asked);
+        size_t need = reg->full_bytes + (n > 16 ? n : 16) * want;
 
-        if (need > b->needed)
-                b->needed = need;
+        if (need > reg->budget_needed)
+                reg->budget_needed = need;
         reg->full_bytes += want;
-        b->key_sample_asked   = asked->key_sample_size;
-        b->mixed_sample_asked = asked->mixed_sample_size;
-        b->topk_asked         = asked->topk_capacity;
-        if (fit->key_sample_size >= asked->key_sample_size &&
-            fit->mixed_sample_size >= asked->mixed_sample_size &&
-            fit->topk_capacity >= asked->topk_capacity)
-                return;
-        first = !b->reduced++;
-        if (first || fit->key_sample_size < b->key_sample_min)
-                b->key_sample_min = fit->key_sample_size;
-        if (first || fit->mixed_sample_size < b->mixed_sample_min)
-                b->mixed_sample_min = fit->mixed_sample_size;
-        if (first || fit->topk_capacity < b->topk_min)
-                b->topk_min = fit->topk_capacity;
 }
 
-void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out)
+size_t ks_registry_budget_needed(ks_registry_t *reg)
 {
+        size_t n;
+
         pthread_mutex_lock(&reg->lock);
-        *out         = reg->budget;
-        out->tracked = reg->tracked;
-        if (!out->reduced) {
-                out->key_sample_min   = out->key_sample_asked;
-                out->mixed_sample_min = out->mixed_sample_asked;
-                out->topk_min         = out->topk_asked;
-        }
+        n = reg->budget_needed;
         pthread_mutex_unlock(&reg->lock);
+        return n;
 }
 
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
@@ -173,8 +155,7 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                 } else {
                         reg->sketch_bytes += ks_topic_sketch_bytes(&fit);
                         if (params->sketch_budget)
-                                budget_note(reg, params, &fit,
-                                            reg->tracked + 1);
+                                budget_note(reg, params, reg->tracked + 1);
                 }
         }
         if (!e) { /* out of memory: this message goes unanalysed */

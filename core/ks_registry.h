@@ -40,33 +40,15 @@ typedef struct ks_reg_entry {
         int         over_max; /**< selected, but keyshift.topics.max reached */
 } ks_reg_entry_t;
 
-/**
- * What the sketch budget did to the topics analysed so far
- * (ks_registry_budget()). Sizes in keys or counters, bytes in bytes.
- */
-typedef struct ks_registry_budget {
-        size_t tracked; /**< topics analysed */
-        size_t reduced; /**< of them, given smaller sketches than asked */
-        /** the sizes asked (the last new topic's params), and the smallest
-         *  given to a reduced topic (the asked sizes when none was) */
-        size_t key_sample_asked, mixed_sample_asked, topk_asked;
-        size_t key_sample_min, mixed_sample_min, topk_min;
-        /** the least params->sketch_budget with which every topic analysed,
-         *  made in the same order, keeps the sizes asked: the largest over
-         *  topics of (the earlier topics' full sketches + max(16, its
-         *  number) x its own), from budget_share()'s rule */
-        size_t needed;
-} ks_registry_budget_t;
-
 typedef struct ks_registry {
         _Atomic(ks_reg_entry_t *) *slots;
         size_t                     mask;
         size_t                     used; /**< entries, under lock */
         size_t tracked; /**< entries with a topic, under lock */
         size_t topics_max;
-        size_t sketch_bytes; /**< sketches of the topics made, under lock */
-        size_t full_bytes;   /**< the same at the sizes asked, under lock */
-        ks_registry_budget_t budget; /**< under lock */
+        size_t sketch_bytes;  /**< sketches of the topics made, under lock */
+        size_t full_bytes;    /**< the same at the sizes asked, under lock */
+        size_t budget_needed; /**< ks_registry_budget_needed(), under lock */
         pthread_mutex_t      lock;
         atomic_uint_fast64_t untracked_messages;
         atomic_int           topics_max_reached;
@@ -91,9 +73,17 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created);
 
-/** @brief Copies what the sketch budget did so far into @p out.
- *  @locks reg->lock */
-void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out);
+/**
+ * @returns the least params->sketch_budget (bytes) with which every topic
+ *          analysed so far, made in the same order, would keep the sizes
+ *          asked: the largest, over those topics, of the earlier topics'
+ *          sketches at the sizes asked + max(16, its number) x its own
+ *          (the rule above). 0 when no topic was made under a budget.
+ *          N equal topics of S bytes: (N + 15) x S below 16 topics,
+ *          (2N - 1) x S from 16 on.
+ * @locks reg->lock
+ */
+size_t ks_registry_budget_needed(ks_registry_t *reg);
 
 /** @returns the number of topics seen (analysed or not). @locks reg->lock */
 size_t ks_registry_seen(ks_registry_t *reg);

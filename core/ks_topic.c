@@ -1248,6 +1248,32 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         return 0;
 }
 
+/** @brief Counts a sketch of @p size where @p asked was asked. @returns 1
+ *         when it is smaller. */
+static int tally_one(size_t *reduced, size_t *min, size_t size, size_t asked)
+{
+        if (size >= asked)
+                return 0;
+        if (!(*reduced)++ || size < *min)
+                *min = size;
+        return 1;
+}
+
+void ks_sketch_tally_add(ks_sketch_tally_t *tl, const ks_topic_snapshot_t *s,
+                         const ks_topic_params_t *asked)
+{
+        int r = 0;
+
+        r |= tally_one(&tl->key_sample_reduced, &tl->key_sample_min,
+                       s->sample_capacity, asked->key_sample_size);
+        r |= tally_one(&tl->mixed_sample_reduced, &tl->mixed_sample_min,
+                       s->mixed_summary.capacity, asked->mixed_sample_size);
+        r |= tally_one(&tl->topk_reduced, &tl->topk_min, s->topk_capacity,
+                       asked->topk_capacity);
+        tl->topics++;
+        tl->reduced += (size_t)r;
+}
+
 void ks_topic_snapshot_free(ks_topic_snapshot_t *s)
 {
         size_t i;

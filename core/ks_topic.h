@@ -443,4 +443,27 @@ int32_t ks_topic_partition_count(ks_topic_t *t);
 int  ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *snap);
 void ks_topic_snapshot_free(ks_topic_snapshot_t *snap);
 
+/**
+ * Topics whose sketches are smaller than the properties ask
+ * (keyshift.key.sample.size, keyshift.mixed.sample.size, the hot-key
+ * counters of keyshift.hot.keys) because keyshift.memory.max.mb's share
+ * made them so (ks_registry.h), tallied over a report's snapshots: the
+ * SKETCHES_REDUCED warning, which so agrees with the topics' own figures.
+ * Sizes in keys (samples) or counters.
+ */
+typedef struct ks_sketch_tally {
+        size_t topics;  /**< snapshots tallied */
+        size_t reduced; /**< of them, with any sketch below its size asked */
+        /** per sketch: the topics where it is below the size asked, and
+         *  the smallest such size */
+        size_t key_sample_reduced, key_sample_min;
+        size_t mixed_sample_reduced, mixed_sample_min;
+        size_t topk_reduced, topk_min;
+} ks_sketch_tally_t;
+
+/** @brief Tallies @p s's sketch sizes against @p asked's in @p tl (zeroed
+ *         before the first). */
+void ks_sketch_tally_add(ks_sketch_tally_t *tl, const ks_topic_snapshot_t *s,
+                         const ks_topic_params_t *asked);
+
 #endif /* KS_TOPIC_H */

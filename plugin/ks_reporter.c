@@ -229,48 +229,71 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
 }
 
 typedef struct ks_collect_ctx {
-        ks_report_writer_t     *w;
-        ks_warn_list_t         *wl;
-        const ks_report_opts_t *opts;
-        int                     oom; /**< a topic's JSON could not be built */
+        ks_report_writer_t      *w;
+        ks_warn_list_t          *wl;
+        const ks_report_opts_t  *opts;
+        int                      oom; /**< a topic's JSON could not be built */
+        const ks_topic_params_t *asked; /**< the sketch sizes asked */
+        ks_sketch_tally_t        tally; /**< the topics written */
 } ks_collect_ctx_t;
 
-/** @brief MEMORY_BUDGET_REACHED when keyshift.memory.max.mb gave topics
- *         smaller sketches than the properties ask (ks_registry.h):
- *         their errors are wider, as their reports state; says how many,
- *         how small, and the budget that keeps the sizes asked. */
-static void warn_budget(ks_client_t *c, ks_warn_list_t *wl)
+/**
+ * @brief SKETCHES_REDUCED when keyshift.memory.max.mb's share gave some of
+ *        the report's topics (@p tl, from their snapshots) smaller
+ *        sketches than the properties ask (ks_registry.h): which sketches,
+ *        how small, what their smaller size costs, and the budget that
+ *        keeps the sizes asked for the topics made so far.
+ */
+static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
+                         const ks_sketch_tally_t *tl)
 {
-        ks_registry_budget_t b;
-        char                 fix[256];
-        int                  mb;
+        char   parts[512], fix[256];
+        size_t n = 0;
+        int    mb;
 
-        ks_registry_budget(&c->reg, &b);
-        if (!b.reduced)
+        if (!tl->reduced)
                 return;
-        mb = ks_batch_memory_mb_for(b.needed, KS_MEMORY_MAX_MB_MAX);
+        parts[0] = 0;
+        if (tl->key_sample_reduced)
+                n += (size_t)snprintf(
+                    parts + n, sizeof(parts) - n,
+                    "%s%zu with a key sample down to %zu of %zu keys "
+                    "(moved-key fractions, sizing's spreads)",
+                    n ? "; " : "", tl->key_sample_reduced, tl->key_sample_min,
+                    c->params.key_sample_size);
+        if (tl->topk_reduced && n < sizeof(parts))
+                n += (size_t)snprintf(parts + n, sizeof(parts) - n,
+                                      "%s%zu with hot-key counters down to "
+                                      "%zu of %zu (hot keys' counts)",
+                                      n ? "; " : "", tl->topk_reduced,
+                                      tl->topk_min, c->params.topk_capacity);
+        if (tl->mixed_sample_reduced && n < sizeof(parts))
+                snprintf(parts + n, sizeof(parts) - n,
+                         "%s%zu with a mixed-key sample down to %zu of %zu "
+                         "(mixed keys)",
+                         n ? "; " : "", tl->mixed_sample_reduced,
+                         tl->mixed_sample_min, c->params.mixed_sample_size);
+        mb =
+            ks_batch_memory_mb_for(ks_registry_budget_needed(&c->reg),
+                                   c->conf.memory_max_mb, KS_MEMORY_MAX_MB_MAX);
         if (mb)
                 snprintf(fix, sizeof(fix),
                          "keyshift.memory.max.mb=%d would keep the sizes "
-                         "asked for these topics",
+                         "asked for the topics seen so far",
                          mb);
         else
                 snprintf(fix, sizeof(fix),
                          "no keyshift.memory.max.mb up to %d keeps the sizes "
-                         "asked for these topics: lower "
+                         "asked for the topics seen so far: lower "
                          "keyshift.key.sample.size, keyshift.mixed.sample.size "
                          "or keyshift.hot.keys",
                          KS_MEMORY_MAX_MB_MAX);
-        ks_warn_add(wl, KS_WARN_MEMORY_BUDGET, NULL,
-                    "keyshift.memory.max.mb=%d gave %zu of the %zu topics "
-                    "analysed smaller sketches than asked (down to a key "
-                    "sample of %zu of %zu keys, a mixed-key sample of %zu "
-                    "of %zu, %zu of %zu hot-key counters): their moved-key "
-                    "fractions, hot-key counts and mixed keys carry the "
-                    "wider errors their reports state; %s",
-                    c->conf.memory_max_mb, b.reduced, b.tracked,
-                    b.key_sample_min, b.key_sample_asked, b.mixed_sample_min,
-                    b.mixed_sample_asked, b.topk_min, b.topk_asked, fix);
+        ks_warn_add(wl, KS_WARN_SKETCHES_REDUCED, NULL,
+                    "%zu of the %zu topics have smaller sketches than asked, "
+                    "as each new topic gets what is left of "
+                    "keyshift.memory.max.mb=%d divided by max(16, topics so "
+                    "far): %s; their reports state the wider errors; %s",
+                    tl->reduced, tl->topics, c->conf.memory_max_mb, parts, fix);
 }
 
 /**
@@ -290,10 +313,12 @@ static void collect_topic(ks_topic_t *t, void *opaque)
                 ctx->oom |= !ctx->w->failed;
                 return;
         }
-        if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl)))
-                ks_report_writer_topic_snapshot(ctx->w, &snap, o);
-        else
+        if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl))) {
+                if (!ks_report_writer_topic_snapshot(ctx->w, &snap, o))
+                        ks_sketch_tally_add(&ctx->tally, &snap, ctx->asked);
+        } else {
                 ctx->oom = 1;
+        }
         json_decref(o);
         ks_topic_snapshot_free(&snap);
 }
@@ -364,15 +389,17 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "%llu messages went to topics beyond "
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
-        warn_budget(c, &wl);
 
-        ctx.w    = &w;
-        ctx.wl   = &wl;
-        ctx.opts = &opts;
-        ctx.oom  = 0;
+        ctx.w     = &w;
+        ctx.wl    = &wl;
+        ctx.opts  = &opts;
+        ctx.oom   = 0;
+        ctx.asked = &c->params;
+        memset(&ctx.tally, 0, sizeof(ctx.tally));
         if (!ks_report_writer_open(&w, c->report_path) &&
             !ks_report_writer_begin(&w, &p, &opts))
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);
+        warn_reduced(c, &wl, &ctx.tally);
         if (ctx.oom) /* said in this report, and again in the next */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "some topics are missing from this report (out "

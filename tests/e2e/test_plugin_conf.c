@@ -634,22 +634,19 @@ static void test_periodic_reports(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
-#define KS_BUDGET_TOPICS 20
-
 /**
  * @brief A producer with keyshift.memory.max.mb=@p mb sends one message to
- *        each of KS_BUDGET_TOPICS topics, in order. @returns its final
- *        report (NULL on failure).
+ *        each of @p topics topics, in order. @returns its final report
+ *        (NULL on failure).
  */
-static json_t *budget_run(const char *dir, int mb)
+static json_t *budget_run(const char *dir, int mb, int topics)
 {
         char                     path[600], mbs[16], topic[16];
         ks_e2e_producer_t        p;
         rd_kafka_mock_cluster_t *mc;
-        json_t                  *r;
         int                      i;
 
-        snprintf(path, sizeof(path), "%s/mb%d.json", dir, mb);
+        snprintf(path, sizeof(path), "%s/mb%d-%d.json", dir, mb, topics);
         snprintf(mbs, sizeof(mbs), "%d", mb);
         if (ks_e2e_producer_new(&p,
                                 ks_e2e_conf("keyshift.memory.max.mb", mbs,
@@ -660,17 +657,16 @@ static json_t *budget_run(const char *dir, int mb)
                                 "b0", 4))
                 return NULL;
         mc = rd_kafka_handle_mock_cluster(p.rk);
-        for (i = 1; i < KS_BUDGET_TOPICS; i++) {
+        for (i = 1; i < topics; i++) {
                 snprintf(topic, sizeof(topic), "b%d", i);
                 CU_ASSERT_EQUAL(rd_kafka_mock_topic_create(mc, topic, 4, 1), 0);
         }
-        for (i = 0; i < KS_BUDGET_TOPICS; i++) {
+        for (i = 0; i < topics; i++) {
                 snprintf(topic, sizeof(topic), "b%d", i);
                 ks_e2e_produce(&p, topic, "k", 1, -1, "v", 1);
         }
         ks_e2e_producer_free(&p);
-        r = ks_e2e_load_json(path);
-        return r;
+        return ks_e2e_load_json(path);
 }
 
 /** @returns the message of @p r's producer-level warning @p code, or NULL. */
@@ -688,60 +684,102 @@ static const char *warning_text(json_t *r, const char *code)
         return NULL;
 }
 
+/** @returns the keyshift.memory.max.mb SKETCHES_REDUCED @p w advises, or
+ *           0. */
+static int advised_mb(const char *w)
+{
+        const char *at = w ? strstr(w, "; keyshift.memory.max.mb=") : NULL;
+        int         mb = 0;
+
+        if (!at ||
+            sscanf(at, "; keyshift.memory.max.mb=%d would keep", &mb) != 1)
+                return 0;
+        return mb;
+}
+
+/** @returns how many of @p r's @p topics topics (b0, b1, ...) have a
+ *           sketch below the default sizes. */
+static int topics_reduced(json_t *r, int topics)
+{
+        int i, n = 0;
+
+        for (i = 0; i < topics; i++) {
+                char k[64], h[64], m[64];
+                snprintf(k, sizeof(k), "topics/b%d/merge/key_sample/capacity",
+                         i);
+                snprintf(h, sizeof(h), "topics/b%d/merge/hot_keys/capacity", i);
+                snprintf(m, sizeof(m), "topics/b%d/mixed_keys/sample_capacity",
+                         i);
+                n += ks_e2e_int(r, k) < 4096 || ks_e2e_int(r, h) < 1024 ||
+                     ks_e2e_int(r, m) < 2048;
+        }
+        return n;
+}
+
 /** keyshift.memory.max.mb too small for the topics' sketches:
- *  MEMORY_BUDGET_REACHED says how many topics got smaller sketches and
- *  which budget keeps the sizes asked; a producer given that budget has
- *  the sizes asked on every topic and no warning, one given 1 MiB less is
- *  warned again. */
-static void test_memory_budget_reached(void)
+ *  SKETCHES_REDUCED says how many topics got smaller sketches, which, how
+ *  small, and which budget keeps the sizes asked; a producer given that
+ *  budget has the sizes asked on every topic and no warning, one given
+ *  1 MiB less is warned again. At the default 64 MiB, where the key table
+ *  doubles and leaves the sketches less than at 63, the advice is a value
+ *  above 64. */
+static void test_sketches_reduced(void)
 {
         const char *dir = ks_e2e_tmpdir("budget");
-        const char *w, *at;
-        json_t     *small, *enough, *less;
-        char        last[64];
-        int         mb = 0, i;
+        const char *w;
+        json_t     *small, *enough, *less, *dip, *raised;
+        int         mb, mb64;
 
-        small = budget_run(dir, 1);
+        small = budget_run(dir, 1, 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(small);
-        w = warning_text(small, "MEMORY_BUDGET_REACHED");
+        w = warning_text(small, "SKETCHES_REDUCED");
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 gave 20 of "
-                                         "the 20 topics analysed"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(w, "of 4096 keys"));
-        at = strstr(w, "; keyshift.memory.max.mb=");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-        CU_ASSERT_EQUAL(
-            sscanf(at, "; keyshift.memory.max.mb=%d would keep", &mb), 1);
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(w, "20 of the 20 topics have smaller sketches than asked"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 divided"));
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(w, "20 with a key sample down to 64 of 4096 keys"));
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(w, "20 with hot-key counters down to 64 of 1024"));
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(w, "20 with a mixed-key sample down to 64 of 2048"));
+        CU_ASSERT_EQUAL(topics_reduced(small, 20), 20);
+        mb = advised_mb(w);
         /* 20 topics of ~0.9 MiB, each when made wanting 1/16 (then 1/n) of
          * what is left: tens of MiB, not 1 */
         CU_ASSERT(mb > 20 && mb < 64);
-        CU_ASSERT_EQUAL(
-            ks_e2e_int(small, "topics/b0/merge/key_sample/capacity"), 64);
 
-        enough = budget_run(dir, mb);
+        enough = budget_run(dir, mb, 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(enough);
-        CU_ASSERT_PTR_NULL(warning_text(enough, "MEMORY_BUDGET_REACHED"));
-        for (i = 0; i < KS_BUDGET_TOPICS; i++) {
-                char p1[64], p2[64];
-                snprintf(p1, sizeof(p1), "topics/b%d/merge/key_sample/capacity",
-                         i);
-                snprintf(p2, sizeof(p2), "topics/b%d/merge/hot_keys/capacity",
-                         i);
-                CU_ASSERT_EQUAL(ks_e2e_int(enough, p1), 4096);
-                CU_ASSERT_EQUAL(ks_e2e_int(enough, p2), 1024);
-        }
+        CU_ASSERT_PTR_NULL(warning_text(enough, "SKETCHES_REDUCED"));
+        CU_ASSERT_EQUAL(topics_reduced(enough, 20), 0);
 
-        less = budget_run(dir, mb - 1);
+        less = budget_run(dir, mb - 1, 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(less);
-        w = warning_text(less, "MEMORY_BUDGET_REACHED");
-        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        w = warning_text(less, "SKETCHES_REDUCED");
+        CU_ASSERT_PTR_NOT_NULL(w);
         /* the last topic made is the one the smaller budget shrinks */
-        snprintf(last, sizeof(last), "topics/b%d/merge/key_sample/capacity",
-                 KS_BUDGET_TOPICS - 1);
-        CU_ASSERT(ks_e2e_int(less, last) < 4096);
+        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "1 of the 20 topics"));
+        CU_ASSERT_EQUAL(topics_reduced(less, 20), 1);
+        CU_ASSERT(ks_e2e_int(less, "topics/b19/merge/key_sample/capacity") <
+                  4096);
+
+        dip = budget_run(dir, 64, 32);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(dip);
+        w    = warning_text(dip, "SKETCHES_REDUCED");
+        mb64 = advised_mb(w);
+        CU_ASSERT_EQUAL(topics_reduced(dip, 32), 1);
+        CU_ASSERT(mb64 > 64);
+        raised = budget_run(dir, mb64 ? mb64 : 65, 32);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(raised);
+        CU_ASSERT_PTR_NULL(warning_text(raised, "SKETCHES_REDUCED"));
+        CU_ASSERT_EQUAL(topics_reduced(raised, 32), 0);
+
         json_decref(small);
         json_decref(enough);
         json_decref(less);
+        json_decref(dip);
+        json_decref(raised);
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
@@ -769,5 +807,5 @@ void ks_test_register(void)
                      {"unwritable report path", test_unwritable_report},
                      {"periodic reports", test_periodic_reports},
                      {"keyshift.memory.max.mb too small for the topics",
-                      test_memory_budget_reached});
+                      test_sketches_reduced});
 }

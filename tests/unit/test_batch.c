@@ -309,7 +309,8 @@ static void test_bytes_for(void)
                             (size_t)1 << 20,
                             (size_t)8 << 20,
                             (size_t)1 << 30};
-        size_t i;
+        size_t i, want;
+        int    mb;
 
         for (i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
                 ks_batch_t *b = ks_batch_new(budgets[i]);
@@ -328,14 +329,25 @@ static void test_bytes_for(void)
         CU_ASSERT_EQUAL(ks_batch_sketch_budget(0), 0);
         /* the least budget in MiB that leaves the sketches so much */
         for (i = 0; i < 4; i++) {
-                size_t want = ((size_t)1 << 20) + i * ((size_t)45 << 20);
-                int    mb   = ks_batch_memory_mb_for(want, 65536);
+                want = ((size_t)1 << 20) + i * ((size_t)45 << 20);
+                mb   = ks_batch_memory_mb_for(want, 0, 65536);
                 CU_ASSERT_FATAL(mb > 1);
                 CU_ASSERT(ks_batch_sketch_budget((size_t)mb << 20) >= want);
                 CU_ASSERT(ks_batch_sketch_budget((size_t)(mb - 1) << 20) <
                           want);
         }
-        CU_ASSERT_EQUAL(ks_batch_memory_mb_for((size_t)1 << 40, 65536), 0);
+        CU_ASSERT_EQUAL(ks_batch_memory_mb_for((size_t)1 << 40, 0, 65536), 0);
+        /* the table doubles at 64 MiB: 63 leaves the sketches more than
+         * 64 does, and a producer at 64 is told 65, not 63 */
+        CU_ASSERT(ks_batch_sketch_budget((size_t)63 << 20) >
+                  ks_batch_sketch_budget((size_t)64 << 20));
+        want = ks_batch_sketch_budget((size_t)63 << 20);
+        CU_ASSERT_EQUAL(ks_batch_memory_mb_for(want, 0, 65536), 63);
+        mb = ks_batch_memory_mb_for(want, 64, 65536);
+        CU_ASSERT(mb > 64);
+        CU_ASSERT(ks_batch_sketch_budget((size_t)mb << 20) >= want);
+        CU_ASSERT(ks_batch_sketch_budget((size_t)(mb - 1) << 20) < want ||
+                  mb == 65);
 }
 
 /* More topics than a pass keeps rates of: added at once, nothing lost. */

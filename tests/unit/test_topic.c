@@ -422,11 +422,11 @@ static void test_flow_limit(void)
  *  the first keep their full sizes (keyshift.memory.max.mb). */
 static void test_sketch_budget(void)
 {
-        ks_topic_params_t    tp = params(KS_PARTITIONER_CONSISTENT), fit;
-        ks_registry_t        reg;
-        ks_registry_budget_t b, again;
-        ks_config_t          conf;
-        size_t               i, pass, full = ks_topic_sketch_bytes(&tp);
+        ks_topic_params_t tp = params(KS_PARTITIONER_CONSISTENT), fit;
+        ks_registry_t     reg;
+        ks_sketch_tally_t tally;
+        ks_config_t       conf;
+        size_t            i, pass, needed, full = ks_topic_sketch_bytes(&tp);
 
         fit = tp;
         ks_topic_params_fit(&fit, full * 2);
@@ -464,6 +464,7 @@ static void test_sketch_budget(void)
         full                 = ks_topic_sketch_bytes(&tp);
         tp.sketch_budget     = 20 * full;
         CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
+        memset(&tally, 0, sizeof(tally));
         for (i = 0; i < 100; i++) {
                 char                name[16];
                 int                 created;
@@ -473,6 +474,7 @@ static void test_sketch_budget(void)
                 t = ks_registry_get(&reg, name, &conf, &tp, 1, &created);
                 CU_ASSERT_FATAL(t != NULL);
                 CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
+                ks_sketch_tally_add(&tally, &s, &tp);
                 if (i == 0) /* 1/16 of the budget: more than its sizes */
                         CU_ASSERT_EQUAL(s.sample_capacity, tp.key_sample_size);
                 if (i == 19) {
@@ -489,35 +491,55 @@ static void test_sketch_budget(void)
         /* past that, by at most the minimum sizes per topic */
         CU_ASSERT(reg.sketch_bytes <=
                   tp.sketch_budget + 100 * ks_topic_sketch_bytes(&fit));
-        /* what the budget did (MEMORY_BUDGET_REACHED) */
-        ks_registry_budget(&reg, &b);
-        CU_ASSERT_EQUAL(b.tracked, 100);
-        CU_ASSERT(b.reduced > 0 && b.reduced < 100);
-        CU_ASSERT_EQUAL(b.key_sample_asked, 4096);
-        CU_ASSERT_EQUAL(b.topk_asked, 1024);
-        CU_ASSERT(b.key_sample_min < 4096);
-        CU_ASSERT(b.topk_min < 1024);
+        /* SKETCHES_REDUCED's figures, from the topics' snapshots */
+        CU_ASSERT_EQUAL(tally.topics, 100);
+        CU_ASSERT(tally.reduced > 0 && tally.reduced < 100);
+        CU_ASSERT_EQUAL(tally.key_sample_reduced, tally.reduced);
+        CU_ASSERT(tally.key_sample_min >= KS_TOPIC_SAMPLE_MIN &&
+                  tally.key_sample_min < 4096);
+        CU_ASSERT(tally.topk_min < 1024);
         /* equal topics: the 100th, made last, keeps its sizes only when
          * what the 99 before it leave is 100 times its sketches */
-        CU_ASSERT_EQUAL(b.needed, (2 * 100 - 1) * full);
+        needed = ks_registry_budget_needed(&reg);
+        CU_ASSERT_EQUAL(needed, (2 * 100 - 1) * full);
         ks_registry_destroy(&reg);
         /* the budget it names keeps every topic's sizes; a byte less
-         * shrinks the last one made */
+         * shrinks the last one made, and only it */
         for (pass = 0; pass < 2; pass++) {
-                tp.sketch_budget = b.needed - pass;
+                memset(&tally, 0, sizeof(tally));
+                tp.sketch_budget = needed - pass;
                 CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
                 for (i = 0; i < 100; i++) {
-                        char name[16];
-                        int  created;
+                        char                name[16];
+                        int                 created;
+                        ks_topic_t         *t;
+                        ks_topic_snapshot_t s;
                         snprintf(name, sizeof(name), "t%zu", i);
-                        CU_ASSERT_PTR_NOT_NULL(ks_registry_get(
-                            &reg, name, &conf, &tp, 1, &created));
+                        t = ks_registry_get(&reg, name, &conf, &tp, 1,
+                                            &created);
+                        CU_ASSERT_FATAL(t != NULL);
+                        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+                        ks_sketch_tally_add(&tally, &s, &tp);
+                        if (i == 99)
+                                CU_ASSERT_EQUAL(s.sample_capacity < 4096, pass);
+                        ks_topic_snapshot_free(&s);
                 }
-                ks_registry_budget(&reg, &again);
-                CU_ASSERT_EQUAL(again.reduced, pass);
-                CU_ASSERT_EQUAL(again.needed, b.needed);
+                CU_ASSERT_EQUAL(tally.reduced, pass);
+                CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), needed);
                 ks_registry_destroy(&reg);
         }
+        /* fewer than 16 equal topics: each is made wanting 1/16 */
+        tp.sketch_budget = 1;
+        CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
+        for (i = 0; i < 5; i++) {
+                char name[16];
+                int  created;
+                snprintf(name, sizeof(name), "u%zu", i);
+                CU_ASSERT_PTR_NOT_NULL(
+                    ks_registry_get(&reg, name, &conf, &tp, 1, &created));
+        }
+        CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), (5 + 15) * full);
+        ks_registry_destroy(&reg);
         ks_config_destroy(&conf);
 }
 
