@@ -40,7 +40,7 @@ typedef struct ks_config {
         int     key_sample_size;
         int     mixed_sample_size;
         int     topics_max;
-        int memory_max_mb; /**< all topics' sketches, MiB, 1..KS_MEMORY_MAX_MB_MAX */
+        int     memory_max_mb; /**< all topics' sketches, MiB */
         int64_t metadata_refresh_ms;
         int64_t flow_max_cells;
         int     partitioner; /**< ks_partitioner_t, or -1: the producer's own */
