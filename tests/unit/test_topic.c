@@ -417,6 +417,28 @@ static void test_flow_limit(void)
         ks_topic_destroy(t);
 }
 
+/** @brief Makes topic "t<i>" in @p reg with @p tp and tallies its
+ *         snapshot in @p tally. @returns its key sample's capacity. */
+static size_t make_topic(ks_registry_t *reg, const ks_config_t *conf,
+                         const ks_topic_params_t *tp, size_t i,
+                         ks_sketch_tally_t *tally)
+{
+        char                name[16];
+        int                 created;
+        ks_topic_t         *t;
+        ks_topic_snapshot_t s;
+        size_t              cap;
+
+        snprintf(name, sizeof(name), "t%zu", i);
+        t = ks_registry_get(reg, name, conf, tp, 1, &created);
+        CU_ASSERT_FATAL(t != NULL);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        ks_sketch_tally_add(tally, &s, tp);
+        cap = s.sample_capacity;
+        ks_topic_snapshot_free(&s);
+        return cap;
+}
+
 /** The sketch budget: shrinking keeps the minimums, a large budget leaves
  *  the sizes, and 100 topics made one by one stay within the budget while
  *  the first keep their full sizes (keyshift.memory.max.mb). */
@@ -466,25 +488,16 @@ static void test_sketch_budget(void)
         CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
         memset(&tally, 0, sizeof(tally));
         for (i = 0; i < 100; i++) {
-                char                name[16];
-                int                 created;
-                ks_topic_t         *t;
-                ks_topic_snapshot_t s;
-                snprintf(name, sizeof(name), "t%zu", i);
-                t = ks_registry_get(&reg, name, &conf, &tp, 1, &created);
-                CU_ASSERT_FATAL(t != NULL);
-                CU_ASSERT_EQUAL(ks_topic_snapshot(t, &s), 0);
-                ks_sketch_tally_add(&tally, &s, &tp);
+                size_t cap = make_topic(&reg, &conf, &tp, i, &tally);
                 if (i == 0) /* 1/16 of the budget: more than its sizes */
-                        CU_ASSERT_EQUAL(s.sample_capacity, tp.key_sample_size);
+                        CU_ASSERT_EQUAL(cap, tp.key_sample_size);
                 if (i == 19) {
-                        CU_ASSERT(s.sample_capacity < tp.key_sample_size);
-                        CU_ASSERT(s.sample_capacity > KS_TOPIC_SAMPLE_MIN);
+                        CU_ASSERT(cap < tp.key_sample_size);
+                        CU_ASSERT(cap > KS_TOPIC_SAMPLE_MIN);
                         /* within the budget while no topic is at the
                          * minimum sizes */
                         CU_ASSERT(reg.sketch_bytes <= tp.sketch_budget);
                 }
-                ks_topic_snapshot_free(&s);
         }
         fit = tp;
         ks_topic_params_fit(&fit, 0);
@@ -510,19 +523,9 @@ static void test_sketch_budget(void)
                 tp.sketch_budget = needed - pass;
                 CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
                 for (i = 0; i < 100; i++) {
-                        char                name[16];
-                        int                 created;
-                        ks_topic_t         *t;
-                        ks_topic_snapshot_t s;
-                        snprintf(name, sizeof(name), "t%zu", i);
-                        t = ks_registry_get(&reg, name, &conf, &tp, 1,
-                                            &created);
-                        CU_ASSERT_FATAL(t != NULL);
-                        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
-                        ks_sketch_tally_add(&tally, &s, &tp);
+                        size_t cap = make_topic(&reg, &conf, &tp, i, &tally);
                         if (i == 99)
-                                CU_ASSERT_EQUAL(s.sample_capacity < 4096, pass);
-                        ks_topic_snapshot_free(&s);
+                                CU_ASSERT_EQUAL(cap < 4096, pass);
                 }
                 CU_ASSERT_EQUAL(tally.reduced, pass);
                 CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), needed);
@@ -531,13 +534,10 @@ static void test_sketch_budget(void)
         /* fewer than 16 equal topics: each is made wanting 1/16 */
         tp.sketch_budget = 1;
         CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
-        for (i = 0; i < 5; i++) {
-                char name[16];
-                int  created;
-                snprintf(name, sizeof(name), "u%zu", i);
-                CU_ASSERT_PTR_NOT_NULL(
-                    ks_registry_get(&reg, name, &conf, &tp, 1, &created));
-        }
+        memset(&tally, 0, sizeof(tally));
+        for (i = 0; i < 5; i++)
+                make_topic(&reg, &conf, &tp, i, &tally);
+        CU_ASSERT_EQUAL(tally.reduced, 5);
         CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), (5 + 15) * full);
         ks_registry_destroy(&reg);
         ks_config_destroy(&conf);
