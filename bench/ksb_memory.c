@@ -67,14 +67,15 @@ int main(int argc, char **argv)
 {
         const char *props[KSB_PROPS_MAX * 2 + 3] = {
             "keyshift.partitions.proposed", "12,16,24"};
-        char          *own[KSB_PROPS_MAX];
-        size_t         nprops = 2, topics = 100, keys = 10000000, i, nown = 0;
-        size_t         h0, h1, h2, h3, fixed;
-        ksb_topics_t   kt;
-        ks_topic_t   **tp;
-        char         **names;
-        collect_t      c;
-        ks_warn_list_t wl;
+        char  *own[KSB_PROPS_MAX];
+        size_t nprops = 2, topics = 100, keys = 10000000, i, nown = 0;
+        size_t h0, h1, h2, h3, fixed;
+        ks_registry_budget_t budget;
+        ksb_topics_t         kt;
+        ks_topic_t         **tp;
+        char               **names;
+        collect_t            c;
+        ks_warn_list_t       wl;
         ks_report_writer_t   w;
         ks_report_producer_t prod = {.client_id          = "ksb",
                                      .client_name        = "ksb#producer-1",
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
                  "MiB, while a report is built %.1f MiB",
                  topics, (double)(h1 - h0) / KSB_MIB, keys,
                  (double)(h2 - h0) / KSB_MIB, (double)(h3 - h0) / KSB_MIB);
+        ks_registry_budget(&kt.reg, &budget);
         ksb_note("sketch budget: %zu of %zu topics given smaller sketches "
                  "(key sample: %zu, down to %zu of %zu; hot-key counters: "
                  "%zu, down to %zu of %zu; mixed-key sample: %zu, down to %zu "
@@ -167,11 +169,10 @@ int main(int argc, char **argv)
                  c.tally.topk_reduced, c.tally.topk_min,
                  kt.params.topk_capacity, c.tally.mixed_sample_reduced,
                  c.tally.mixed_sample_min, kt.params.mixed_sample_size,
-                 c.tally.reduced
-                     ? ks_batch_memory_mb_for(
-                           ks_registry_budget_needed(&kt.reg),
-                           kt.conf.memory_max_mb, KS_MEMORY_MAX_MB_MAX)
-                     : kt.conf.memory_max_mb);
+                 c.tally.reduced ? ks_batch_memory_mb_for(budget.needed,
+                                                          kt.conf.memory_max_mb,
+                                                          KS_MEMORY_MAX_MB_MAX)
+                                 : kt.conf.memory_max_mb);
         fixed = ks_stage_batch_bytes(kt.stage) +
                 (size_t)KS_STAGE_RING_ENTRIES * 64; /* one thread's ring */
         v = (double)fixed / KSB_MIB;

@@ -84,7 +84,7 @@ static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
 
 /**
  * @brief Adds topic number @p n, asking for @p asked, to what a budget
- *        keeping every topic's sizes needs (ks_registry_budget_needed()).
+ *        keeping every topic's sizes needs (ks_registry_budget()).
  *        @locks reg->lock held.
  */
 static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
@@ -98,14 +98,12 @@ static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
         reg->full_bytes += want;
 }
 
-size_t ks_registry_budget_needed(ks_registry_t *reg)
+void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out)
 {
-        size_t n;
-
         pthread_mutex_lock(&reg->lock);
-        n = reg->budget_needed;
+        out->taken  = reg->sketch_bytes;
+        out->needed = reg->budget_needed;
         pthread_mutex_unlock(&reg->lock);
-        return n;
 }
 
 ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,

@@ -48,7 +48,7 @@ typedef struct ks_registry {
         size_t topics_max;
         size_t sketch_bytes;  /**< sketches of the topics made, under lock */
         size_t full_bytes;    /**< the same at the sizes asked, under lock */
-        size_t budget_needed; /**< ks_registry_budget_needed(), under lock */
+        size_t budget_needed; /**< ks_registry_budget_t.needed, under lock */
         pthread_mutex_t      lock;
         atomic_uint_fast64_t untracked_messages;
         atomic_int           topics_max_reached;
@@ -73,17 +73,25 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                             const ks_topic_params_t *params, int64_t now_ms,
                             int *created);
 
-/**
- * @returns the least params->sketch_budget (bytes) with which every topic
- *          analysed so far, made in the same order, would keep the sizes
- *          asked: the largest, over those topics, of the earlier topics'
- *          sketches at the sizes asked + max(16, its number) x its own
- *          (the rule above). 0 when no topic was made under a budget.
- *          N equal topics of S bytes: (N + 15) x S below 16 topics,
- *          (2N - 1) x S from 16 on.
- * @locks reg->lock
- */
-size_t ks_registry_budget_needed(ks_registry_t *reg);
+/** The topics' sketches against the sketch budget, in bytes
+ *  (ks_registry_budget()). */
+typedef struct ks_registry_budget {
+        /** what the sketches of the topics made take: more than
+         *  params->sketch_budget when many topics sit at the minimum sizes */
+        size_t taken;
+        /** the least params->sketch_budget with which every topic made so
+         *  far, made in the same order, would keep the sizes asked: the
+         *  largest, over those topics, of the earlier topics' sketches at
+         *  the sizes asked + max(16, its number) x its own (the rule
+         *  above); 0 when no topic was made under a budget. N equal topics
+         *  of S bytes: (N + 15) x S below 16 topics, (2N - 1) x S from 16
+         *  on. */
+        size_t needed;
+} ks_registry_budget_t;
+
+/** @brief Copies the topics' sketch bytes against the budget into @p out.
+ *  @locks reg->lock */
+void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out);
 
 /** @returns the number of topics seen (analysed or not). @locks reg->lock */
 size_t ks_registry_seen(ks_registry_t *reg);

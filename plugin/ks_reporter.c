@@ -241,59 +241,66 @@ typedef struct ks_collect_ctx {
  * @brief SKETCHES_REDUCED when keyshift.memory.max.mb's share gave some of
  *        the report's topics (@p tl, from their snapshots) smaller
  *        sketches than the properties ask (ks_registry.h): which sketches,
- *        how small, what their smaller size costs, and the budget that
+ *        how small, what their smaller size costs, whether the minimum
+ *        sizes took the sketches past the budget, and the budget that
  *        keeps the sizes asked for the topics made so far.
  */
 static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                          const ks_sketch_tally_t *tl)
 {
-        char   parts[512], fix[256];
-        size_t n = 0;
-        int    mb;
+        ks_registry_budget_t b;
+        char                 parts[256], fix[200], over[100] = "";
+        size_t               n = 0;
+        int                  mb;
 
         if (!tl->reduced)
                 return;
         parts[0] = 0;
         if (tl->key_sample_reduced)
-                n += (size_t)snprintf(
-                    parts + n, sizeof(parts) - n,
-                    "%s%zu with a key sample down to %zu of %zu keys "
-                    "(moved-key fractions, sizing's spreads)",
-                    n ? "; " : "", tl->key_sample_reduced, tl->key_sample_min,
-                    c->params.key_sample_size);
-        if (tl->topk_reduced && n < sizeof(parts))
                 n += (size_t)snprintf(parts + n, sizeof(parts) - n,
-                                      "%s%zu with hot-key counters down to "
-                                      "%zu of %zu (hot keys' counts)",
-                                      n ? "; " : "", tl->topk_reduced,
-                                      tl->topk_min, c->params.topk_capacity);
+                                      "%skey sample down to %zu of %zu keys "
+                                      "in %zu",
+                                      n ? ", " : "", tl->key_sample_min,
+                                      c->params.key_sample_size,
+                                      tl->key_sample_reduced);
+        if (tl->topk_reduced && n < sizeof(parts))
+                n +=
+                    (size_t)snprintf(parts + n, sizeof(parts) - n,
+                                     "%shot-key counters down to %zu of %zu "
+                                     "in %zu",
+                                     n ? ", " : "", tl->topk_min,
+                                     c->params.topk_capacity, tl->topk_reduced);
         if (tl->mixed_sample_reduced && n < sizeof(parts))
                 snprintf(parts + n, sizeof(parts) - n,
-                         "%s%zu with a mixed-key sample down to %zu of %zu "
-                         "(mixed keys)",
-                         n ? "; " : "", tl->mixed_sample_reduced,
-                         tl->mixed_sample_min, c->params.mixed_sample_size);
-        mb =
-            ks_batch_memory_mb_for(ks_registry_budget_needed(&c->reg),
-                                   c->conf.memory_max_mb, KS_MEMORY_MAX_MB_MAX);
+                         "%smixed-key sample down to %zu of %zu in %zu",
+                         n ? ", " : "", tl->mixed_sample_min,
+                         c->params.mixed_sample_size, tl->mixed_sample_reduced);
+        ks_registry_budget(&c->reg, &b);
+        if (b.taken > c->params.sketch_budget)
+                snprintf(over, sizeof(over),
+                         "; at the minimum sizes they take %.1f MiB, over "
+                         "the %.1f MiB left for sketches",
+                         (double)b.taken / (1 << 20),
+                         (double)c->params.sketch_budget / (1 << 20));
+        mb = ks_batch_memory_mb_for(b.needed, c->conf.memory_max_mb,
+                                    KS_MEMORY_MAX_MB_MAX);
         if (mb)
                 snprintf(fix, sizeof(fix),
-                         "keyshift.memory.max.mb=%d would keep the sizes "
-                         "asked for the topics seen so far",
-                         mb);
+                         "keyshift.memory.max.mb=%d keeps the sizes asked", mb);
         else
                 snprintf(fix, sizeof(fix),
-                         "no keyshift.memory.max.mb up to %d keeps the sizes "
-                         "asked for the topics seen so far: lower "
-                         "keyshift.key.sample.size, keyshift.mixed.sample.size "
-                         "or keyshift.hot.keys",
+                         "no keyshift.memory.max.mb up to %d keeps them: "
+                         "lower the sample sizes",
                          KS_MEMORY_MAX_MB_MAX);
+        /* < 512 bytes (ks_warn_t.message) with the longest numbers: all
+         * three sketches, over the budget, no budget that keeps them */
         ks_warn_add(wl, KS_WARN_SKETCHES_REDUCED, NULL,
-                    "%zu of the %zu topics have smaller sketches than asked, "
-                    "as each new topic gets what is left of "
-                    "keyshift.memory.max.mb=%d divided by max(16, topics so "
-                    "far): %s; their reports state the wider errors; %s",
-                    tl->reduced, tl->topics, c->conf.memory_max_mb, parts, fix);
+                    "%zu of %zu topics have smaller sketches than asked (each "
+                    "new topic gets what keyshift.memory.max.mb=%d leaves / "
+                    "max(16, topics so far)): %s; wider errors, stated per "
+                    "topic%s; %s",
+                    tl->reduced, tl->topics, c->conf.memory_max_mb, parts, over,
+                    fix);
 }
 
 /**

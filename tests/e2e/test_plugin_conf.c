@@ -691,8 +691,7 @@ static int advised_mb(const char *w)
         const char *at = w ? strstr(w, "; keyshift.memory.max.mb=") : NULL;
         int         mb = 0;
 
-        if (!at ||
-            sscanf(at, "; keyshift.memory.max.mb=%d would keep", &mb) != 1)
+        if (!at || sscanf(at, "; keyshift.memory.max.mb=%d keeps", &mb) != 1)
                 return 0;
         return mb;
 }
@@ -735,15 +734,19 @@ static void test_sketches_reduced(void)
         w = warning_text(small, "SKETCHES_REDUCED");
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
         CU_ASSERT_PTR_NOT_NULL(
-            strstr(w, "20 of the 20 topics have smaller sketches than asked"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 divided"));
+            strstr(w, "20 of 20 topics have smaller sketches than asked"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 leaves"));
+        /* whole: it ends with the advice */
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keeps the sizes asked"));
         CU_ASSERT_PTR_NOT_NULL(
-            strstr(w, "20 with a key sample down to 64 of 4096 keys"));
+            strstr(w, "key sample down to 64 of 4096 keys in 20"));
         CU_ASSERT_PTR_NOT_NULL(
-            strstr(w, "20 with hot-key counters down to 64 of 1024"));
+            strstr(w, "hot-key counters down to 64 of 1024 in 20"));
         CU_ASSERT_PTR_NOT_NULL(
-            strstr(w, "20 with a mixed-key sample down to 64 of 2048"));
+            strstr(w, "mixed-key sample down to 64 of 2048 in 20"));
         CU_ASSERT_EQUAL(topics_reduced(small, 20), 20);
+        /* 20 topics at the minimum sizes take more than 1 MiB leaves */
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "; at the minimum sizes they take "));
         mb = advised_mb(w);
         /* 20 topics of ~0.9 MiB, each when made wanting 1/16 (then 1/n) of
          * what is left: tens of MiB, not 1 */
@@ -759,7 +762,8 @@ static void test_sketches_reduced(void)
         w = warning_text(less, "SKETCHES_REDUCED");
         CU_ASSERT_PTR_NOT_NULL(w);
         /* the last topic made is the one the smaller budget shrinks */
-        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "1 of the 20 topics"));
+        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "1 of 20 topics"));
+        CU_ASSERT_PTR_NULL(w ? strstr(w, "minimum sizes") : "");
         CU_ASSERT_EQUAL(topics_reduced(less, 20), 1);
         CU_ASSERT(ks_e2e_int(less, "topics/b19/merge/key_sample/capacity") <
                   4096);

@@ -444,11 +444,12 @@ static size_t make_topic(ks_registry_t *reg, const ks_config_t *conf,
  *  the first keep their full sizes (keyshift.memory.max.mb). */
 static void test_sketch_budget(void)
 {
-        ks_topic_params_t tp = params(KS_PARTITIONER_CONSISTENT), fit;
-        ks_registry_t     reg;
-        ks_sketch_tally_t tally;
-        ks_config_t       conf;
-        size_t            i, pass, needed, full = ks_topic_sketch_bytes(&tp);
+        ks_topic_params_t    tp = params(KS_PARTITIONER_CONSISTENT), fit;
+        ks_registry_t        reg;
+        ks_sketch_tally_t    tally;
+        ks_registry_budget_t b;
+        ks_config_t          conf;
+        size_t               i, pass, needed, full = ks_topic_sketch_bytes(&tp);
 
         fit = tp;
         ks_topic_params_fit(&fit, full * 2);
@@ -513,8 +514,13 @@ static void test_sketch_budget(void)
         CU_ASSERT(tally.topk_min < 1024);
         /* equal topics: the 100th, made last, keeps its sizes only when
          * what the 99 before it leave is 100 times its sketches */
-        needed = ks_registry_budget_needed(&reg);
+        ks_registry_budget(&reg, &b);
+        needed = b.needed;
         CU_ASSERT_EQUAL(needed, (2 * 100 - 1) * full);
+        /* what the sketches take: past the budget (the last topics at
+         * the minimum sizes), as the registry counted it */
+        CU_ASSERT_EQUAL(b.taken, reg.sketch_bytes);
+        CU_ASSERT(b.taken > tp.sketch_budget);
         ks_registry_destroy(&reg);
         /* the budget it names keeps every topic's sizes; a byte less
          * shrinks the last one made, and only it */
@@ -528,7 +534,9 @@ static void test_sketch_budget(void)
                                 CU_ASSERT_EQUAL(cap < 4096, pass);
                 }
                 CU_ASSERT_EQUAL(tally.reduced, pass);
-                CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), needed);
+                ks_registry_budget(&reg, &b);
+                CU_ASSERT_EQUAL(b.needed, needed);
+                CU_ASSERT(b.taken <= tp.sketch_budget);
                 ks_registry_destroy(&reg);
         }
         /* fewer than 16 equal topics: each is made wanting 1/16 */
@@ -538,7 +546,8 @@ static void test_sketch_budget(void)
         for (i = 0; i < 5; i++)
                 make_topic(&reg, &conf, &tp, i, &tally);
         CU_ASSERT_EQUAL(tally.reduced, 5);
-        CU_ASSERT_EQUAL(ks_registry_budget_needed(&reg), (5 + 15) * full);
+        ks_registry_budget(&reg, &b);
+        CU_ASSERT_EQUAL(b.needed, (5 + 15) * full);
         ks_registry_destroy(&reg);
         ks_config_destroy(&conf);
 }
