@@ -134,7 +134,7 @@ size_t ks_batch_sketch_budget(size_t memory_bytes);
  *          @p sketch_bytes or more, or 0 when none is. The budget is not
  *          monotonic: the key table's share doubles at 2, 4, ... 64 MiB
  *          (its slots a power of two), so 63 MiB leaves the sketches
- *          ~58.7 MiB and 64 MiB ~55.5; a value below @p from_mb may do
+ *          ~58.7 MiB and 64 MiB ~55.4; a value below @p from_mb may do
  *          too, but a producer short of room is told the next one up.
  */
 int ks_batch_memory_mb_for(size_t sketch_bytes, int from_mb, int max_mb);

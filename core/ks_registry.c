@@ -101,6 +101,7 @@ static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
 void ks_registry_budget(ks_registry_t *reg, ks_registry_budget_t *out)
 {
         pthread_mutex_lock(&reg->lock);
+        out->topics = reg->tracked;
         out->taken  = reg->sketch_bytes;
         out->needed = reg->budget_needed;
         pthread_mutex_unlock(&reg->lock);

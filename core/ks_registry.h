@@ -15,7 +15,7 @@
  * at creation, so the early topics keep theirs and later ones get less;
  * what all topics take stays within the budget (each takes at most 1/16
  * of what is left), except that a topic never goes below the minimum
- * sizes (~60 KiB with the HyperLogLog): many topics on a small budget can
+ * sizes (~66 KiB with the HyperLogLog): many topics on a small budget can
  * exceed it by that much each.
  *
  * Memory: 8 B x table slots (the next power of two >= 2 x topics.max + 16)
@@ -76,6 +76,7 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
 /** The topics' sketches against the sketch budget, in bytes
  *  (ks_registry_budget()). */
 typedef struct ks_registry_budget {
+        size_t topics; /**< topics analysed so far (made): the two below's */
         /** what the sketches of the topics made take: more than
          *  params->sketch_budget when many topics sit at the minimum sizes */
         size_t taken;

@@ -249,7 +249,7 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                          const ks_sketch_tally_t *tl)
 {
         ks_registry_budget_t b;
-        char                 parts[256], fix[200], over[100] = "";
+        char                 parts[256], fix[160], over[160] = "";
         size_t               n = 0;
         int                  mb;
 
@@ -275,18 +275,22 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                          "%smixed-key sample down to %zu of %zu in %zu",
                          n ? ", " : "", tl->mixed_sample_min,
                          c->params.mixed_sample_size, tl->mixed_sample_reduced);
+        /* the registry's figures are of the topics made so far, which a
+         * periodic report may not all hold yet: said with their count */
         ks_registry_budget(&c->reg, &b);
         if (b.taken > c->params.sketch_budget)
                 snprintf(over, sizeof(over),
-                         "; at the minimum sizes they take %.1f MiB, over "
-                         "the %.1f MiB left for sketches",
-                         (double)b.taken / (1 << 20),
+                         "; the %zu topics made take %.1f MiB at the minimum "
+                         "sizes, over the %.1f MiB left",
+                         b.topics, (double)b.taken / (1 << 20),
                          (double)c->params.sketch_budget / (1 << 20));
         mb = ks_batch_memory_mb_for(b.needed, c->conf.memory_max_mb,
                                     KS_MEMORY_MAX_MB_MAX);
         if (mb)
                 snprintf(fix, sizeof(fix),
-                         "keyshift.memory.max.mb=%d keeps the sizes asked", mb);
+                         "keyshift.memory.max.mb=%d keeps the sizes asked for "
+                         "the %zu topics made",
+                         mb, b.topics);
         else
                 snprintf(fix, sizeof(fix),
                          "no keyshift.memory.max.mb up to %d keeps them: "
@@ -295,10 +299,10 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
         /* < 512 bytes (ks_warn_t.message) with the longest numbers: all
          * three sketches, over the budget, no budget that keeps them */
         ks_warn_add(wl, KS_WARN_SKETCHES_REDUCED, NULL,
-                    "%zu of %zu topics have smaller sketches than asked (each "
-                    "new topic gets what keyshift.memory.max.mb=%d leaves / "
-                    "max(16, topics so far)): %s; wider errors, stated per "
-                    "topic%s; %s",
+                    "smaller sketches than asked in %zu of %zu topics (a new "
+                    "topic gets what is left of keyshift.memory.max.mb=%d / "
+                    "max(16, topics)): %s; wider errors, stated per topic%s; "
+                    "%s",
                     tl->reduced, tl->topics, c->conf.memory_max_mb, parts, over,
                     fix);
 }

@@ -635,38 +635,56 @@ static void test_periodic_reports(void)
 }
 
 /**
- * @brief A producer with keyshift.memory.max.mb=@p mb sends one message to
- *        each of @p topics topics, in order. @returns its final report
- *        (NULL on failure).
+ * @brief A producer with keyshift.memory.max.mb=@p mb (and property
+ *        @p name = @p value when @p name is not NULL) sends one message to
+ *        each of @p topics topics b0, b1, ... in order, then to
+ *        @p others topics x0, x1, ... @returns its final report (NULL on
+ *        failure).
  */
-static json_t *budget_run(const char *dir, int mb, int topics)
+static json_t *budget_run_with(const char *dir, int mb, int topics, int others,
+                               const char *name, const char *value)
 {
         char                     path[600], mbs[16], topic[16];
         ks_e2e_producer_t        p;
         rd_kafka_mock_cluster_t *mc;
+        rd_kafka_conf_t         *conf;
+        char                     errstr[256];
         int                      i;
 
-        snprintf(path, sizeof(path), "%s/mb%d-%d.json", dir, mb, topics);
+        snprintf(path, sizeof(path), "%s/mb%d-%d-%d.json", dir, mb, topics,
+                 others);
         snprintf(mbs, sizeof(mbs), "%d", mb);
-        if (ks_e2e_producer_new(&p,
-                                ks_e2e_conf("keyshift.memory.max.mb", mbs,
-                                            "keyshift.partitions.current", "4",
-                                            "keyshift.report.path", path,
-                                            "keyshift.report.interval.ms", "0",
-                                            NULL),
-                                "b0", 4))
+        conf = ks_e2e_conf("keyshift.memory.max.mb", mbs,
+                           "keyshift.partitions.current", "4",
+                           "keyshift.report.path", path,
+                           "keyshift.report.interval.ms", "0", NULL);
+        if (name)
+                CU_ASSERT_EQUAL(rd_kafka_conf_set(conf, name, value, errstr,
+                                                  sizeof(errstr)),
+                                RD_KAFKA_CONF_OK);
+        if (ks_e2e_producer_new(&p, conf, "b0", 4))
                 return NULL;
         mc = rd_kafka_handle_mock_cluster(p.rk);
-        for (i = 1; i < topics; i++) {
-                snprintf(topic, sizeof(topic), "b%d", i);
-                CU_ASSERT_EQUAL(rd_kafka_mock_topic_create(mc, topic, 4, 1), 0);
+        for (i = 0; i < topics + others; i++) {
+                snprintf(topic, sizeof(topic), "%s%d", i < topics ? "b" : "x",
+                         i < topics ? i : i - topics);
+                if (i)
+                        CU_ASSERT_EQUAL(
+                            rd_kafka_mock_topic_create(mc, topic, 4, 1), 0);
         }
-        for (i = 0; i < topics; i++) {
-                snprintf(topic, sizeof(topic), "b%d", i);
+        for (i = 0; i < topics + others; i++) {
+                snprintf(topic, sizeof(topic), "%s%d", i < topics ? "b" : "x",
+                         i < topics ? i : i - topics);
                 ks_e2e_produce(&p, topic, "k", 1, -1, "v", 1);
         }
         ks_e2e_producer_free(&p);
         return ks_e2e_load_json(path);
+}
+
+/** @brief budget_run_with() with the defaults and no other topics. */
+static json_t *budget_run(const char *dir, int mb, int topics)
+{
+        return budget_run_with(dir, mb, topics, 0, NULL, NULL);
 }
 
 /** @returns the message of @p r's producer-level warning @p code, or NULL. */
@@ -726,7 +744,7 @@ static void test_sketches_reduced(void)
 {
         const char *dir = ks_e2e_tmpdir("budget");
         const char *w;
-        json_t     *small, *enough, *less, *dip, *raised;
+        json_t     *small, *enough, *less, *dip, *raised, *only;
         int         mb, mb64;
 
         small = budget_run(dir, 1, 20);
@@ -734,8 +752,8 @@ static void test_sketches_reduced(void)
         w = warning_text(small, "SKETCHES_REDUCED");
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
         CU_ASSERT_PTR_NOT_NULL(
-            strstr(w, "20 of 20 topics have smaller sketches than asked"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 leaves"));
+            strstr(w, "smaller sketches than asked in 20 of 20 topics"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "keyshift.memory.max.mb=1 / max(16"));
         /* whole: it ends with the advice */
         CU_ASSERT_PTR_NOT_NULL(strstr(w, "keeps the sizes asked"));
         CU_ASSERT_PTR_NOT_NULL(
@@ -746,7 +764,7 @@ static void test_sketches_reduced(void)
             strstr(w, "mixed-key sample down to 64 of 2048 in 20"));
         CU_ASSERT_EQUAL(topics_reduced(small, 20), 20);
         /* 20 topics at the minimum sizes take more than 1 MiB leaves */
-        CU_ASSERT_PTR_NOT_NULL(strstr(w, "; at the minimum sizes they take "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "; the 20 topics made take "));
         mb = advised_mb(w);
         /* 20 topics of ~0.9 MiB, each when made wanting 1/16 (then 1/n) of
          * what is left: tens of MiB, not 1 */
@@ -762,8 +780,8 @@ static void test_sketches_reduced(void)
         w = warning_text(less, "SKETCHES_REDUCED");
         CU_ASSERT_PTR_NOT_NULL(w);
         /* the last topic made is the one the smaller budget shrinks */
-        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "1 of 20 topics"));
-        CU_ASSERT_PTR_NULL(w ? strstr(w, "minimum sizes") : "");
+        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "in 1 of 20 topics"));
+        CU_ASSERT_PTR_NULL(w ? strstr(w, "topics made take") : "");
         CU_ASSERT_EQUAL(topics_reduced(less, 20), 1);
         CU_ASSERT(ks_e2e_int(less, "topics/b19/merge/key_sample/capacity") <
                   4096);
@@ -779,6 +797,26 @@ static void test_sketches_reduced(void)
         CU_ASSERT_PTR_NULL(warning_text(raised, "SKETCHES_REDUCED"));
         CU_ASSERT_EQUAL(topics_reduced(raised, 32), 0);
 
+        /* only the sketches reduced are named, and the topics counted
+         * are the report's (5 topics outside keyshift.topics are seen,
+         * not analysed): a key sample asked at its minimum cannot shrink */
+        only = budget_run_with(dir, 1, 20, 5, "keyshift.key.sample.size", "64");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(only);
+        w = warning_text(only, "SKETCHES_REDUCED");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_PTR_NOT_NULL(strstr(w, "in 25 of 25 topics"));
+        CU_ASSERT_PTR_NULL(strstr(w, " keys in "));
+        CU_ASSERT_PTR_NOT_NULL(
+            strstr(w, "): hot-key counters down to 64 of 1024 in 25, "
+                      "mixed-key sample down to 64 of 2048 in 25;"));
+        json_decref(only);
+        only = budget_run_with(dir, 1, 20, 5, "keyshift.topics", "^b");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(only);
+        w = warning_text(only, "SKETCHES_REDUCED");
+        CU_ASSERT_PTR_NOT_NULL(w && strstr(w, "in 20 of 20 topics"));
+        CU_ASSERT_PTR_NULL(ks_e2e_get(only, "topics/x0"));
+
+        json_decref(only);
         json_decref(small);
         json_decref(enough);
         json_decref(less);

@@ -417,26 +417,32 @@ static void test_flow_limit(void)
         ks_topic_destroy(t);
 }
 
+/** A topic's sketch sizes, as its snapshot gives them. */
+typedef struct sizes {
+        size_t key_sample, mixed_sample, topk;
+} sizes_t;
+
 /** @brief Makes topic "t<i>" in @p reg with @p tp and tallies its
- *         snapshot in @p tally. @returns its key sample's capacity. */
-static size_t make_topic(ks_registry_t *reg, const ks_config_t *conf,
-                         const ks_topic_params_t *tp, size_t i,
-                         ks_sketch_tally_t *tally)
+ *         snapshot in @p tally. @returns its sketches' sizes. */
+static sizes_t make_topic(ks_registry_t *reg, const ks_config_t *conf,
+                          const ks_topic_params_t *tp, size_t i,
+                          ks_sketch_tally_t *tally)
 {
         char                name[16];
         int                 created;
         ks_topic_t         *t;
         ks_topic_snapshot_t s;
-        size_t              cap;
+        sizes_t             z;
 
         snprintf(name, sizeof(name), "t%zu", i);
         t = ks_registry_get(reg, name, conf, tp, 1, &created);
         CU_ASSERT_FATAL(t != NULL);
         CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
         ks_sketch_tally_add(tally, &s, tp);
-        cap = s.sample_capacity;
+        z = (sizes_t){s.sample_capacity, s.mixed_summary.capacity,
+                      s.topk_capacity};
         ks_topic_snapshot_free(&s);
-        return cap;
+        return z;
 }
 
 /** The sketch budget: shrinking keeps the minimums, a large budget leaves
@@ -449,7 +455,8 @@ static void test_sketch_budget(void)
         ks_sketch_tally_t    tally;
         ks_registry_budget_t b;
         ks_config_t          conf;
-        size_t               i, pass, needed, full = ks_topic_sketch_bytes(&tp);
+        size_t i, pass, needed, expect, full = ks_topic_sketch_bytes(&tp);
+        size_t min_cap = SIZE_MAX;
 
         fit = tp;
         ks_topic_params_fit(&fit, full * 2);
@@ -489,7 +496,9 @@ static void test_sketch_budget(void)
         CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
         memset(&tally, 0, sizeof(tally));
         for (i = 0; i < 100; i++) {
-                size_t cap = make_topic(&reg, &conf, &tp, i, &tally);
+                size_t cap = make_topic(&reg, &conf, &tp, i, &tally).key_sample;
+                if (cap < min_cap)
+                        min_cap = cap;
                 if (i == 0) /* 1/16 of the budget: more than its sizes */
                         CU_ASSERT_EQUAL(cap, tp.key_sample_size);
                 if (i == 19) {
@@ -509,8 +518,8 @@ static void test_sketch_budget(void)
         CU_ASSERT_EQUAL(tally.topics, 100);
         CU_ASSERT(tally.reduced > 0 && tally.reduced < 100);
         CU_ASSERT_EQUAL(tally.key_sample_reduced, tally.reduced);
-        CU_ASSERT(tally.key_sample_min >= KS_TOPIC_SAMPLE_MIN &&
-                  tally.key_sample_min < 4096);
+        CU_ASSERT_EQUAL(tally.key_sample_min, min_cap);
+        CU_ASSERT(min_cap < 4096);
         CU_ASSERT(tally.topk_min < 1024);
         /* equal topics: the 100th, made last, keeps its sizes only when
          * what the 99 before it leave is 100 times its sketches */
@@ -529,7 +538,8 @@ static void test_sketch_budget(void)
                 tp.sketch_budget = needed - pass;
                 CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
                 for (i = 0; i < 100; i++) {
-                        size_t cap = make_topic(&reg, &conf, &tp, i, &tally);
+                        size_t cap =
+                            make_topic(&reg, &conf, &tp, i, &tally).key_sample;
                         if (i == 99)
                                 CU_ASSERT_EQUAL(cap < 4096, pass);
                 }
@@ -548,6 +558,21 @@ static void test_sketch_budget(void)
         CU_ASSERT_EQUAL(tally.reduced, 5);
         ks_registry_budget(&reg, &b);
         CU_ASSERT_EQUAL(b.needed, (5 + 15) * full);
+        ks_registry_destroy(&reg);
+        /* a key sample asked at its minimum cannot shrink: the topics the
+         * other sketches' shrinking reduced are counted all the same */
+        tp.key_sample_size = KS_TOPIC_SAMPLE_MIN;
+        tp.sketch_budget   = 20 * ks_topic_sketch_bytes(&tp);
+        CU_ASSERT_EQUAL(ks_registry_init(&reg, 1000), 0);
+        memset(&tally, 0, sizeof(tally));
+        for (i = 0, expect = 0; i < 100; i++) {
+                sizes_t z = make_topic(&reg, &conf, &tp, i, &tally);
+                expect += z.mixed_sample < tp.mixed_sample_size ||
+                          z.topk < tp.topk_capacity;
+        }
+        CU_ASSERT(expect > 0);
+        CU_ASSERT_EQUAL(tally.reduced, expect);
+        CU_ASSERT_EQUAL(tally.key_sample_reduced, 0);
         ks_registry_destroy(&reg);
         ks_config_destroy(&conf);
 }
