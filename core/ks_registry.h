@@ -76,7 +76,7 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
 /** The topics' sketches against the sketch budget, in bytes
  *  (ks_registry_budget()). */
 typedef struct ks_registry_budget {
-        size_t topics; /**< topics analysed so far (made): the two below's */
+        size_t topics; /**< topics made so far, which the two below count */
         /** what the sketches of the topics made take: more than
          *  params->sketch_budget when many topics sit at the minimum sizes */
         size_t taken;
