@@ -103,14 +103,16 @@ static void ks_show_header(const ks_cli_report_t *r)
                    : " (the producer was still running)");
 }
 
-/** @brief The warnings [{code, message}], messages wrapped. */
-static void ks_show_warnings(const ks_cli_show_t *s, const json_t *arr)
+/** @brief The warnings [{code, message}] under @p title, messages
+ *         wrapped. */
+static void ks_show_warnings(const ks_cli_show_t *s, const json_t *arr,
+                             const char *title)
 {
         size_t i;
 
         if (!json_array_size(arr))
                 return;
-        printf("\n  %swarnings%s\n", s->st->bold, s->st->off);
+        printf("\n  %s%s%s\n", s->st->bold, title, s->st->off);
         for (i = 0; i < json_array_size(arr); i++) {
                 const json_t *w    = json_array_get(arr, i);
                 const char   *code = ks_cli_str(w, "code", "?");
@@ -189,7 +191,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         ks_cli_show_clients(s, t, cur);
         ks_cli_show_acks(s, t);
         ks_cli_show_sizing(s, t);
-        ks_show_warnings(s, json_object_get(t, "warnings"));
+        ks_show_warnings(s, json_object_get(t, "warnings"), "warnings");
 }
 
 int ks_cli_show_main(int argc, char **argv)
@@ -258,6 +260,11 @@ int ks_cli_show_main(int argc, char **argv)
                         return KS_CLI_EXIT_FAIL;
                 }
         ks_show_header(&r);
+        /* the producer's own warnings (SKETCHES_REDUCED, TOPICS_MAX_REACHED,
+         * ...) first: after many topics they would read as the last
+         * topic's */
+        ks_show_warnings(&s, json_object_get(r.root, "warnings"),
+                         "producer warnings");
         json_object_foreach(ks_cli_report_topics(&r), name, t)
         {
                 int want = !only_cnt;
@@ -269,7 +276,6 @@ int ks_cli_show_main(int argc, char **argv)
         if (!json_object_size(ks_cli_report_topics(&r)))
                 printf("\n  no topics: the producer sent nothing (or "
                        "keyshift.topics matched none)\n");
-        ks_show_warnings(&s, json_object_get(r.root, "warnings"));
         ks_cli_report_free(&r);
         return fflush(stdout) ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
 }

@@ -134,6 +134,34 @@ static void test_show_figures(void)
         json_decref(rep);
 }
 
+/* The producer's own warnings come before the topics: after many topics
+ * they would read as the last one's. */
+static void test_show_producer_warnings_first(void)
+{
+        char          path[700];
+        json_t       *rep = ks_e2e_load_json(report), *w;
+        ks_clit_run_t r;
+        const char   *at_w, *at_t;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        w = json_pack("{s:s, s:s}", "code", "SKETCHES_REDUCED", "message",
+                      "smaller sketches than asked in 1 of 1 topics");
+        CU_ASSERT_EQUAL_FATAL(
+            json_array_append_new(json_object_get(rep, "warnings"), w), 0);
+        snprintf(path, sizeof(path), "%s.pw.json", report);
+        CU_ASSERT_EQUAL_FATAL(json_dump_file(rep, path, JSON_COMPACT), 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", path), 0);
+        at_w = strstr(r.out, "producer warnings\n    SKETCHES_REDUCED: ");
+        at_t = strstr(r.out, "== topic orders");
+        CU_ASSERT_PTR_NOT_NULL(at_w);
+        CU_ASSERT_PTR_NOT_NULL(at_t);
+        CU_ASSERT(at_w && at_t && at_w < at_t);
+        /* a topic's own warnings stay under it */
+        CU_ASSERT(at_t && strstr(at_t, "\n  warnings\n    "));
+        ks_clit_run_free(&r);
+        json_decref(rep);
+}
+
 /** @returns what `keyshift show` printed on a pseudo-terminal (owned). */
 static char *show_on_tty(const char *no_color)
 {
@@ -211,5 +239,7 @@ void ks_test_register(void)
         CU_add_test(s, "figures match the report", test_show_figures);
         CU_add_test(s, "colour on a terminal only",
                     test_show_colour_on_tty_only);
+        CU_add_test(s, "producer warnings before the topics",
+                    test_show_producer_warnings_first);
         CU_add_test(s, "the AIS replay's report", test_show_ais_replay);
 }
