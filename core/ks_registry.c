@@ -68,6 +68,13 @@ static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name, uint32_t h,
         return NULL;
 }
 
+/** @returns the parts of what is left of the sketch budget that topic
+ *           number @p n (from 1) gets one of: max(16, n). */
+static size_t budget_parts(size_t n)
+{
+        return n > 16 ? n : 16;
+}
+
 /**
  * @brief Sizes a new topic's sketches to its share of what is left of the
  *        sketch budget (see ks_registry.h). @locks reg->lock held.
@@ -77,9 +84,8 @@ static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
         size_t left = reg->sketch_bytes < p->sketch_budget
                           ? p->sketch_budget - reg->sketch_bytes
                           : 0;
-        size_t n    = reg->tracked + 1;
 
-        ks_topic_params_fit(p, left / (n > 16 ? n : 16));
+        ks_topic_params_fit(p, left / budget_parts(reg->tracked + 1));
 }
 
 /**
@@ -91,7 +97,7 @@ static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
                         size_t n)
 {
         size_t want = ks_topic_sketch_bytes(asked);
-        size_t need = reg->full_bytes + (n > 16 ? n : 16) * want;
+        size_t need = reg->full_bytes + budget_parts(n) * want;
 
         if (need > reg->budget_needed)
                 reg->budget_needed = need;
