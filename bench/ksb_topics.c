@@ -46,8 +46,8 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
                                            : 1024;
         kt->params.flow_max_cells    = kt->conf.flow_max_cells;
         kt->params.pending_max       = KSB_PENDING_MAX;
-        if (!(kt->stage = ks_stage_new(((size_t)kt->conf.memory_max_mb << 20) /
-                                       KS_BATCH_BUDGET_SHARE)))
+        if (!(kt->stage = ks_stage_new(
+                  ks_batch_table_budget((size_t)kt->conf.memory_max_mb << 20))))
                 ksb_die("ks_stage_new failed");
         /* as ks_client_new(): the sketches get what the key table leaves */
         kt->params.sketch_budget =

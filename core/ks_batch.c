@@ -186,9 +186,14 @@ size_t ks_batch_bytes_for(size_t bytes)
         return bytes_of(ks_batch_slots_for(bytes));
 }
 
+size_t ks_batch_table_budget(size_t memory_bytes)
+{
+        return memory_bytes / KS_BATCH_BUDGET_SHARE;
+}
+
 size_t ks_batch_sketch_budget(size_t memory_bytes)
 {
-        size_t table = ks_batch_bytes_for(memory_bytes / KS_BATCH_BUDGET_SHARE);
+        size_t table = ks_batch_bytes_for(ks_batch_table_budget(memory_bytes));
 
         return memory_bytes > table ? memory_bytes - table : 0;
 }

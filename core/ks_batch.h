@@ -117,13 +117,18 @@ ks_batch_t *ks_batch_new(size_t bytes);
 /** @returns the bytes its slots, tag words and eviction buffer take. */
 size_t ks_batch_bytes(const ks_batch_t *b);
 
+/** @returns what keyshift.memory.max.mb = @p memory_bytes gives the
+ *           producer's key table: 1/KS_BATCH_BUDGET_SHARE of it, the
+ *           bytes to ks_batch_new() (ks_stage_new()). */
+size_t ks_batch_table_budget(size_t memory_bytes);
+
 /** @returns ks_batch_bytes() of the batch ks_batch_new(@p bytes) makes. */
 size_t ks_batch_bytes_for(size_t bytes);
 
 /**
  * @returns the sketch budget keyshift.memory.max.mb = @p memory_bytes
  *          leaves all topics (ks_topic_params_t.sketch_budget): what the
- *          producer's key table, given 1/KS_BATCH_BUDGET_SHARE of it, does
+ *          producer's key table, given ks_batch_table_budget() of it, does
  *          not take (ks_batch_bytes_for()).
  */
 size_t ks_batch_sketch_budget(size_t memory_bytes);

@@ -99,8 +99,8 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 return NULL;
         }
         if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
-            !(c->stage = ks_stage_new(((size_t)kconf->memory_max_mb << 20) /
-                                      KS_BATCH_BUDGET_SHARE))) {
+            !(c->stage = ks_stage_new(
+                  ks_batch_table_budget((size_t)kconf->memory_max_mb << 20)))) {
                 ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
