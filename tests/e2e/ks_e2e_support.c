@@ -182,17 +182,25 @@ json_t *ks_e2e_get(json_t *root, const char *path)
         return j;
 }
 
-int ks_e2e_has_warning(json_t *warnings, const char *code)
+const char *ks_e2e_warning_message(json_t *warnings, const char *code)
 {
         size_t i;
 
         for (i = 0; i < json_array_size(warnings); i++) {
-                const char *c = json_string_value(
-                    json_object_get(json_array_get(warnings, i), "code"));
-                if (c && !strcmp(c, code))
-                        return 1;
+                json_t     *w = json_array_get(warnings, i);
+                const char *c = json_string_value(json_object_get(w, "code"));
+                if (c && !strcmp(c, code)) {
+                        const char *m =
+                            json_string_value(json_object_get(w, "message"));
+                        return m ? m : "";
+                }
         }
-        return 0;
+        return NULL;
+}
+
+int ks_e2e_has_warning(json_t *warnings, const char *code)
+{
+        return ks_e2e_warning_message(warnings, code) != NULL;
 }
 
 long long ks_e2e_int(json_t *root, const char *path)

@@ -72,6 +72,10 @@ json_t   *ks_e2e_get(json_t *root, const char *path);
 /** @returns 1 if the warnings array @p warnings has code @p code. */
 int ks_e2e_has_warning(json_t *warnings, const char *code);
 
+/** @returns the message of the first warning with code @p code in the
+ *           warnings array @p warnings (owned by it), or NULL. */
+const char *ks_e2e_warning_message(json_t *warnings, const char *code);
+
 /** @brief Runs a shell command, @returns its exit status (-1 on error). */
 int ks_e2e_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -410,9 +410,7 @@ static void test_custom_partitioner(void)
 {
         const char *dir = ks_e2e_tmpdir("custom");
         char        path[600], err[16384];
-        json_t     *r, *w;
-        size_t      i;
-        int         found = 0;
+        json_t     *r;
 
         snprintf(path, sizeof(path), "%s/r.json", dir);
         capture_stderr(custom_partitioner_run, path, err, sizeof(err));
@@ -423,12 +421,8 @@ static void test_custom_partitioner(void)
         CU_ASSERT_EQUAL(ks_e2e_int(r, "topics/t/acknowledged/mismatched") +
                             ks_e2e_int(r, "topics/t/acknowledged/matched"),
                         200);
-        w = ks_e2e_get(r, "topics/t/warnings");
-        for (i = 0; i < json_array_size(w); i++)
-                found |= !strcmp(json_string_value(json_object_get(
-                                     json_array_get(w, i), "code")),
-                                 "PARTITIONER_MISMATCH");
-        CU_ASSERT(found);
+        CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(r, "topics/t/warnings"),
+                                     "PARTITIONER_MISMATCH"));
         /* and on stderr, in librdkafka's log format */
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "|KEYSHIFT|"));
         CU_ASSERT_PTR_NOT_NULL(strstr(err, "PARTITIONER_MISMATCH"));
@@ -690,16 +684,7 @@ static json_t *budget_run(const char *dir, int mb, int topics)
 /** @returns the message of @p r's producer-level warning @p code, or NULL. */
 static const char *warning_text(json_t *r, const char *code)
 {
-        json_t *w;
-        size_t  i;
-
-        json_array_foreach(json_object_get(r, "warnings"), i, w)
-        {
-                if (!strcmp(json_string_value(json_object_get(w, "code")),
-                            code))
-                        return json_string_value(json_object_get(w, "message"));
-        }
-        return NULL;
+        return ks_e2e_warning_message(json_object_get(r, "warnings"), code);
 }
 
 /** @returns the keyshift.memory.max.mb SKETCHES_REDUCED @p w advises, or
