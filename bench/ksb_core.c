@@ -306,14 +306,20 @@ static void profile_stream(const ksb_stream_t *st)
         ksb_note("profile: %llu messages, %llu runs analysed (%llu set "
                  "aside before a flush, %llu of them evictions), %llu "
                  "flushes, %llu analysed alone (long key), %llu analysed "
-                 "inline",
+                 "inline; %llu probes of the key table (%.1f %% found "
+                 "their key), %llu messages passed it by",
                  (unsigned long long)ss.drained,
                  (unsigned long long)ss.batch.runs,
                  (unsigned long long)ss.batch.set_aside,
                  (unsigned long long)ss.batch.evicted,
                  (unsigned long long)ss.batch.flushes,
                  (unsigned long long)ss.batch.direct,
-                 (unsigned long long)(ss.inline_long + ss.inline_noring));
+                 (unsigned long long)(ss.inline_long + ss.inline_noring),
+                 (unsigned long long)ss.batch.probes,
+                 ss.batch.probes
+                     ? 100.0 * (double)ss.batch.found / (double)ss.batch.probes
+                     : 0.0,
+                 (unsigned long long)ss.batch.passed_by);
         ksb_topics_destroy(&kt);
 }
 

@@ -5,7 +5,8 @@
  * A message costs a probe of its slot's line (fetched ahead by the
  * caller) and two additions; a key's facts and analysis come once per run:
  * when a newcomer evicts it, at a flush, or when it reaches
- * KS_BATCH_RUN_MAX messages. A slot keeps its key after a flush
+ * KS_BATCH_RUN_MAX messages. While few probes find their key, messages
+ * pass the table by as runs of one (pass_by(), pass_decide()). A slot keeps its key after a flush
  * (messages 0), so a key seen again is counted in place; slots are never
  * emptied, which keeps linear probing's rule that a key is not beyond the
  * first never-taken slot.
@@ -122,6 +123,10 @@ struct ks_batch {
         int64_t  last_flush_ms; /**< ks_batch_rotate()'s last; 0: none */
         uint64_t flush_mark;    /**< slot_counted() when the last flush
                               *   began */
+        /* passing the table by (pass_by()): the probes of the current
+         * window, and how many found their key */
+        int              passing;
+        uint32_t         w_probes, w_found;
         ks_batch_stats_t stats;
 };
 
@@ -522,6 +527,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                     slot_matches(&b->slots[ix], t, tag, key, keylen,
                                  partition)) {
                         meta[ix] = m | KS_META_SEEN;
+                        b->w_found++;
                         return &b->slots[ix];
                 }
                 /* not counted since a newcomer last passed by first (second
@@ -552,6 +558,46 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
         return s;
 }
 
+/**
+ * @brief Sets one message aside as a run of its own, without a probe: what
+ *        a newcomer evicted at once would be (set_aside()).
+ */
+static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
+                    size_t keylen, int32_t partition, uint32_t nb)
+{
+        ks_batch_slot_t *r;
+
+        if (b->nevicted == KS_BATCH_EVICTED)
+                apply_evicted(b);
+        r  = &b->evicted[b->nevicted++];
+        *r = (ks_batch_slot_t){.t         = t,
+                               .messages  = 1,
+                               .partition = partition,
+                               .bytes     = nb,
+                               .keylen    = (uint8_t)keylen,
+                               .flags     = (uint8_t)(key ? 0 : KS_SLOT_NULL)};
+        ks_bytes_copy_small(r->key, key, keylen);
+        b->stats.passed_by++;
+}
+
+/**
+ * @brief Ends a window of KS_BATCH_PASS_WINDOW probes: the table is passed
+ *        by while fewer than KS_BATCH_PASS_BELOW of 256 probes find their
+ *        key, and used again once KS_BATCH_PASS_ABOVE do.
+ */
+static void pass_decide(ks_batch_t *b)
+{
+        uint32_t found = b->w_found * 256u / b->w_probes;
+
+        if (b->passing ? found >= KS_BATCH_PASS_ABOVE
+                       : found < KS_BATCH_PASS_BELOW)
+                b->passing = !b->passing;
+        b->stats.probes += b->w_probes;
+        b->stats.found += b->w_found;
+        b->w_probes = 0;
+        b->w_found  = 0;
+}
+
 void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   size_t keylen, int32_t partition, uint64_t bytes,
                   int64_t mono_ms)
@@ -566,7 +612,14 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                                    mono_ms);
                 return;
         }
+        if (b->passing && b->stats.messages % KS_BATCH_PASS_PROBE) {
+                pass_by(b, t, key, keylen, partition, nb);
+                rate_add(b, t, mono_ms, bytes);
+                return;
+        }
         s = slot_for(b, t, h, key, keylen, partition);
+        if (++b->w_probes == KS_BATCH_PASS_WINDOW)
+                pass_decide(b);
         if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
                 set_aside(b, s, KS_ASIDE_MESSAGES);
         s->messages++;
@@ -711,4 +764,6 @@ void ks_batch_flush(ks_batch_t *b)
 void ks_batch_stats(const ks_batch_t *b, ks_batch_stats_t *out)
 {
         *out = b->stats;
+        out->probes += b->w_probes; /* the window under way */
+        out->found += b->w_found;
 }

@@ -48,6 +48,16 @@
  *    empty key's, comes after the window);
  *  - the per-second rates do not wait for a run: each topic's messages per
  *    millisecond stamp are counted in the pass and added at its end;
+ *  - a key stream the table does not aggregate passes it by: when fewer
+ *    than KS_BATCH_PASS_BELOW of 256 probes in a window of
+ *    KS_BATCH_PASS_WINDOW find their key (every message a new key, as in
+ *    a stream of order ids), a message is set aside at once as a run of
+ *    one, without a probe, as a newcomer evicted at once would be; one
+ *    message in KS_BATCH_PASS_PROBE still probes, and once
+ *    KS_BATCH_PASS_ABOVE of 256 of those find their key the table is used
+ *    again. Below ~30 % found, a probe (a miss: the tags, the slot taken,
+ *    the eviction) costs more than the runs it saves (bench/README.md);
+ *    the figures are the same either way (a run is a run);
  *  - a key longer than KS_BATCH_KEY_MAX is analysed at once, alone
  *    (ks_topic_record_at()). Nothing is dropped.
  *
@@ -98,6 +108,17 @@
  *  (a newcomer's error is at most the summary's bound when it comes in:
  *  ks_topk.c). At most one run per KS_BATCH_RUN_MAX messages. */
 #define KS_BATCH_RUN_MAX 256
+/** Probes over which the share that find their key is measured. */
+#define KS_BATCH_PASS_WINDOW 4096
+/** Of 256 probes, fewer finding their key than this: the table is passed
+ *  by (19 %); this many or more: used again (25 %: while it is passed by
+ *  the table sees 1 message in KS_BATCH_PASS_PROBE, and finds fewer of
+ *  them: ~24 % on a stream where all messages probing find ~30 %). */
+#define KS_BATCH_PASS_BELOW 48
+#define KS_BATCH_PASS_ABOVE 64
+/** While the table is passed by, one message in this many still probes
+ *  it, so that the share found is still measured. */
+#define KS_BATCH_PASS_PROBE 8
 /** Period of the flush ks_batch_rotate() begins (the plugin flushes before
  *  each report and partition count change besides). */
 #define KS_BATCH_FLUSH_MS 10000
@@ -219,6 +240,10 @@ typedef struct ks_batch_stats {
                              *   slot) */
         uint64_t flushes;   /**< flushes completed */
         uint64_t direct;    /**< analysed alone: key > KS_BATCH_KEY_MAX */
+        uint64_t probes;    /**< messages that probed the table */
+        uint64_t found;     /**< of which found their key there */
+        uint64_t passed_by; /**< set aside as runs of one without a
+                             *   probe (KS_BATCH_PASS_BELOW) */
 } ks_batch_stats_t;
 
 /** @brief Copies the counters. @locality the batch's consumer. */

@@ -79,7 +79,8 @@ struct ks_stage {
         atomic_uint_fast64_t drained;
         /* the batch's counters as of the consumer's last call */
         atomic_uint_fast64_t batch_runs, batch_set_aside, batch_evicted,
-            batch_flushes, batch_direct;
+            batch_flushes, batch_direct, batch_probes, batch_found,
+            batch_passed_by;
         atomic_uint_fast64_t flush_done; /**< the last flush_asked served */
         /* written by threads that want every staged message analysed */
         _Alignas(64) atomic_uint_fast64_t flush_asked;
@@ -200,6 +201,9 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         atomic_init(&s->batch_evicted, 0);
         atomic_init(&s->batch_flushes, 0);
         atomic_init(&s->batch_direct, 0);
+        atomic_init(&s->batch_probes, 0);
+        atomic_init(&s->batch_found, 0);
+        atomic_init(&s->batch_passed_by, 0);
         atomic_init(&s->flush_done, 0);
         atomic_init(&s->flush_asked, 0);
         return s;
@@ -606,6 +610,10 @@ static void publish_batch_stats(ks_stage_t *s)
         atomic_store_explicit(&s->batch_flushes, b.flushes,
                               memory_order_relaxed);
         atomic_store_explicit(&s->batch_direct, b.direct, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_probes, b.probes, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_found, b.found, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_passed_by, b.passed_by,
+                              memory_order_relaxed);
 }
 
 size_t ks_stage_collect(ks_stage_t *s)
@@ -722,4 +730,7 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         out->batch.evicted   = atomic_load(&s->batch_evicted);
         out->batch.flushes   = atomic_load(&s->batch_flushes);
         out->batch.direct    = atomic_load(&s->batch_direct);
+        out->batch.probes    = atomic_load(&s->batch_probes);
+        out->batch.found     = atomic_load(&s->batch_found);
+        out->batch.passed_by = atomic_load(&s->batch_passed_by);
 }

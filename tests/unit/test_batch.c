@@ -49,12 +49,18 @@ static int skewed_id(void)
         return (int)(KEYS * u * u * u);
 }
 
-static void make_stream(msg_t *m, size_t n)
+/** Key ids: skewed text keys below KEYS, their int32 forms below
+ *  2 * KEYS, then one id per message for a stream's distinct keys. */
+#define KEY_IDS (2 * KEYS + MSGS)
+
+/** Makes @p n messages: skewed keys, or each a new key for the first
+ *  @p distinct of them. */
+static void make_stream(msg_t *m, size_t n, size_t distinct)
 {
         size_t i;
 
         for (i = 0; i < n; i++) {
-                int id     = skewed_id();
+                int id     = i < distinct ? 2 * KEYS + (int)i : skewed_id();
                 m[i].topic = (int)(next_rand() % TOPICS);
                 /* 5 msgs/ms: 40 s, four flushes (KS_BATCH_FLUSH_MS) */
                 m[i].mono_ms   = 1000 + (int64_t)(i / 5);
@@ -66,7 +72,7 @@ static void make_stream(msg_t *m, size_t n)
                         m[i].key_id = -1;
                 } else if (i % 71 == 0) {
                         m[i].keylen = 0; /* empty: hashed by consistent */
-                } else if (id % 10 == 0) {
+                } else if (id < KEYS && id % 10 == 0) {
                         /* the same logical key as 4-byte big-endian int */
                         m[i].key[0] = 0;
                         m[i].key[1] = 0;
@@ -181,7 +187,7 @@ static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
 static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
                                size_t n, int topic)
 {
-        uint64_t *exact = calloc(2 * KEYS, sizeof(*exact));
+        uint64_t *exact = calloc(KEY_IDS, sizeof(*exact));
         uint64_t  total = 0, bound;
         size_t    i, k;
 
@@ -214,16 +220,16 @@ static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
                 CU_ASSERT(e->error <= bound);
                 exact[id] = UINT64_MAX; /* seen */
         }
-        for (i = 0; i < 2 * KEYS; i++) /* every key above N/m is listed */
+        for (i = 0; i < KEY_IDS; i++) /* every key above N/m is listed */
                 if (exact[i] != UINT64_MAX)
                         CU_ASSERT(exact[i] <= bound);
         free(exact);
 }
 
-/** Runs the stream through a batch (flushed by time, in small slices
- *  between adds, passes ending every 97 messages) and message by
- *  message. */
-static void run_and_compare(int with_count, size_t batch_bytes)
+/** Runs the stream (its first @p distinct messages each a new key)
+ *  through a batch (flushed by time, in small slices between adds, passes
+ *  ending every 97 messages) and message by message. */
+static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct)
 {
         msg_t           *m = malloc(MSGS * sizeof(*m));
         ks_topic_t      *ta[TOPICS], *tb[TOPICS];
@@ -234,7 +240,9 @@ static void run_and_compare(int with_count, size_t batch_bytes)
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-        make_stream(m, MSGS);
+        ks_batch_stats_t mid = {0};
+
+        make_stream(m, MSGS, distinct);
         for (k = 0; k < TOPICS; k++) {
                 ta[k] = new_topic(k, with_count);
                 tb[k] = new_topic(k, with_count);
@@ -249,6 +257,8 @@ static void run_and_compare(int with_count, size_t batch_bytes)
                              m[i].mono_ms);
                 ks_topic_record_at(tb[m[i].topic], key, kl, m[i].partition,
                                    (size_t)m[i].value_len, m[i].mono_ms);
+                if (i + 1 == distinct)
+                        ks_batch_stats(b, &mid);
                 if (i % 97 == 0) { /* a flush in slices, passes ending */
                         ks_batch_rotate(b, m[i].mono_ms);
                         ks_batch_flush_step(b, 50);
@@ -259,10 +269,22 @@ static void run_and_compare(int with_count, size_t batch_bytes)
         ks_batch_stats(b, &st);
         CU_ASSERT_EQUAL(st.messages, MSGS);
         CU_ASSERT(st.flushes > 2);
-        if (batch_bytes == 0) { /* the smallest table: keys evicted */
+        if (distinct) {
+                /* new keys passed the table by from the first window's
+                 * end (but 1 in KS_BATCH_PASS_PROBE); repeated keys used
+                 * it again within two windows of probes */
+                CU_ASSERT(mid.passed_by >
+                          (distinct - 2 * KS_BATCH_PASS_WINDOW) *
+                              (KS_BATCH_PASS_PROBE - 1) / KS_BATCH_PASS_PROBE);
+                CU_ASSERT(st.passed_by - mid.passed_by <
+                          2 * KS_BATCH_PASS_PROBE * KS_BATCH_PASS_WINDOW);
+                CU_ASSERT(st.probes + st.passed_by == MSGS);
+        } else if (batch_bytes == 0) { /* the smallest table: evicted */
                 CU_ASSERT(st.evicted > MSGS / 2);
+                CU_ASSERT(st.passed_by == 0); /* found: 31 % */
         } else { /* repeated keys were aggregated */
                 CU_ASSERT(st.runs < MSGS / 2);
+                CU_ASSERT(st.passed_by == 0);
         }
         for (k = 0; k < TOPICS; k++) {
                 ks_topic_snapshot_t sa, sb;
@@ -282,19 +304,26 @@ static void run_and_compare(int with_count, size_t batch_bytes)
 
 static void test_same_as_one_by_one(void)
 {
-        run_and_compare(1, (size_t)1 << 20);
+        run_and_compare(1, (size_t)1 << 20, 0);
 }
 
 /* Before the count is known: pending runs placed when it arrives. */
 static void test_pending(void)
 {
-        run_and_compare(0, (size_t)1 << 20);
+        run_and_compare(0, (size_t)1 << 20, 0);
 }
 
 /* The smallest table: keys evict each other, their runs set aside. */
 static void test_small_table(void)
 {
-        run_and_compare(1, 0);
+        run_and_compare(1, 0, 0);
+}
+
+/* New keys pass the table by, as runs of one; repeated keys use it again. */
+static void test_passed_by(void)
+{
+        run_and_compare(1, (size_t)1 << 20, MSGS / 2);
+        run_and_compare(0, (size_t)1 << 20, MSGS / 2);
 }
 
 /* The bytes a budget gives, known before the table is made (the sketch
@@ -656,6 +685,8 @@ void ks_test_register(void)
             {"same figures as message by message", test_same_as_one_by_one},
             {"count unknown: pending runs", test_pending},
             {"smallest table: keys evicted", test_small_table},
+            {"new keys pass the table by, repeated ones use it",
+             test_passed_by},
             {"more topics than a pass keeps rates of", test_many_topics},
             {"NULL and empty keys hashed alike: one hot key",
              test_null_and_empty},
