@@ -6,10 +6,10 @@
  * caller) and two additions; a key's facts and analysis come once per run:
  * when a newcomer evicts it, at a flush, or when it reaches
  * KS_BATCH_RUN_MAX messages. While few probes find their key, messages
- * pass the table by as runs of one (pass_by(), pass_decide()). A slot keeps its key after a flush
- * (messages 0), so a key seen again is counted in place; slots are never
- * emptied, which keeps linear probing's rule that a key is not beyond the
- * first never-taken slot.
+ * pass the table by as runs of one (pass_by(), pass_decide()). A slot
+ * keeps its key after a flush (messages 0), so a key seen again is counted
+ * in place; slots are never emptied, which keeps linear probing's rule
+ * that a key is not beyond the first never-taken slot.
  *
  * A flush is two passes over the slots, each in slices between which the
  * drainer empties the rings: the first records every run in its topic's

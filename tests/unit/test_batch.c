@@ -234,14 +234,12 @@ static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct)
         msg_t           *m = malloc(MSGS * sizeof(*m));
         ks_topic_t      *ta[TOPICS], *tb[TOPICS];
         ks_batch_t      *b = ks_batch_new(batch_bytes);
-        ks_batch_stats_t st;
+        ks_batch_stats_t st, mid = {0};
         size_t           i;
         int              k;
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-        ks_batch_stats_t mid = {0};
-
         make_stream(m, MSGS, distinct);
         for (k = 0; k < TOPICS; k++) {
                 ta[k] = new_topic(k, with_count);
