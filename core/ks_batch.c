@@ -123,9 +123,11 @@ struct ks_batch {
         int64_t  last_flush_ms; /**< ks_batch_rotate()'s last; 0: none */
         uint64_t flush_mark;    /**< slot_counted() when the last flush
                               *   began */
-        /* passing the table by (pass_by()): the probes of the current
-         * window, and how many found their key */
+        /* passing the table by (pass_by(), pass_decide()): the mode, the
+         * messages to pass by before the next trial window, the probes of
+         * the window under way and how many found their key */
         int              passing;
+        uint32_t         pass_left;
         uint32_t         w_probes, w_found;
         ks_batch_stats_t stats;
 };
@@ -446,6 +448,8 @@ void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
 {
         size_t i = home_of(b, h);
 
+        if (b->pass_left > KS_BATCH_PASS_AHEAD)
+                return; /* it will pass the table by */
         /* and the next: at the default table's fill on a key stream that
          * fills it (100,000 keys in 131,072 slots) a key is often one
          * slot on (linear probing); 13 % less drainer CPU, A/B */
@@ -582,16 +586,20 @@ static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
 
 /**
  * @brief Ends a window of KS_BATCH_PASS_WINDOW probes: the table is passed
- *        by while fewer than KS_BATCH_PASS_BELOW of 256 probes find their
- *        key, and used again once KS_BATCH_PASS_ABOVE do.
+ *        by once fewer than KS_BATCH_PASS_BELOW of 256 probes find their
+ *        key, and used again once KS_BATCH_PASS_ABOVE do; while it is
+ *        passed by, the next KS_BATCH_PASS_SPAN messages pass it by, and
+ *        then a window of them probes it again (a trial).
  */
 static void pass_decide(ks_batch_t *b)
 {
         uint32_t found = b->w_found * 256u / b->w_probes;
 
-        if (b->passing ? found >= KS_BATCH_PASS_ABOVE
-                       : found < KS_BATCH_PASS_BELOW)
-                b->passing = !b->passing;
+        if (found < KS_BATCH_PASS_BELOW)
+                b->passing = 1;
+        else if (found >= KS_BATCH_PASS_ABOVE)
+                b->passing = 0;
+        b->pass_left = b->passing ? KS_BATCH_PASS_SPAN : 0;
         b->stats.probes += b->w_probes;
         b->stats.found += b->w_found;
         b->w_probes = 0;
@@ -612,7 +620,9 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                                    mono_ms);
                 return;
         }
-        if (b->passing && b->stats.messages % KS_BATCH_PASS_PROBE) {
+        if (b->pass_left && ks_topic_count_known(t)) {
+                /* not while its count is unknown (ks_batch.h) */
+                b->pass_left--;
                 pass_by(b, t, key, keylen, partition, nb);
                 rate_add(b, t, mono_ms, bytes);
                 return;

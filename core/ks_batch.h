@@ -51,13 +51,20 @@
  *  - a key stream the table does not aggregate passes it by: when fewer
  *    than KS_BATCH_PASS_BELOW of 256 probes in a window of
  *    KS_BATCH_PASS_WINDOW find their key (every message a new key, as in
- *    a stream of order ids), a message is set aside at once as a run of
- *    one, without a probe, as a newcomer evicted at once would be; one
- *    message in KS_BATCH_PASS_PROBE still probes, and once
- *    KS_BATCH_PASS_ABOVE of 256 of those find their key the table is used
- *    again. Below ~30 % found, a probe (a miss: the tags, the slot taken,
- *    the eviction) costs more than the runs it saves (bench/README.md);
- *    the figures are the same either way (a run is a run);
+ *    a stream of order ids), the next KS_BATCH_PASS_SPAN messages are set
+ *    aside at once as runs of one, without a probe, as newcomers evicted
+ *    at once would be; then a window of messages probes the table again
+ *    (a trial), and once KS_BATCH_PASS_ABOVE of 256 find their key the
+ *    table is used again. Below ~30 % found, a probe (a miss: the tags,
+ *    the slot taken, the eviction) costs more than the runs it saves
+ *    (bench/README.md). The figures are the same either way (a run is a
+ *    run). A topic whose partition count is not known yet is not passed
+ *    by (ks_topic_count_known()): its runs wait for the count, at most
+ *    pending_max of them (ks_topic.h), and runs of one would hold fewer
+ *    messages than the table's. A stream whose keys come back
+ *    only after more than a trial's messages, but while the table would
+ *    still hold them, can stay passing it by: the same figures, at the
+ *    cost of a run per message;
  *  - a key longer than KS_BATCH_KEY_MAX is analysed at once, alone
  *    (ks_topic_record_at()). Nothing is dropped.
  *
@@ -108,17 +115,20 @@
  *  (a newcomer's error is at most the summary's bound when it comes in:
  *  ks_topk.c). At most one run per KS_BATCH_RUN_MAX messages. */
 #define KS_BATCH_RUN_MAX 256
-/** Probes over which the share that find their key is measured. */
+/** Probes over which the share that find their key is measured (a
+ *  trial, while the table is passed by). */
 #define KS_BATCH_PASS_WINDOW 4096
 /** Of 256 probes, fewer finding their key than this: the table is passed
- *  by (19 %); this many or more: used again (25 %: while it is passed by
- *  the table sees 1 message in KS_BATCH_PASS_PROBE, and finds fewer of
- *  them: ~24 % on a stream where all messages probing find ~30 %). */
+ *  by (19 %); this many or more: used again (25 %); between the two, the
+ *  mode stays. */
 #define KS_BATCH_PASS_BELOW 48
 #define KS_BATCH_PASS_ABOVE 64
-/** While the table is passed by, one message in this many still probes
- *  it, so that the share found is still measured. */
-#define KS_BATCH_PASS_PROBE 8
+/** Messages passing the table by between two trials: 1 message in 8
+ *  still probes it. */
+#define KS_BATCH_PASS_SPAN (7 * KS_BATCH_PASS_WINDOW)
+/** Messages the drainer looks ahead at most (ks_batch_prefetch()): a
+ *  slot is not fetched for a message that will pass the table by. */
+#define KS_BATCH_PASS_AHEAD 64
 /** Period of the flush ks_batch_rotate() begins (the plugin flushes before
  *  each report and partition count change besides). */
 #define KS_BATCH_FLUSH_MS 10000

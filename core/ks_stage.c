@@ -494,6 +494,8 @@ ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)
 
 /** Ring entries whose table slots are fetched ahead of their counting. */
 #define KS_STAGE_AHEAD 16
+_Static_assert(KS_STAGE_AHEAD <= KS_BATCH_PASS_AHEAD,
+               "ks_batch_prefetch() knows which will pass the table by");
 
 /** @returns where long-key entry @p e's key sits in its ring's arena. */
 static inline ks_arena_at_t entry_at(const ks_stage_entry_t *e)

@@ -111,6 +111,9 @@ struct ks_topic {
          * that an acknowledgement checked before that message was analysed
          * (staging, ks_stage.h) knows the topic has explicit partitions */
         atomic_int explicit_seen;
+        /* set once, under the lock, when a partition count is first known:
+         * read by the drainer without it (ks_topic_count_known()) */
+        atomic_int count_known;
         /* acknowledgements whose outcome needs nothing the lock guards
          * (ks_topic_ack()), counted on a line of their own: librdkafka's
          * broker thread writes it, the drainer never does. ack_count is
@@ -224,6 +227,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         ks_rates_init(&t->rates, ks_topic_mono_ms());
         t->compacted = -1;
         atomic_init(&t->explicit_seen, 0);
+        atomic_init(&t->count_known, 0);
         atomic_init(&t->unanalysed, 0);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
@@ -621,6 +625,11 @@ void ks_topic_note_explicit(ks_topic_t *t)
                                       memory_order_relaxed);
 }
 
+int ks_topic_count_known(const ks_topic_t *t)
+{
+        return atomic_load_explicit(&t->count_known, memory_order_relaxed);
+}
+
 static void example_set(ks_mismatch_example_t *ex, const void *key,
                         size_t keylen, int32_t expected, int32_t actual,
                         int32_t count)
@@ -938,6 +947,7 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 free_window(t);
                 t->partition_count = count;
                 ack_count_publish(t);
+                atomic_store_explicit(&t->count_known, 1, memory_order_relaxed);
                 if (open_window(t, count) == 0) {
                         /* The first count: what waited for it joins. */
                         t->window_total = t->waiting_spread;

@@ -371,6 +371,16 @@ void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
 void ks_topic_note_explicit(ks_topic_t *t);
 
 /**
+ * @returns whether a partition count of @p t has been known (set once,
+ *          never unset): its runs are placed when recorded, not kept
+ *          pending (at most ks_topic_params_t.pending_max runs), so the
+ *          drainer's key table may pass its messages by as runs of one
+ *          (ks_batch.h). Lock-free.
+ * @locality any thread.
+ */
+int ks_topic_count_known(const ks_topic_t *t);
+
+/**
  * @brief Counts a message on_send could not stage (its thread's ring was
  *        full: keyshift's drainer fell behind) and so never analyses.
  *        Lock-free (a relaxed atomic add).
