@@ -444,11 +444,11 @@ static inline size_t home_of(const ks_batch_t *b, uint64_t h)
         return (size_t)h & b->mask;
 }
 
-void ks_batch_prefetch(const ks_batch_t *b, uint64_t h)
+void ks_batch_prefetch(const ks_batch_t *b, const ks_topic_t *t, uint64_t h)
 {
         size_t i = home_of(b, h);
 
-        if (b->pass_left > KS_BATCH_PASS_AHEAD)
+        if (b->pass_left > KS_BATCH_PASS_AHEAD && ks_topic_count_known(t))
                 return; /* it will pass the table by */
         /* and the next: at the default table's fill on a key stream that
          * fills it (100,000 keys in 131,072 slots) a key is often one
@@ -531,6 +531,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                     slot_matches(&b->slots[ix], t, tag, key, keylen,
                                  partition)) {
                         meta[ix] = m | KS_META_SEEN;
+                        b->stats.found++;
                         b->w_found++;
                         return &b->slots[ix];
                 }
@@ -600,10 +601,8 @@ static void pass_decide(ks_batch_t *b)
         else if (found >= KS_BATCH_PASS_ABOVE)
                 b->passing = 0;
         b->pass_left = b->passing ? KS_BATCH_PASS_SPAN : 0;
-        b->stats.probes += b->w_probes;
-        b->stats.found += b->w_found;
-        b->w_probes = 0;
-        b->w_found  = 0;
+        b->w_probes  = 0;
+        b->w_found   = 0;
 }
 
 void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
@@ -622,13 +621,19 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
         }
         if (b->pass_left && ks_topic_count_known(t)) {
                 /* not while its count is unknown (ks_batch.h) */
-                b->pass_left--;
+                if (!--b->pass_left) { /* a trial begins */
+                        b->w_probes = 0;
+                        b->w_found  = 0;
+                }
                 pass_by(b, t, key, keylen, partition, nb);
                 rate_add(b, t, mono_ms, bytes);
                 return;
         }
         s = slot_for(b, t, h, key, keylen, partition);
-        if (++b->w_probes == KS_BATCH_PASS_WINDOW)
+        b->stats.probes++;
+        /* a window is of probes while nothing passes by: the probes of
+         * topics whose count is unknown, during a span, do not decide */
+        if (!b->pass_left && ++b->w_probes == KS_BATCH_PASS_WINDOW)
                 pass_decide(b);
         if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
                 set_aside(b, s, KS_ASIDE_MESSAGES);
@@ -774,6 +779,4 @@ void ks_batch_flush(ks_batch_t *b)
 void ks_batch_stats(const ks_batch_t *b, ks_batch_stats_t *out)
 {
         *out = b->stats;
-        out->probes += b->w_probes; /* the window under way */
-        out->found += b->w_found;
 }

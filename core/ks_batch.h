@@ -55,16 +55,25 @@
  *    aside at once as runs of one, without a probe, as newcomers evicted
  *    at once would be; then a window of messages probes the table again
  *    (a trial), and once KS_BATCH_PASS_ABOVE of 256 find their key the
- *    table is used again. Below ~30 % found, a probe (a miss: the tags,
- *    the slot taken, the eviction) costs more than the runs it saves
- *    (bench/README.md). The figures are the same either way (a run is a
- *    run). A topic whose partition count is not known yet is not passed
- *    by (ks_topic_count_known()): its runs wait for the count, at most
- *    pending_max of them (ks_topic.h), and runs of one would hold fewer
- *    messages than the table's. A stream whose keys come back
- *    only after more than a trial's messages, but while the table would
- *    still hold them, can stay passing it by: the same figures, at the
- *    cost of a run per message;
+ *    table is used again; only a trial's probes decide (a topic whose
+ *    count is unknown probes during a span too, uncounted). Below ~30 %
+ *    found, a probe (a miss: the tags, the slot taken, the eviction)
+ *    costs more than the runs it saves (bench/README.md). Every figure
+ *    that does not depend on the order runs come in is the same either
+ *    way (a run is a run); the few that do depended on the table's order
+ *    already (ks_keyenc.h rule 2's text-looking 4-byte keys; which
+ *    encodings the mixed-key sample and which Schema Registry ids the id
+ *    list keep). A topic whose partition count is not known yet is not
+ *    passed by (ks_topic_count_known()): its runs wait for the count, at
+ *    most pending_max of them (ks_topic.h), and runs of one would hold
+ *    fewer messages than the table's. A stream whose keys come back only
+ *    after more than a trial's messages, but while the table would still
+ *    hold them, can stay passing it by: the same figures, at the cost of
+ *    a run per message. After a long spell of passing by, the trials'
+ *    keys hold part of the table, and keys that then repeat can sit a few
+ *    slots from their home (a review: 500,000 new keys, then 1,000 keys,
+ *    counted at 32 instead of 14 ns a message; a table that
+ *    ~30,000-150,000 new keys left partly full did the same before);
  *  - a key longer than KS_BATCH_KEY_MAX is analysed at once, alone
  *    (ks_topic_record_at()). Nothing is dropped.
  *
@@ -187,10 +196,11 @@ void ks_batch_destroy(ks_batch_t *b);
 uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
                            int32_t partition);
 
-/** @brief Asks the CPU to fetch the slots a key of hash @p h is first
- *         looked for in (call it a few messages ahead of ks_batch_add():
- *         the table is larger than the caches). */
-void ks_batch_prefetch(const ks_batch_t *b, uint64_t h);
+/** @brief Asks the CPU to fetch the slots a key of topic @p t and hash
+ *         @p h is first looked for in (call it a few messages ahead of
+ *         ks_batch_add(): the table is larger than the caches); not while
+ *         the message will pass the table by. */
+void ks_batch_prefetch(const ks_batch_t *b, const ks_topic_t *t, uint64_t h);
 
 /**
  * @brief Counts one message of topic @p t (key NULL for a NULL key;

@@ -525,7 +525,7 @@ static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
 
         hq[k % KS_STAGE_AHEAD] =
             ks_batch_key_hash(e->t, entry_key(r, e), e->keylen, e->partition);
-        ks_batch_prefetch(s->batch, hq[k % KS_STAGE_AHEAD]);
+        ks_batch_prefetch(s->batch, e->t, hq[k % KS_STAGE_AHEAD]);
 }
 
 /** @brief Moves every staged message into the batch. @returns how many. */

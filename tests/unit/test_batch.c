@@ -338,6 +338,57 @@ static void test_passed_by(void)
         run_and_compare(0, (size_t)1 << 20, MSGS / 2, 0);
 }
 
+/* A topic whose count is unknown probes the table while another passes
+ * it by (15 % of the messages: new keys, or @p unknown_keys keys): what
+ * its probes find or miss does not decide for the other, whose keys are
+ * new for a quarter of the stream, then 1,000 keys (the windows are of
+ * trials, not of its probes). */
+static void beside_unknown(int unknown_keys)
+{
+        enum { N = 400000 };
+        ks_topic_t      *known = new_topic(0, 1), *unknown = new_topic(1, 0);
+        ks_batch_t      *b   = ks_batch_new((size_t)1 << 20);
+        ks_batch_stats_t mid = {0}, st;
+        char             key[24];
+        size_t           i;
+        int              kl;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        for (i = 0; i < N; i++) {
+                int         to_unknown = next_rand() % 100 < 15;
+                ks_topic_t *t          = to_unknown ? unknown : known;
+
+                if (to_unknown && unknown_keys)
+                        kl = snprintf(key, sizeof(key), "u%d",
+                                      (int)(next_rand() % unknown_keys));
+                else if (to_unknown || i < N / 4)
+                        kl = snprintf(key, sizeof(key), "n%zu", i);
+                else
+                        kl = snprintf(key, sizeof(key), "h%d",
+                                      (int)(next_rand() % 1000));
+                ks_batch_add(b, t, ks_batch_key_hash(t, key, (size_t)kl, -1),
+                             key, (size_t)kl, -1, (uint64_t)kl + 10, 1000);
+                if (i + 1 == N / 4)
+                        ks_batch_stats(b, &mid);
+                if (i % 97 == 0)
+                        ks_batch_end_pass(b);
+        }
+        ks_batch_flush(b);
+        ks_batch_stats(b, &st);
+        CU_ASSERT(mid.passed_by > N / 8);
+        CU_ASSERT(st.passed_by - mid.passed_by <= KS_BATCH_PASS_SPAN);
+        CU_ASSERT_EQUAL(st.probes + st.passed_by, N);
+        ks_batch_destroy(b);
+        ks_topic_destroy(known);
+        ks_topic_destroy(unknown);
+}
+
+static void test_passed_by_beside_unknown(void)
+{
+        beside_unknown(0);
+        beside_unknown(50);
+}
+
 /* The bytes a budget gives, known before the table is made (the sketch
  * budget keyshift.memory.max.mb leaves), are the table's own. */
 static void test_bytes_for(void)
@@ -699,6 +750,8 @@ void ks_test_register(void)
             {"smallest table: keys evicted", test_small_table},
             {"new keys pass the table by, repeated ones use it",
              test_passed_by},
+            {"a topic of unknown count beside one passing the table by",
+             test_passed_by_beside_unknown},
             {"more topics than a pass keeps rates of", test_many_topics},
             {"NULL and empty keys hashed alike: one hot key",
              test_null_and_empty},
