@@ -362,6 +362,15 @@ static void apply_evicted(ks_batch_t *b)
         b->nevicted = 0;
 }
 
+/** @returns the next place of a run set aside, the runs waiting analysed
+ *           first when all KS_BATCH_EVICTED places are taken. */
+static ks_batch_slot_t *aside_run(ks_batch_t *b)
+{
+        if (b->nevicted == KS_BATCH_EVICTED)
+                apply_evicted(b);
+        return &b->evicted[b->nevicted++];
+}
+
 /** What set_aside() moves out of a slot. */
 #define KS_ASIDE_MESSAGES 1 /**< its messages not analysed yet */
 #define KS_ASIDE_OFFER 2    /**< the run a flush left for its offers */
@@ -374,11 +383,8 @@ static void apply_evicted(ks_batch_t *b)
  */
 static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, unsigned what)
 {
-        ks_batch_slot_t *r;
+        ks_batch_slot_t *r = aside_run(b);
 
-        if (b->nevicted == KS_BATCH_EVICTED)
-                apply_evicted(b);
-        r  = &b->evicted[b->nevicted++];
         *r = *s;
         if (what & KS_ASIDE_MESSAGES) {
                 b->stats.set_aside++;
@@ -570,11 +576,8 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
 static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
                     size_t keylen, int32_t partition, uint32_t nb)
 {
-        ks_batch_slot_t *r;
+        ks_batch_slot_t *r = aside_run(b);
 
-        if (b->nevicted == KS_BATCH_EVICTED)
-                apply_evicted(b);
-        r  = &b->evicted[b->nevicted++];
         *r = (ks_batch_slot_t){.t         = t,
                                .messages  = 1,
                                .partition = partition,
