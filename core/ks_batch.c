@@ -124,11 +124,11 @@ struct ks_batch {
         uint64_t flush_mark;    /**< slot_counted() when the last flush
                               *   began */
         /* passing the table by (pass_by(), pass_decide()): the mode, the
-         * messages to pass by before the next trial window, the probes of
-         * the window under way and how many found their key */
+         * messages to pass by before the next trial window, and
+         * stats.probes and .found when the window under way began */
         int              passing;
         uint32_t         pass_left;
-        uint32_t         w_probes, w_found;
+        uint64_t         w_probes0, w_found0;
         ks_batch_stats_t stats;
 };
 
@@ -538,7 +538,6 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                                  partition)) {
                         meta[ix] = m | KS_META_SEEN;
                         b->stats.found++;
-                        b->w_found++;
                         return &b->slots[ix];
                 }
                 /* not counted since a newcomer last passed by first (second
@@ -588,6 +587,13 @@ static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
         b->stats.passed_by++;
 }
 
+/** @brief Begins a window of probes. */
+static void pass_window(ks_batch_t *b)
+{
+        b->w_probes0 = b->stats.probes;
+        b->w_found0  = b->stats.found;
+}
+
 /**
  * @brief Ends a window of KS_BATCH_PASS_WINDOW probes: the table is passed
  *        by once fewer than KS_BATCH_PASS_BELOW of 256 probes find their
@@ -597,15 +603,15 @@ static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
  */
 static void pass_decide(ks_batch_t *b)
 {
-        uint32_t found = b->w_found * 256u / b->w_probes;
+        uint64_t found =
+            (b->stats.found - b->w_found0) * 256 / KS_BATCH_PASS_WINDOW;
 
         if (found < KS_BATCH_PASS_BELOW)
                 b->passing = 1;
         else if (found >= KS_BATCH_PASS_ABOVE)
                 b->passing = 0;
         b->pass_left = b->passing ? KS_BATCH_PASS_SPAN : 0;
-        b->w_probes  = 0;
-        b->w_found   = 0;
+        pass_window(b);
 }
 
 void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
@@ -624,10 +630,8 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
         }
         if (b->pass_left && ks_topic_count_known(t)) {
                 /* not while its count is unknown (ks_batch.h) */
-                if (!--b->pass_left) { /* a trial begins */
-                        b->w_probes = 0;
-                        b->w_found  = 0;
-                }
+                if (!--b->pass_left) /* a trial begins */
+                        pass_window(b);
                 pass_by(b, t, key, keylen, partition, nb);
                 rate_add(b, t, mono_ms, bytes);
                 return;
@@ -636,7 +640,8 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
         b->stats.probes++;
         /* a window is of probes while nothing passes by: the probes of
          * topics whose count is unknown, during a span, do not decide */
-        if (!b->pass_left && ++b->w_probes == KS_BATCH_PASS_WINDOW)
+        if (!b->pass_left &&
+            b->stats.probes - b->w_probes0 == KS_BATCH_PASS_WINDOW)
                 pass_decide(b);
         if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
                 set_aside(b, s, KS_ASIDE_MESSAGES);
