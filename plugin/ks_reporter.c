@@ -238,6 +238,25 @@ typedef struct ks_collect_ctx {
 } ks_collect_ctx_t;
 
 /**
+ * @brief Appends to @p parts (@p n bytes written of @p size) one reduced
+ *        sketch, "<what> down to <min> of <asked><unit> in <topics>", after
+ *        a comma when not the first; nothing when no topic has it reduced.
+ * @returns the bytes written now.
+ */
+static size_t reduced_part(char *parts, size_t size, size_t n, const char *what,
+                           const char *unit, size_t min, size_t asked,
+                           size_t topics)
+{
+        int w;
+
+        if (!topics || n >= size)
+                return n;
+        w = snprintf(parts + n, size - n, "%s%s down to %zu of %zu%s in %zu",
+                     n ? ", " : "", what, min, asked, unit, topics);
+        return w < 0 ? n : n + (size_t)w;
+}
+
+/**
  * @brief SKETCHES_REDUCED when keyshift.memory.max.mb's share gave some of
  *        the report's topics (@p tl, from their snapshots) smaller
  *        sketches than the properties ask (ks_registry.h): which sketches,
@@ -256,25 +275,15 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
         if (!tl->reduced)
                 return;
         parts[0] = 0;
-        if (tl->key_sample_reduced)
-                n += (size_t)snprintf(parts + n, sizeof(parts) - n,
-                                      "%skey sample down to %zu of %zu keys "
-                                      "in %zu",
-                                      n ? ", " : "", tl->key_sample_min,
-                                      c->params.key_sample_size,
-                                      tl->key_sample_reduced);
-        if (tl->topk_reduced && n < sizeof(parts))
-                n +=
-                    (size_t)snprintf(parts + n, sizeof(parts) - n,
-                                     "%shot-key counters down to %zu of %zu "
-                                     "in %zu",
-                                     n ? ", " : "", tl->topk_min,
-                                     c->params.topk_capacity, tl->topk_reduced);
-        if (tl->mixed_sample_reduced && n < sizeof(parts))
-                snprintf(parts + n, sizeof(parts) - n,
-                         "%smixed-key sample down to %zu of %zu in %zu",
-                         n ? ", " : "", tl->mixed_sample_min,
-                         c->params.mixed_sample_size, tl->mixed_sample_reduced);
+        n        = reduced_part(parts, sizeof(parts), n, "key sample", " keys",
+                                tl->key_sample_min, c->params.key_sample_size,
+                                tl->key_sample_reduced);
+        n        = reduced_part(parts, sizeof(parts), n, "hot-key counters", "",
+                                tl->topk_min, c->params.topk_capacity,
+                                tl->topk_reduced);
+        reduced_part(parts, sizeof(parts), n, "mixed-key sample", "",
+                     tl->mixed_sample_min, c->params.mixed_sample_size,
+                     tl->mixed_sample_reduced);
         /* the registry's figures are of the topics made so far, which a
          * periodic report may not all hold yet: said with their count */
         ks_registry_budget(&c->reg, &b);
