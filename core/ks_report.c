@@ -552,24 +552,31 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
 json_t *ks_report_head(const ks_report_producer_t *p,
                        const ks_report_opts_t     *opts)
 {
-        char now[40], started[40];
+        char    now[40], started[40];
+        json_t *o;
 
         ks_report_rfc3339(opts->now_ms, now, sizeof(now));
         ks_report_rfc3339(p->started_at_ms, started, sizeof(started));
-        return json_pack(
-            "{s:s, s:s, s:s, s:f, s:b,"
-            " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I}}",
-            "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now, "started_at",
-            started, "uptime_s",
-            (double)(opts->now_ms - p->started_at_ms) / 1000.0, "final",
-            opts->final, "producer", "client_id",
-            p->client_id ? p->client_id : "", "name",
-            p->client_name ? p->client_name : "", "pid", (json_int_t)p->pid,
-            "librdkafka_version", p->librdkafka_version, "keyshift_version",
-            KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
-            "partitioner_source", p->partitioner_source,
-            "sticky_partitioning_linger_ms", p->sticky_linger_ms,
-            "report_interval_ms", (json_int_t)p->report_interval_ms);
+        o = json_pack("{s:s, s:s, s:s, s:f, s:b,"
+                      " s:{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:i, s:I}}",
+                      "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at", now,
+                      "started_at", started, "uptime_s",
+                      (double)(opts->now_ms - p->started_at_ms) / 1000.0,
+                      "final", opts->final, "producer", "client_id",
+                      p->client_id ? p->client_id : "", "name",
+                      p->client_name ? p->client_name : "", "pid",
+                      (json_int_t)p->pid, "librdkafka_version",
+                      p->librdkafka_version, "keyshift_version",
+                      KEYSHIFT_VERSION_STR, "partitioner", p->partitioner,
+                      "partitioner_source", p->partitioner_source,
+                      "sticky_partitioning_linger_ms", p->sticky_linger_ms,
+                      "report_interval_ms", (json_int_t)p->report_interval_ms);
+
+        if (o && p->librdkafka_library)
+                json_object_set_new(json_object_get(o, "producer"),
+                                    "librdkafka_library",
+                                    json_string(p->librdkafka_library));
+        return o;
 }
 
 json_t *ks_report_build(const ks_report_producer_t *p,

@@ -26,6 +26,9 @@ typedef struct ks_report_producer {
         const char *client_name; /**< rd_kafka_name() */
         long        pid;
         const char *librdkafka_version;
+        /** the file of the librdkafka keyshift runs in (plugin/ks_host.h),
+         *  or NULL (not written) */
+        const char *librdkafka_library;
         const char *partitioner;
         const char *partitioner_source; /**< the property it came from */
         int         sticky_linger_ms;

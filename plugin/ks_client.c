@@ -27,7 +27,7 @@ static void conf_str(const rd_kafka_conf_t *conf, const char *name, char *out,
 {
         size_t sz = size;
 
-        if (rd_kafka_conf_get(conf, name, out, &sz) != RD_KAFKA_CONF_OK)
+        if (ks_rdk.rd_kafka_conf_get(conf, name, out, &sz) != RD_KAFKA_CONF_OK)
                 out[0] = '\0';
 }
 
@@ -245,7 +245,7 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
 
         if (!m->rkt)
                 return;
-        name = rd_kafka_topic_name(m->rkt);
+        name = ks_rdk.rd_kafka_topic_name(m->rkt);
         if ((t = ks_stage_last_topic(c->stage, name)))
                 goto stage;
         t = ks_registry_get(&c->reg, name, &c->conf, &c->params, 0, &created);
@@ -272,7 +272,7 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
 
         if (!m->rkt)
                 return;
-        name = rd_kafka_topic_name(m->rkt);
+        name = ks_rdk.rd_kafka_topic_name(m->rkt);
         if (ks_ack_last.client == c->id && ks_ack_last.t &&
             !strcmp(ks_topic_name(ks_ack_last.t), name)) {
                 t = ks_ack_last.t;
@@ -323,7 +323,8 @@ void ks_client_on_broker_state(ks_client_t *c, const char *name,
 void ks_client_learn_name(ks_client_t *c)
 {
         if (!c->name_known && c->rk) {
-                snprintf(c->name, sizeof(c->name), "%s", rd_kafka_name(c->rk));
+                snprintf(c->name, sizeof(c->name), "%s",
+                         ks_rdk.rd_kafka_name(c->rk));
                 c->name_known = 1;
         }
 }

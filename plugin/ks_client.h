@@ -29,6 +29,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "ks_config.h"
+#include "ks_host.h"
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_topic.h"

@@ -23,6 +23,7 @@
 
 #include "ks_client.h"
 #include "ks_config.h"
+#include "ks_host.h"
 
 #define KS_IC_NAME "keyshift"
 
@@ -152,7 +153,7 @@ static rd_kafka_resp_err_t on_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         ks_conf_state_t *st = ic_opaque;
         ks_client_t     *c;
 
-        if (!st->conf.enable || rd_kafka_type(rk) != RD_KAFKA_PRODUCER)
+        if (!st->conf.enable || ks_rdk.rd_kafka_type(rk) != RD_KAFKA_PRODUCER)
                 return RD_KAFKA_RESP_ERR_NO_ERROR;
         if (st->client) { /* an earlier rd_kafka_new() with it failed */
                 ks_client_destroy(st->client);
@@ -161,11 +162,12 @@ static rd_kafka_resp_err_t on_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         if (!(c = ks_client_new(rk, conf, &st->conf, errstr, errstr_size)))
                 return RD_KAFKA_RESP_ERR__CRIT_SYS_RESOURCE;
         st->client = c;
-        rd_kafka_interceptor_add_on_send(rk, KS_IC_NAME, on_send, c);
-        rd_kafka_interceptor_add_on_acknowledgement(rk, KS_IC_NAME,
-                                                    on_acknowledgement, c);
-        rd_kafka_interceptor_add_on_destroy(rk, KS_IC_NAME, on_destroy, c);
-        rd_kafka_interceptor_add_on_broker_state_change(
+        ks_rdk.rd_kafka_interceptor_add_on_send(rk, KS_IC_NAME, on_send, c);
+        ks_rdk.rd_kafka_interceptor_add_on_acknowledgement(
+            rk, KS_IC_NAME, on_acknowledgement, c);
+        ks_rdk.rd_kafka_interceptor_add_on_destroy(rk, KS_IC_NAME, on_destroy,
+                                                   c);
+        ks_rdk.rd_kafka_interceptor_add_on_broker_state_change(
             rk, KS_IC_NAME, on_broker_state_change, c);
         return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
@@ -179,29 +181,35 @@ static rd_kafka_resp_err_t on_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
  */
 static int conf_state_register(rd_kafka_conf_t *conf, ks_conf_state_t *st)
 {
-        if (rd_kafka_conf_interceptor_add_on_conf_set(conf, KS_IC_NAME,
-                                                      on_conf_set, st))
+        if (ks_rdk.rd_kafka_conf_interceptor_add_on_conf_set(conf, KS_IC_NAME,
+                                                             on_conf_set, st))
                 return -1;
-        rd_kafka_conf_interceptor_add_on_conf_dup(conf, KS_IC_NAME, on_conf_dup,
-                                                  st);
-        rd_kafka_conf_interceptor_add_on_conf_destroy(conf, KS_IC_NAME,
-                                                      on_conf_destroy, st);
-        rd_kafka_conf_interceptor_add_on_new(conf, KS_IC_NAME, on_new, st);
+        ks_rdk.rd_kafka_conf_interceptor_add_on_conf_dup(conf, KS_IC_NAME,
+                                                         on_conf_dup, st);
+        ks_rdk.rd_kafka_conf_interceptor_add_on_conf_destroy(
+            conf, KS_IC_NAME, on_conf_destroy, st);
+        ks_rdk.rd_kafka_conf_interceptor_add_on_new(conf, KS_IC_NAME, on_new,
+                                                    st);
         return 0;
 }
 
 /**
  * @brief librdkafka's plugin entry point (rd_kafka_plugin_f_conf_init_t),
- *        the only symbol libkeyshift.so exports.
+ *        the only symbol libkeyshift.so exports. It first binds keyshift to
+ *        the librdkafka calling it (ks_host.h): where that fails, the error
+ *        goes back to the host, which refuses plugin.library.paths.
  * @locality application thread setting plugin.library.paths.
  */
-__attribute__((visibility("default"))) rd_kafka_resp_err_t
+__attribute__((visibility("default"), noinline)) rd_kafka_resp_err_t
 conf_init(rd_kafka_conf_t *conf, void **plug_opaquep, char *errstr,
           size_t errstr_size)
 {
-        ks_conf_state_t *st = calloc(1, sizeof(*st));
+        ks_conf_state_t *st;
 
         *plug_opaquep = NULL;
+        if (ks_host_bind(__builtin_return_address(0), errstr, errstr_size))
+                return RD_KAFKA_RESP_ERR__INVALID_ARG;
+        st = calloc(1, sizeof(*st));
         if (!st || ks_config_init(&st->conf)) {
                 free(st);
                 snprintf(errstr, errstr_size, "keyshift: out of memory");

@@ -66,20 +66,20 @@ typedef struct ks_refresh_ctx {
  */
 static void ask_cleanup_policy(ks_client_t *c, ks_topic_t *t)
 {
-        rd_kafka_ConfigResource_t *res = rd_kafka_ConfigResource_new(
+        rd_kafka_ConfigResource_t *res = ks_rdk.rd_kafka_ConfigResource_new(
             RD_KAFKA_RESOURCE_TOPIC, ks_topic_name(t));
-        rd_kafka_AdminOptions_t *opt =
-            rd_kafka_AdminOptions_new(c->rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+        rd_kafka_AdminOptions_t *opt = ks_rdk.rd_kafka_AdminOptions_new(
+            c->rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
         char errstr[256];
 
         if (!c->admin_q) /* here rd_kafka_new() has returned */
-                c->admin_q = rd_kafka_queue_new(c->rk);
-        rd_kafka_AdminOptions_set_request_timeout(opt, KS_ADMIN_TIMEOUT_MS,
-                                                  errstr, sizeof(errstr));
-        rd_kafka_AdminOptions_set_opaque(opt, t);
-        rd_kafka_DescribeConfigs(c->rk, &res, 1, opt, c->admin_q);
-        rd_kafka_AdminOptions_destroy(opt);
-        rd_kafka_ConfigResource_destroy(res);
+                c->admin_q = ks_rdk.rd_kafka_queue_new(c->rk);
+        ks_rdk.rd_kafka_AdminOptions_set_request_timeout(
+            opt, KS_ADMIN_TIMEOUT_MS, errstr, sizeof(errstr));
+        ks_rdk.rd_kafka_AdminOptions_set_opaque(opt, t);
+        ks_rdk.rd_kafka_DescribeConfigs(c->rk, &res, 1, opt, c->admin_q);
+        ks_rdk.rd_kafka_AdminOptions_destroy(opt);
+        ks_rdk.rd_kafka_ConfigResource_destroy(res);
         ks_topic_set_cluster_info(t, 0, 0, -1); /* asked */
 }
 
@@ -93,27 +93,29 @@ static void take_admin_results(ks_client_t *c)
 {
         rd_kafka_event_t *ev;
 
-        while (c->admin_q && (ev = rd_kafka_queue_poll(c->admin_q, 0))) {
-                ks_topic_t                       *t = rd_kafka_event_opaque(ev);
-                size_t                            n = 0, cnt = 0, i;
+        while (c->admin_q && (ev = ks_rdk.rd_kafka_queue_poll(c->admin_q, 0))) {
+                ks_topic_t *t = ks_rdk.rd_kafka_event_opaque(ev);
+                size_t      n = 0, cnt = 0, i;
                 const rd_kafka_ConfigResource_t **rs = NULL;
                 const rd_kafka_ConfigEntry_t    **e  = NULL;
 
-                if (rd_kafka_event_type(ev) ==
+                if (ks_rdk.rd_kafka_event_type(ev) ==
                         RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT &&
-                    !rd_kafka_event_error(ev))
-                        rs = rd_kafka_DescribeConfigs_result_resources(
-                            rd_kafka_event_DescribeConfigs_result(ev), &n);
-                if (rs && n == 1 && !rd_kafka_ConfigResource_error(rs[0]))
-                        e = rd_kafka_ConfigResource_configs(rs[0], &cnt);
+                    !ks_rdk.rd_kafka_event_error(ev))
+                        rs = ks_rdk.rd_kafka_DescribeConfigs_result_resources(
+                            ks_rdk.rd_kafka_event_DescribeConfigs_result(ev),
+                            &n);
+                if (rs && n == 1 &&
+                    !ks_rdk.rd_kafka_ConfigResource_error(rs[0]))
+                        e = ks_rdk.rd_kafka_ConfigResource_configs(rs[0], &cnt);
                 for (i = 0; t && e && i < cnt; i++) {
-                        const char *v = rd_kafka_ConfigEntry_value(e[i]);
-                        if (!strcmp(rd_kafka_ConfigEntry_name(e[i]),
+                        const char *v = ks_rdk.rd_kafka_ConfigEntry_value(e[i]);
+                        if (!strcmp(ks_rdk.rd_kafka_ConfigEntry_name(e[i]),
                                     "cleanup.policy"))
                                 ks_topic_set_cluster_info(
                                     t, 0, 0, v && strstr(v, "compact") ? 1 : 0);
                 }
-                rd_kafka_event_destroy(ev);
+                ks_rdk.rd_kafka_event_destroy(ev);
         }
 }
 
@@ -195,8 +197,9 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
                 return;
         }
         ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
-        t0  = ks_topic_mono_ms();
-        err = rd_kafka_metadata(c->rk, 0, NULL, &md, c->metadata_timeout_ms);
+        t0      = ks_topic_mono_ms();
+        err     = ks_rdk.rd_kafka_metadata(c->rk, 0, NULL, &md,
+                                           c->metadata_timeout_ms);
         latency = (int)(ks_topic_mono_ms() - t0);
         if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
                 c->metadata_timeout_ms *= 2;
@@ -212,7 +215,8 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         pthread_mutex_unlock(&c->lock);
         if (err && !stopping)
                 snprintf(ctx->last_error, sizeof(ctx->last_error),
-                         "metadata request failed: %s", rd_kafka_err2str(err));
+                         "metadata request failed: %s",
+                         ks_rdk.rd_kafka_err2str(err));
         ctx->answered = !err;
         /* what was produced before a count changes is analysed under the
          * count it was produced with: the drainer flushes first */
@@ -225,7 +229,7 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         for (i = 0; !err && md && i < md->topic_cnt; i++)
                 apply_metadata(c, md, &md->topics[i], ctx->now_ms);
         if (md)
-                rd_kafka_metadata_destroy(md);
+                ks_rdk.rd_kafka_metadata_destroy(md);
 }
 
 typedef struct ks_collect_ctx {
@@ -349,16 +353,17 @@ void ks_reporter_write(ks_client_t *c, int final)
             c->conf.hot_keys,      ks_client_now_ms(), final, &c->conf.sizing,
             c->queue_max_messages, c->queue_max_bytes, 1};
         ks_report_producer_t p = {
-            c->client_id,
-            c->name,
-            (long)getpid(),
-            rd_kafka_version_str(),
-            ks_partitioner_name(c->params.partitioner),
-            c->partitioner_source,
-            c->params.sticky_linger_ms,
-            c->started_at_ms,
-            c->conf.report_interval_ms,
-            c->report_path,
+            .client_id          = c->client_id,
+            .client_name        = c->name,
+            .pid                = (long)getpid(),
+            .librdkafka_version = ks_rdk.rd_kafka_version_str(),
+            .librdkafka_library = ks_host_library(),
+            .partitioner        = ks_partitioner_name(c->params.partitioner),
+            .partitioner_source = c->partitioner_source,
+            .sticky_linger_ms   = c->params.sticky_linger_ms,
+            .started_at_ms      = c->started_at_ms,
+            .report_interval_ms = c->conf.report_interval_ms,
+            .report_path        = c->report_path,
         };
         ks_warn_list_t     wl;
         ks_collect_ctx_t   ctx;
@@ -504,7 +509,7 @@ static void *reporter_main(void *arg)
         pthread_mutex_unlock(&c->lock);
         take_admin_results(c);
         if (c->admin_q)
-                rd_kafka_queue_destroy(c->admin_q);
+                ks_rdk.rd_kafka_queue_destroy(c->admin_q);
         c->admin_q = NULL;
         return NULL;
 }
