@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
 # Installs what keyshift needs from Debian 12 (bookworm), once.
 #   scripts/deps.sh build   compiler, CMake, librdkafka-dev, jansson, zlib
-#   scripts/deps.sh test    + CUnit, kcat, Java 17 + Maven (broker tests)
+#   scripts/deps.sh test    + CUnit, kcat, Java 17 + Maven (broker tests),
+#                           pip and python3-confluent-kafka, Go (the
+#                           Python and Go host tests, tests/hosts/)
 set -euo pipefail
 
 want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(libcunit1-dev kcat python3 default-jdk-headless maven)
+  want+=(libcunit1-dev kcat python3 python3-pip python3-confluent-kafka
+         default-jdk-headless maven golang-go)
 fi
 
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# A JDK and Maven installed outside Debian count too.
+# A JDK, Maven and Go installed outside Debian count too.
 if [ "${1:-build}" = test ]; then
   filtered=()
   for p in "${missing[@]}"; do
     case "$p" in
       default-jdk-headless) command -v javac >/dev/null || filtered+=("$p") ;;
       maven) command -v mvn >/dev/null || filtered+=("$p") ;;
+      golang-go) command -v go >/dev/null || filtered+=("$p") ;;
       *) filtered+=("$p") ;;
     esac
   done
