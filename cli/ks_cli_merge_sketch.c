@@ -28,6 +28,7 @@
 #include "ks_hll.h"
 #include "ks_keysample.h"
 #include "ks_partitioner.h"
+#include "ks_report.h"
 #include "ks_topk.h"
 
 struct ks_cli_sketch {
@@ -137,13 +138,10 @@ int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
         ks_hll_t      one;
         size_t        i;
 
-        if (ks_cli_fmt_unhex(
-                json_string_value(json_object_get(hll, "registers_hex")),
-                one.reg, sizeof(one.reg)) != KS_HLL_REGISTERS) {
-                snprintf(err, errsz,
-                         "merge.distinct_hll.registers_hex: "
-                         "not %u registers",
-                         KS_HLL_REGISTERS);
+        char why[160];
+
+        if (ks_report_hll_from_json(hll, &one, why, sizeof(why))) {
+                snprintf(err, errsz, "merge.distinct_hll: %s", why);
                 return -1;
         }
         ks_hll_merge(&m->hll, &one);
@@ -272,14 +270,12 @@ json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
         size_t                hcap   = ks_topk_capacity(m->hot), hn;
         ks_keysample_entry_t *se     = calloc(n ? n : 1, sizeof(*se));
         ks_topk_entry_t      *he     = calloc(hcap, sizeof(*he));
-        char                 *regs   = malloc(2 * KS_HLL_REGISTERS + 1);
         json_t               *sample = json_array(), *hot = json_array(), *o;
         char                  h[24], hex[2 * KS_TOPK_KEY_MAX + 1];
 
-        if (!se || !he || !regs) {
+        if (!se || !he) {
                 free(se);
                 free(he);
-                free(regs);
                 json_decref(sample);
                 json_decref(hot);
                 return NULL;
@@ -310,15 +306,12 @@ json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
                               (json_int_t)he[i].error, "bytes",
                               (json_int_t)he[i].bytes));
         }
-        ks_cli_fmt_hex(m->hll.reg, KS_HLL_REGISTERS, regs);
-        o = json_pack("{s:{s:i, s:s}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
-                      "distinct_hll", "p", KS_HLL_P, "registers_hex", regs,
-                      "key_sample", "capacity",
+        o = json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:o}}", "distinct_hll",
+                      ks_report_hll_json(&m->hll), "key_sample", "capacity",
                       (int)ks_keysample_capacity(m->sample), "entries", sample,
                       "hot_keys", "capacity", (int)hcap, "total",
                       (json_int_t)hot_total, "entries", hot);
         free(se);
         free(he);
-        free(regs);
         return o;
 }

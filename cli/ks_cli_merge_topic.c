@@ -19,9 +19,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_report.h"
 
 void ks_cli_merge_sum(json_t *dst, const json_t *src)
 {
@@ -191,6 +193,26 @@ static json_t *ks_merge_partition_count(const ks_cli_merge_in_t *in, size_t n)
         return pc;
 }
 
+/** @brief Writes @p p's merged dense @p flow as a report does: dense, or
+ *         null with `flow_nonzero` when that is shorter (core's
+ *         ks_report_flow_set()). */
+static void ks_merge_flow_out(json_t *p, const json_t *flow, int32_t rows,
+                              int32_t cols)
+{
+        uint64_t *m = calloc((size_t)rows * (size_t)cols + 1, sizeof(*m));
+        int32_t   i, j;
+
+        if (!m)
+                return; /* the dense form stays */
+        for (i = 0; i < rows; i++)
+                for (j = 0; j < cols; j++)
+                        m[(size_t)i * cols + j] =
+                            (uint64_t)json_integer_value(json_array_get(
+                                json_array_get(flow, (size_t)i), (size_t)j));
+        ks_report_flow_set(p, m, rows, cols);
+        free(m);
+}
+
 /** @brief One proposal merged: partitions, flow and moved summed, the
  *         fractions and distinct keys recomputed. */
 static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
@@ -229,6 +251,9 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
             json_real(all > 0 ? (double)ks_cli_u64(mv, "messages") / all : 0));
         ks_cli_sketch_moved(sk, cur, (int32_t)ks_cli_u64(p, "partition_count"),
                             distinct, mv);
+        if (json_is_array(flow))
+                ks_merge_flow_out(p, flow, cur,
+                                  (int32_t)ks_cli_u64(p, "partition_count"));
         return p;
 }
 

@@ -16,6 +16,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_hll.h"
+#include "ks_report.h"
 #include "ks_topk.h"
 
 /** What a member must be. */
@@ -304,6 +305,20 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
         if (current)
                 ks_check_flow(v, flow, current, count);
         ks_vpop(v, mark);
+        if (json_object_get(p, "flow_nonzero")) {
+                json_t *nz = json_object_get(p, "flow_nonzero"), *dense;
+                char    why[160];
+                mark = ks_vpush(v, "flow_nonzero");
+                if (flow && !json_is_null(flow))
+                        ks_vfail(v, "given with a flow matrix too");
+                else if (current && !(dense = ks_report_flow_dense(
+                                          nz, (int32_t)current, (int32_t)count,
+                                          why, sizeof(why))))
+                        ks_vfail(v, "%s", why);
+                else if (current)
+                        json_decref(dense);
+                ks_vpop(v, mark);
+        }
 }
 
 /** @brief One hot_keys[] entry. */
@@ -341,7 +356,13 @@ static void ks_check_sketches(ks_vctx_t *v, json_t *m)
                                  "has p = %d",
                                  (long long)json_integer_value(p), KS_HLL_P);
                 }
-                ks_vhex(v, hll, "registers_hex", KS_HLL_REGISTERS, 1);
+                {
+                        ks_hll_t one;
+                        char     why[160];
+                        if (ks_report_hll_from_json(hll, &one, why,
+                                                    sizeof(why)))
+                                ks_vfail(v, "%s", why);
+                }
                 ks_vpop(v, mark);
         }
         if ((ks = ks_vget(v, m, "key_sample", KS_V_OBJ))) {

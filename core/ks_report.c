@@ -78,22 +78,6 @@ static json_t *partitions_json(const ks_load_t *loads, int32_t n)
         return arr;
 }
 
-static json_t *flow_json(const uint64_t *flow, int32_t cur, int32_t prop)
-{
-        json_t *rows = json_array();
-        int32_t i, j;
-
-        for (i = 0; rows && i < cur; i++) {
-                json_t *row = json_array();
-                for (j = 0; row && j < prop; j++)
-                        json_array_append_new(
-                            row, json_integer(
-                                     (json_int_t)flow[(size_t)i * prop + j]));
-                json_array_append_new(rows, row);
-        }
-        return rows;
-}
-
 /** @returns the distinct-key count: exact while the key sample is not
  *           full, else the HyperLogLog estimate; *err its relative
  *           standard error. */
@@ -182,12 +166,12 @@ static json_t *proposal_json(const ks_topic_snapshot_t *s,
             ks_report_frac(p->moved.messages, s->window_total.messages),
             "distinct_keys", (json_int_t)llround(f * distinct),
             "distinct_keys_fraction", f, "distinct_keys_fraction_error", f_err);
-        if (o)
-                json_object_set_new(o, "flow",
-                                    p->flow
-                                        ? flow_json(p->flow, s->partition_count,
-                                                    p->partition_count)
-                                        : json_null());
+        /* the writer writes a kept flow from the snapshot (ks_report_bulk.c) */
+        if (o && bulk)
+                ks_report_flow_set(o, p->flow, s->partition_count,
+                                   p->partition_count);
+        else if (o)
+                json_object_set_new(o, "flow", json_null());
         return o;
 }
 
@@ -264,9 +248,8 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                                    (json_int_t)e->error, "bytes",
                                    (json_int_t)e->bytes));
         }
-        return json_pack("{s:{s:i, s:o}, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
-                         "distinct_hll", "p", KS_HLL_P, "registers_hex",
-                         ks_report_hex(s->hll.reg, sizeof(s->hll.reg)),
+        return json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
+                         "distinct_hll", ks_report_hll_json(&s->hll),
                          "key_sample", "capacity", (int)s->sample_capacity,
                          "entries", sample, "hot_keys", "capacity",
                          (int)s->topk_capacity, "total",
@@ -449,6 +432,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         size_t                     i;
         double                     moved_f[KEYSHIFT_PROPOSED_MAX];
         ks_report_sample_pass_t    sp;
+        size_t first_warning = wl->cnt; /* this topic's own come next */
 
         ks_report_sample_pass(s, &sp);
         ks_report_moved_key_fractions(s, &sp, moved_f);
@@ -542,9 +526,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "merge",
                             opts->bulk_by_writer ? json_null() : merge_json(s));
         if (opts->sizing)
-                ks_report_add_sizing(o, s, opts, distinct, moved_f, wl);
+                ks_report_add_sizing(o, s, opts, distinct, moved_f, wl,
+                                     first_warning);
         topic_warnings(s, wl);
-        json_object_set_new(o, "warnings", ks_warn_list_json(wl, s->name));
+        json_object_set_new(
+            o, "warnings", ks_warn_list_json_since(wl, s->name, first_warning));
         return o;
 }
 

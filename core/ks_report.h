@@ -135,6 +135,35 @@ void ks_report_writer_abort(ks_report_writer_t *w);
  *         final fsync then waits only for the tail. */
 void ks_report_writer_kick(ks_report_writer_t *w);
 
+/* The HyperLogLog of `merge.distinct_hll` (ks_report_hll.c). */
+/** @returns how many of @p hll's registers are not 0. */
+size_t ks_report_hll_nonzero(const ks_hll_t *hll);
+/** @returns 1 when @p nonzero registers are written shorter as
+ *           `registers_nonzero` than as `registers_hex`. */
+int ks_report_hll_sparse(size_t nonzero);
+/** @returns `{p, registers_hex | registers_nonzero}` for @p hll (the
+ *           shorter form), a new reference; NULL on ENOMEM. */
+json_t *ks_report_hll_json(const ks_hll_t *hll);
+/** @brief Reads either form into @p hll. @returns 0, or -1 with @p err
+ *         saying which member is wrong. */
+int ks_report_hll_from_json(const json_t *o, ks_hll_t *hll, char *err,
+                            size_t errsz);
+
+/* A proposal's flow matrix (ks_report_flow.c), rows x cols messages. */
+/** @returns the cells of @p flow that are not 0. */
+size_t ks_report_flow_nonzero(const uint64_t *flow, int32_t rows, int32_t cols);
+/** @returns 1 when @p nonzero cells are written shorter as `flow_nonzero`
+ *           than as the dense `flow`. */
+int ks_report_flow_sparse(size_t nonzero, int32_t rows, int32_t cols);
+/** @brief Sets @p proposal's `flow` (dense, or null) and, when shorter,
+ *         `flow_nonzero`, from @p flow (NULL: `flow` null: not kept). */
+void ks_report_flow_set(json_t *proposal, const uint64_t *flow, int32_t rows,
+                        int32_t cols);
+/** @returns the dense matrix that `flow_nonzero` @p nonzero describes (a
+ *           new reference), or NULL with @p err saying what is wrong. */
+json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
+                             char *err, size_t errsz);
+
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);
 

@@ -221,6 +221,36 @@ static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n)
         PUT_LIT(o, "]");
 }
 
+/** @brief `,"registers_hex":"..."` or `,"registers_nonzero":[[i,v],...]`,
+ *         whichever ks_report_hll_json() writes (ks_report_hll.c). */
+static void put_hll_registers(ks_jout_t *o, const ks_hll_t *hll)
+{
+        size_t i, n = 0;
+
+        if (!ks_report_hll_sparse(ks_report_hll_nonzero(hll))) {
+                PUT_LIT(o, ",\"registers_hex\":\"");
+                put_hex(o, hll->reg, sizeof(hll->reg));
+                PUT_LIT(o, "\"");
+                return;
+        }
+        PUT_LIT(o, ",\"registers_nonzero\":[");
+        for (i = 0; i < KS_HLL_REGISTERS; i++) {
+                char *d, *b;
+                if (!hll->reg[i])
+                        continue;
+                d = b = jout_room(o, KS_JOUT_ELEM_MAX);
+                if (n++)
+                        *d++ = ',';
+                *d++ = '[';
+                d    = fmt_u64(d, i);
+                *d++ = ',';
+                d    = fmt_u64(d, hll->reg[i]);
+                *d++ = ']';
+                o->n += (size_t)(d - b);
+        }
+        PUT_LIT(o, "]");
+}
+
 /** @brief The `merge` object as merge_json() (docs/report-schema.md). */
 static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
 {
@@ -228,9 +258,8 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
 
         PUT_LIT(o, "{\"distinct_hll\":{\"p\":");
         put_u64(o, KS_HLL_P);
-        PUT_LIT(o, ",\"registers_hex\":\"");
-        put_hex(o, s->hll.reg, sizeof(s->hll.reg));
-        PUT_LIT(o, "\"},\"key_sample\":{\"capacity\":");
+        put_hll_registers(o, &s->hll);
+        PUT_LIT(o, "},\"key_sample\":{\"capacity\":");
         put_u64(o, s->sample_capacity);
         PUT_LIT(o, ",\"entries\":[");
         for (i = 0; i < s->sample_cnt; i++) {
@@ -451,10 +480,60 @@ static void put_key(ks_jout_t *o, const char *key, int first)
         PUT_LIT(o, ":");
 }
 
+/** @brief A kept flow matrix as ks_report_flow_set() writes it: the value
+ *         of `flow` (the dense rows, or null followed by
+ *         `,"flow_nonzero":[[from,to,messages],...]`). */
+static void put_flow(ks_jout_t *o, const uint64_t *flow, int32_t rows,
+                     int32_t cols)
+{
+        int sparse = ks_report_flow_sparse(
+            ks_report_flow_nonzero(flow, rows, cols), rows, cols);
+        int32_t i, j;
+        size_t  n = 0;
+
+        if (sparse)
+                PUT_LIT(o, "null,\"flow_nonzero\":[");
+        else
+                PUT_LIT(o, "[");
+        for (i = 0; i < rows; i++) {
+                const uint64_t *row = flow + (size_t)i * cols;
+                if (!sparse && i)
+                        PUT_LIT(o, ",[");
+                else if (!sparse)
+                        PUT_LIT(o, "[");
+                for (j = 0; j < cols; j++) {
+                        char *d, *b;
+                        if (sparse && !row[j])
+                                continue;
+                        d = b = jout_room(o, 64);
+                        if (sparse) {
+                                if (n++)
+                                        *d++ = ',';
+                                *d++ = '[';
+                                d    = fmt_u64(d, (uint64_t)i);
+                                *d++ = ',';
+                                d    = fmt_u64(d, (uint64_t)j);
+                                *d++ = ',';
+                                d    = fmt_u64(d, row[j]);
+                                *d++ = ']';
+                        } else {
+                                if (j)
+                                        *d++ = ',';
+                                d = fmt_u64(d, row[j]);
+                        }
+                        o->n += (size_t)(d - b);
+                }
+                if (!sparse)
+                        PUT_LIT(o, "]");
+        }
+        PUT_LIT(o, "]");
+}
+
 /** @brief An object of @p v's members, the null "partitions" member
  *         replaced by @p l's per-partition array. */
 static void put_with_partitions(ks_jout_t *o, const json_t *v,
-                                const ks_load_t *l, int32_t n)
+                                const ks_load_t *l, int32_t n,
+                                const uint64_t *flow, int32_t flow_rows)
 {
         const char *key;
         json_t     *m;
@@ -467,6 +546,8 @@ static void put_with_partitions(ks_jout_t *o, const json_t *v,
                 first = 0;
                 if (!strcmp(key, "partitions") && json_is_null(m) && l)
                         put_partitions(o, l, n);
+                else if (!strcmp(key, "flow") && json_is_null(m) && flow)
+                        put_flow(o, flow, flow_rows, n);
                 else
                         put_json(o, m);
         }
@@ -512,7 +593,7 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                 first = 0;
                 if (!strcmp(key, "current") && json_is_object(m)) {
                         put_with_partitions(&o, m, s->current,
-                                            s->partition_count);
+                                            s->partition_count, NULL, 0);
                 } else if (!strcmp(key, "proposals") && json_is_array(m)) {
                         size_t i;
                         PUT_LIT(&o, "[");
@@ -523,7 +604,9 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                         PUT_LIT(&o, ",");
                                 put_with_partitions(&o, json_array_get(m, i),
                                                     p ? p->partitions : NULL,
-                                                    p ? p->partition_count : 0);
+                                                    p ? p->partition_count : 0,
+                                                    p ? p->flow : NULL,
+                                                    s->partition_count);
                         }
                         PUT_LIT(&o, "]");
                 } else if (!strcmp(key, "merge") && json_is_null(m)) {

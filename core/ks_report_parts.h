@@ -74,9 +74,12 @@ void    ks_report_client_warnings(const ks_topic_snapshot_t *s, double java_f,
 
 /* ks_report_sizing.c */
 /** @param moved_key_fraction per proposal, from
- *         ks_report_moved_key_fractions() */
+ *         ks_report_moved_key_fractions()
+ *  @param first_warning wl->cnt when the topic's report began: its own
+ *         warnings are from there on */
 void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                           const ks_report_opts_t *opts, double distinct,
-                          const double *moved_key_fraction, ks_warn_list_t *wl);
+                          const double *moved_key_fraction, ks_warn_list_t *wl,
+                          size_t first_warning);
 
 #endif /* KS_REPORT_PARTS_H */

@@ -30,7 +30,8 @@ static uint64_t *load_messages(const ks_load_t *loads, int32_t n)
  */
 void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                           const ks_report_opts_t *opts, double distinct,
-                          const double *moved_key_fraction, ks_warn_list_t *wl)
+                          const double *moved_key_fraction, ks_warn_list_t *wl,
+                          size_t first_warning)
 {
         ks_sizing_input_t   in;
         ks_sizing_json_t    out;
@@ -90,8 +91,10 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
                 json_object_set_new(out.sizing, "enough_data",
                                     json_boolean(enough));
                 if (!enough) {
-                        ks_warn_remove(wl, KS_WARN_HOT_KEY, s->name);
-                        ks_warn_remove(wl, KS_WARN_PEAK_TO_MEAN_HIGH, s->name);
+                        ks_warn_remove_since(wl, KS_WARN_HOT_KEY, s->name,
+                                             first_warning);
+                        ks_warn_remove_since(wl, KS_WARN_PEAK_TO_MEAN_HIGH,
+                                             s->name, first_warning);
                         ks_warn_add(wl, KS_WARN_INSUFFICIENT_DATA, s->name,
                                     "rates, hot-key verdicts and sizing rest "
                                     "on %llu complete seconds of traffic "

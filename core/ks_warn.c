@@ -42,23 +42,31 @@ void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
         va_end(ap);
 }
 
-void ks_warn_remove(ks_warn_list_t *wl, const char *code, const char *topic)
+void ks_warn_remove_since(ks_warn_list_t *wl, const char *code,
+                          const char *topic, size_t from)
 {
-        size_t i, o = 0;
+        size_t i, o = from;
 
-        for (i = 0; i < wl->cnt; i++)
+        for (i = from; i < wl->cnt; i++) {
                 if (strcmp(wl->items[i].code, code) ||
                     strcmp(wl->items[i].topic, topic ? topic : ""))
                         wl->items[o++] = wl->items[i];
+        }
         wl->cnt = o;
 }
 
-json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic)
+void ks_warn_remove(ks_warn_list_t *wl, const char *code, const char *topic)
+{
+        ks_warn_remove_since(wl, code, topic, 0);
+}
+
+json_t *ks_warn_list_json_since(const ks_warn_list_t *wl, const char *topic,
+                                size_t from)
 {
         json_t *arr = json_array();
         size_t  i;
 
-        for (i = 0; arr && i < wl->cnt; i++) {
+        for (i = from; arr && i < wl->cnt; i++) {
                 const ks_warn_t *w = &wl->items[i];
                 if (strcmp(w->topic, topic ? topic : ""))
                         continue;
@@ -67,6 +75,11 @@ json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic)
                                                 "message", w->message));
         }
         return arr;
+}
+
+json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic)
+{
+        return ks_warn_list_json_since(wl, topic, 0);
 }
 
 void ks_warn_log_line(FILE *fp, int level, const char *client_name,
@@ -86,38 +99,90 @@ void ks_warn_log_line(FILE *fp, int level, const char *client_name,
                 client_name ? client_name : "", buf);
 }
 
+/** @brief Logs warning @p w, raised by @p topics distinct topics. */
+static void log_one(FILE *fp, const char *client_name, const ks_warn_t *w,
+                    size_t topics)
+{
+        if (topics == 1)
+                ks_warn_log_line(fp, 4, client_name, "%s: %s%s%s", w->code,
+                                 w->topic, *w->topic ? ": " : "", w->message);
+        else
+                ks_warn_log_line(fp, 4, client_name,
+                                 "%s on %zu topics; first %s: %s", w->code,
+                                 topics, w->topic, w->message);
+}
+
+/** qsort()'s context: the list being sorted by index. */
+static _Thread_local const ks_warn_list_t *ks_warn_sorting;
+
+/** Orders warning indexes by code, then topic, then position. */
+static int cmp_code_topic(const void *a, const void *b)
+{
+        const ks_warn_t *x = &ks_warn_sorting->items[*(const size_t *)a];
+        const ks_warn_t *y = &ks_warn_sorting->items[*(const size_t *)b];
+        int              r;
+
+        if ((r = strcmp(x->code, y->code)) || (r = strcmp(x->topic, y->topic)))
+                return r;
+        return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/** One line to log: a code's first warning and its distinct topics. */
+typedef struct ks_warn_line {
+        size_t first;  /**< index of the code's first warning */
+        size_t topics; /**< distinct topics ("" counts as one) */
+} ks_warn_line_t;
+
+static int cmp_line_first(const void *a, const void *b)
+{
+        size_t x = ((const ks_warn_line_t *)a)->first;
+        size_t y = ((const ks_warn_line_t *)b)->first;
+
+        return x < y ? -1 : x > y;
+}
+
+/*
+ * One line per code, in the order codes first appear, naming the code's
+ * first warning and how many distinct topics raised it: indexes sorted by
+ * (code, topic, position), so a code is one run and each distinct topic
+ * starts a sub-run; then the lines sorted by first position. O(n log n)
+ * comparisons for n warnings (a report of 1,000 topics has ~4,000).
+ */
 void ks_warn_list_log(const ks_warn_list_t *wl, FILE *fp,
                       const char *client_name)
 {
-        size_t i, j;
+        size_t         *idx, i, n = 0;
+        ks_warn_line_t *lines;
 
-        for (i = 0; i < wl->cnt; i++) {
-                const ks_warn_t *w     = &wl->items[i];
-                size_t           same  = 0;
-                int              first = 1;
-
-                for (j = 0; j < wl->cnt; j++) {
-                        size_t k;
-                        int    seen = 0;
-                        if (strcmp(wl->items[j].code, w->code))
-                                continue;
-                        first &= j >= i;
-                        /* count each topic once: was it seen before j? */
-                        for (k = 0; k < j && !seen; k++)
-                                seen = !strcmp(wl->items[k].code, w->code) &&
-                                       !strcmp(wl->items[k].topic,
-                                               wl->items[j].topic);
-                        same += !seen;
-                }
-                if (!first)
-                        continue; /* logged with the first of its code */
-                if (same == 1)
-                        ks_warn_log_line(fp, 4, client_name, "%s: %s%s%s",
-                                         w->code, w->topic,
-                                         *w->topic ? ": " : "", w->message);
-                else
-                        ks_warn_log_line(fp, 4, client_name,
-                                         "%s on %zu topics; first %s: %s",
-                                         w->code, same, w->topic, w->message);
+        if (!wl->cnt)
+                return;
+        idx   = malloc(wl->cnt * sizeof(*idx));
+        lines = malloc(wl->cnt * sizeof(*lines));
+        if (!idx || !lines) { /* no memory: each warning on its own line */
+                for (i = 0; i < wl->cnt; i++)
+                        log_one(fp, client_name, &wl->items[i], 1);
+                free(idx);
+                free(lines);
+                return;
         }
+        for (i = 0; i < wl->cnt; i++)
+                idx[i] = i;
+        ks_warn_sorting = wl;
+        qsort(idx, wl->cnt, sizeof(*idx), cmp_code_topic);
+        for (i = 0; i < wl->cnt; i++) {
+                const ks_warn_t *w = &wl->items[idx[i]];
+                const ks_warn_t *p = i ? &wl->items[idx[i - 1]] : NULL;
+                if (!p || strcmp(p->code, w->code)) {
+                        lines[n].first    = idx[i];
+                        lines[n++].topics = 1;
+                } else if (strcmp(p->topic, w->topic)) {
+                        lines[n - 1].topics++;
+                }
+        }
+        qsort(lines, n, sizeof(*lines), cmp_line_first);
+        for (i = 0; i < n; i++)
+                log_one(fp, client_name, &wl->items[lines[i].first],
+                        lines[i].topics);
+        free(idx);
+        free(lines);
 }

@@ -62,16 +62,29 @@ void ks_warn_add(ks_warn_list_t *wl, const char *code, const char *topic,
                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /** @brief Removes the warnings with @p code of @p topic (NULL: the
- *         producer-level ones). */
+ *         producer-level ones). O(warnings). */
 void ks_warn_remove(ks_warn_list_t *wl, const char *code, const char *topic);
 
+/** @brief ks_warn_remove() among the warnings from index @p from on: a
+ *         topic's own, added since wl->cnt was @p from (so a report's cost
+ *         stays linear in its topics). */
+void ks_warn_remove_since(ks_warn_list_t *wl, const char *code,
+                          const char *topic, size_t from);
+
 /** @returns a new JSON array [{code, message}] of the warnings of
- *           @p topic (NULL: the producer-level ones). */
+ *           @p topic (NULL: the producer-level ones). O(warnings). */
 json_t *ks_warn_list_json(const ks_warn_list_t *wl, const char *topic);
 
+/** @returns ks_warn_list_json() of the warnings from index @p from on
+ *           (see ks_warn_remove_since()). */
+json_t *ks_warn_list_json_since(const ks_warn_list_t *wl, const char *topic,
+                                size_t from);
+
 /**
- * @brief Logs the list to @p fp, one line per code, in librdkafka's log
- *        format with facility KEYSHIFT and level 4 (warning).
+ * @brief Logs the list to @p fp, one line per code (in the order codes
+ *        first appear: the code's first warning, and how many distinct
+ *        topics raised it), in librdkafka's log format with facility
+ *        KEYSHIFT and level 4 (warning). O(n log n) for n warnings.
  * @param client_name rd_kafka_name() of the producer.
  */
 void ks_warn_list_log(const ks_warn_list_t *wl, FILE *fp,

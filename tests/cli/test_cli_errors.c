@@ -104,8 +104,27 @@ static void edit_no_sketch(json_t *j)
 
 static void edit_bad_registers(json_t *j)
 {
-        json_object_set_new(ks_e2e_get(j, "topics/orders/merge/distinct_hll"),
-                            "registers_hex", json_string("00ff"));
+        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+
+        json_object_del(hll, "registers_nonzero");
+        json_object_set_new(hll, "registers_hex", json_string("00ff"));
+}
+
+static void edit_bad_nonzero(json_t *j)
+{
+        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+
+        json_object_del(hll, "registers_hex");
+        json_object_set_new(hll, "registers_nonzero",
+                            json_pack("[[i, i], [i, i]]", 3, 7, 16384, 2));
+}
+
+static void edit_both_registers(json_t *j)
+{
+        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+
+        json_object_set_new(hll, "registers_hex", json_string("00"));
+        json_object_set_new(hll, "registers_nonzero", json_array());
 }
 
 static void edit_flow_shape(json_t *j)
@@ -143,8 +162,15 @@ static void test_wrong_fields(void)
         expect_refused(edited("nosketch.json", edit_no_sketch), 1,
                        "topics.orders.merge.key_sample", "missing");
         expect_refused(edited("registers.json", edit_bad_registers), 1,
-                       "topics.orders.merge.distinct_hll.registers_hex",
-                       "expected 16384");
+                       "topics.orders.merge.distinct_hll: registers_hex",
+                       "not 16384 registers");
+        expect_refused(edited("nonzero.json", edit_bad_nonzero), 1,
+                       "topics.orders.merge.distinct_hll: "
+                       "registers_nonzero[1]",
+                       "index 0..16383");
+        expect_refused(edited("both.json", edit_both_registers), 1,
+                       "topics.orders.merge.distinct_hll",
+                       "exactly one of registers_hex and registers_nonzero");
         expect_refused(edited("flow.json", edit_flow_shape), 1,
                        "topics.orders.proposals[0].flow", "rows");
 }

@@ -101,7 +101,7 @@ t = json.load(open(sys.argv[1]))["topics"]["ais"]
 p = t["proposals"]
 print(t["partition_count"]["current"], len(p),
       t["partition_count"]["current"] + sum(x["partition_count"] for x in p),
-      sum(1 for x in p if x.get("flow") is not None),
+      sum(1 for x in p if x.get("flow") is not None or "flow_nonzero" in x),
       "true" if "sizing" in t else "false")
 PY
 )

@@ -217,7 +217,7 @@ static void test_merge_equals_whole(void)
                                          "acknowledged/messages",
                                          "acknowledged/failed",
                                          "partition_count/current",
-                                         "merge/distinct_hll/registers_hex",
+                                         "merge/distinct_hll",
                                          "merge/key_sample/capacity",
                                          "keys/distinct_estimate",
                                          "keys/distinct_error",

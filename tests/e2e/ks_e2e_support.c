@@ -11,6 +11,8 @@
 #include <CUnit/CUnit.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include "ks_report.h"
+
 const char *ks_e2e_plugin(void)
 {
         const char *p = getenv("KS_PLUGIN");
@@ -228,4 +230,21 @@ int ks_e2e_system(const char *fmt, ...)
         if (st == -1)
                 return -1;
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+json_t *ks_e2e_flow(json_t *proposal, long long rows)
+{
+        json_t *nz = json_object_get(proposal, "flow_nonzero");
+        json_t *m  = json_object_get(proposal, "flow");
+        char    err[160];
+
+        if (!nz)
+                return json_is_array(m) ? json_incref(m) : NULL;
+        m = ks_report_flow_dense(nz, (int32_t)rows,
+                                 (int32_t)json_integer_value(json_object_get(
+                                     proposal, "partition_count")),
+                                 err, sizeof(err));
+        if (!m)
+                fprintf(stderr, "report: flow_nonzero%s\n", err);
+        return m;
 }

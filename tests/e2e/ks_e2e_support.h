@@ -69,6 +69,11 @@ json_t *ks_e2e_load_json(const char *path);
 long long ks_e2e_int(json_t *root, const char *path);
 json_t   *ks_e2e_get(json_t *root, const char *path);
 
+/** @returns @p proposal's flow matrix as dense rows (@p rows of them: the
+ *           current count), from `flow` or `flow_nonzero` (a new
+ *           reference), or NULL when it has none or it is malformed. */
+json_t *ks_e2e_flow(json_t *proposal, long long rows);
+
 /** @returns 1 if the warnings array @p warnings has code @p code. */
 int ks_e2e_has_warning(json_t *warnings, const char *code);
 
