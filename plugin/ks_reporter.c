@@ -456,6 +456,8 @@ static void *reporter_main(void *arg)
                                         ? now + c->conf.report_interval_ms
                                         : INT64_MAX;
 
+        /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
+        pthread_setname_np(pthread_self(), "ks:reporter");
         pthread_mutex_lock(&c->lock);
         while (!c->stop) {
                 int64_t wake_at =
@@ -525,6 +527,8 @@ static void *drainer_main(void *arg)
 {
         ks_client_t *c         = arg;
         int          period_ms = KS_STAGE_BUSY_MS;
+
+        pthread_setname_np(pthread_self(), "ks:drainer");
 
         while (!atomic_load(&c->drainer_stop))
                 ks_stage_pause(c->stage, ks_stage_collect(c->stage),

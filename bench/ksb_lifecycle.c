@@ -1,0 +1,261 @@
+/**
+ * @file ksb_lifecycle.c
+ * @brief Many topics, a silent producer, and the end of a producer: what
+ *        keyshift adds to a producer's life beyond the produce path.
+ *
+ *   ksb_lifecycle [--topics 100,1000,10000] [--idle-s 6] [--interval-ms 2000]
+ *                 [--rounds 1]
+ *
+ * For each topic count N, a producer on librdkafka's mock cluster sends 3
+ * keyed messages to each of N topics, flushes, sits idle for --idle-s
+ * seconds and is destroyed; once without keyshift (A) and once with it
+ * (B: plugin by full path, keyshift.report.interval.ms = --interval-ms,
+ * keyshift.topics.max raised to N), alternating. Measured, each in the
+ * same run for A and B:
+ *  - destroy: the wall time of rd_kafka_destroy() (B writes its final
+ *    report there), B - A in seconds;
+ *  - idle CPU: the process's CPU time during the idle seconds, (B - A) /
+ *    idle wall time, as a fraction of one core (keyshift's threads write a
+ *    report every interval meanwhile);
+ *  - first report: B's periodic report must exist after the idle wait (it
+ *    is written at the first interval), which is checked, not timed.
+ * Targets (issue "Hundreds of topics"): destroy within +1 s at 1,000
+ * topics and +3 s at 10,000; idle CPU under 5 % of a core at 1,000 topics
+ * with a 2 s interval.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "ksb_producer.h"
+#include "ksb_stats.h"
+
+#define KSB_LIFE_MAX_COUNTS 8
+#define KSB_LIFE_ROUNDS_MAX 16
+
+typedef struct life_opts {
+        long counts[KSB_LIFE_MAX_COUNTS];
+        int  count_cnt;
+        int  idle_s;
+        int  interval_ms;
+        int  rounds;
+} life_opts_t;
+
+typedef struct life_result {
+        double destroy_s;
+        double idle_cpu_s;
+        double idle_ks_cpu_s; /**< of it, keyshift's threads (ks:*) */
+        double idle_wall_s;
+        double produce_s;
+        int    report_seen; /**< B: the periodic report existed */
+} life_result_t;
+
+/** @returns the CPU seconds of this process's threads whose name starts
+ *           with @p prefix (/proc/self/task/<tid>/stat: utime + stime). */
+static double threads_cpu_s(const char *prefix)
+{
+        DIR           *d = opendir("/proc/self/task");
+        struct dirent *e;
+        double         sum = 0;
+        long           hz  = sysconf(_SC_CLK_TCK);
+
+        while (d && (e = readdir(d))) {
+                char               path[300], buf[1024], *p;
+                FILE              *fp;
+                unsigned long long ut, st;
+                size_t             n;
+
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+                         e->d_name);
+                if (!(fp = fopen(path, "r")))
+                        continue;
+                n = fread(buf, 1, sizeof(buf) - 1, fp);
+                fclose(fp);
+                buf[n] = 0;
+                /* "tid (comm) state ..." : fields 14 and 15 are utime, stime */
+                if (!(p = strchr(buf, '(')) ||
+                    strncmp(p + 1, prefix, strlen(prefix)) ||
+                    !(p = strrchr(buf, ')')) ||
+                    sscanf(p + 2,
+                           "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+                           "%llu",
+                           &ut, &st) != 2)
+                        continue;
+                sum += (double)(ut + st) / (double)hz;
+        }
+        if (d)
+                closedir(d);
+        return sum;
+}
+
+static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
+{
+        char errstr[512];
+
+        if (rd_kafka_conf_set(conf, name, value, errstr, sizeof(errstr)) !=
+            RD_KAFKA_CONF_OK)
+                ksb_die("%s=%s: %s", name, value, errstr);
+}
+
+static void quiet_log(const rd_kafka_t *rk, int level, const char *fac,
+                      const char *buf)
+{
+        (void)rk, (void)level, (void)fac, (void)buf;
+}
+
+/** @brief One producer's life with @p topics topics; keyshift when
+ *         @p report is not NULL. */
+static void one_life(long topics, const life_opts_t *o, const char *report,
+                     life_result_t *r)
+{
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_t      *rk;
+        char             errstr[512], buf[64], name[64], key[32];
+        long             i;
+        int              m;
+        uint64_t         t0, c0;
+        double           k0;
+        struct stat      st;
+
+        if (report) {
+                set(conf, "plugin.library.paths", ksb_plugin_path());
+                snprintf(buf, sizeof(buf), "%d", o->interval_ms);
+                set(conf, "keyshift.report.interval.ms", buf);
+                set(conf, "keyshift.report.path", report);
+                snprintf(buf, sizeof(buf), "%ld", topics);
+                set(conf, "keyshift.topics.max", buf);
+                unlink(report);
+        }
+        set(conf, "test.mock.num.brokers", "1");
+        set(conf, "client.id", report ? "ksb-life-with" : "ksb-life-without");
+        rd_kafka_conf_set_log_cb(conf, quiet_log);
+        if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr,
+                                sizeof(errstr))))
+                ksb_die("rd_kafka_new: %s", errstr);
+        t0 = ksb_now_ns();
+        for (i = 0; i < topics; i++) {
+                snprintf(name, sizeof(name), "tenant-%05ld", i);
+                for (m = 0; m < 3; m++) {
+                        snprintf(key, sizeof(key), "%ld",
+                                 200000000 + i * 3 + m);
+                        while (rd_kafka_producev(
+                                   rk, RD_KAFKA_V_TOPIC(name),
+                                   RD_KAFKA_V_KEY(key, strlen(key)),
+                                   RD_KAFKA_V_VALUE("position", 8),
+                                   RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                   RD_KAFKA_V_END) ==
+                               RD_KAFKA_RESP_ERR__QUEUE_FULL)
+                                rd_kafka_poll(rk, 10);
+                }
+                rd_kafka_poll(rk, 0);
+        }
+        if (rd_kafka_flush(rk, 120000))
+                ksb_die("flush timed out with %ld topics", topics);
+        r->produce_s = (double)(ksb_now_ns() - t0) / 1e9;
+
+        t0 = ksb_now_ns();
+        c0 = ksb_process_cpu_ns();
+        k0 = threads_cpu_s("ks:");
+        sleep((unsigned)o->idle_s);
+        r->idle_cpu_s    = (double)(ksb_process_cpu_ns() - c0) / 1e9;
+        r->idle_ks_cpu_s = threads_cpu_s("ks:") - k0;
+        r->idle_wall_s   = (double)(ksb_now_ns() - t0) / 1e9;
+        r->report_seen   = report && !stat(report, &st);
+
+        t0 = ksb_now_ns();
+        rd_kafka_destroy(rk);
+        r->destroy_s = (double)(ksb_now_ns() - t0) / 1e9;
+}
+
+static void parse(int argc, char **argv, life_opts_t *o)
+{
+        int i;
+
+        o->counts[0]   = 100;
+        o->counts[1]   = 1000;
+        o->counts[2]   = 10000;
+        o->count_cnt   = 3;
+        o->idle_s      = 6;
+        o->interval_ms = 2000;
+        o->rounds      = 1;
+        for (i = 1; i + 1 < argc; i += 2) {
+                if (!strcmp(argv[i], "--topics")) {
+                        char *s      = argv[i + 1], *e;
+                        o->count_cnt = 0;
+                        while (*s && o->count_cnt < KSB_LIFE_MAX_COUNTS) {
+                                o->counts[o->count_cnt++] = strtol(s, &e, 10);
+                                s                         = *e ? e + 1 : e;
+                        }
+                } else if (!strcmp(argv[i], "--idle-s")) {
+                        o->idle_s = atoi(argv[i + 1]);
+                } else if (!strcmp(argv[i], "--interval-ms")) {
+                        o->interval_ms = atoi(argv[i + 1]);
+                } else if (!strcmp(argv[i], "--rounds")) {
+                        o->rounds = atoi(argv[i + 1]);
+                } else {
+                        ksb_die("unknown option %s", argv[i]);
+                }
+        }
+        if (o->rounds < 1 || o->rounds > KSB_LIFE_ROUNDS_MAX || o->idle_s < 1)
+                ksb_die("--rounds 1..%d, --idle-s >= 1", KSB_LIFE_ROUNDS_MAX);
+}
+
+int main(int argc, char **argv)
+{
+        life_opts_t o;
+        char        report[256], id[64], what[160];
+        int         c, k;
+
+        parse(argc, argv, &o);
+        snprintf(report, sizeof(report), "/tmp/ksb-life-%ld.json",
+                 (long)getpid());
+        for (c = 0; c < o.count_cnt; c++) {
+                long   n = o.counts[c];
+                double destroy[KSB_LIFE_ROUNDS_MAX], idle[KSB_LIFE_ROUNDS_MAX];
+                for (k = 0; k < o.rounds; k++) {
+                        life_result_t a, b;
+                        one_life(n, &o, NULL, &a);
+                        one_life(n, &o, report, &b);
+                        if (!b.report_seen)
+                                ksb_die("%ld topics: no periodic report after "
+                                        "%d s idle",
+                                        n, o.idle_s);
+                        destroy[k] = b.destroy_s - a.destroy_s;
+                        idle[k] = (b.idle_cpu_s - a.idle_cpu_s) / b.idle_wall_s;
+                        ksb_note("%ld topics round %d: produce %.2f / %.2f s, "
+                                 "idle CPU %.3f / %.3f s over %.1f s (of it "
+                                 "keyshift's threads %.3f s), destroy %.3f / "
+                                 "%.3f s (without / with keyshift)",
+                                 n, k, a.produce_s, b.produce_s, a.idle_cpu_s,
+                                 b.idle_cpu_s, b.idle_wall_s, b.idle_ks_cpu_s,
+                                 a.destroy_s, b.destroy_s);
+                }
+                snprintf(id, sizeof(id), "life.destroy.%ld", n);
+                snprintf(what, sizeof(what),
+                         "rd_kafka_destroy(), %ld topics: with - without "
+                         "keyshift",
+                         n);
+                ksb_result(id, what,
+                           n >= 10000  ? "<="
+                           : n >= 1000 ? "<="
+                                       : "-",
+                           n >= 10000 ? 3.0 : 1.0, "s", destroy,
+                           (size_t)o.rounds);
+                snprintf(id, sizeof(id), "life.idle_cpu.%ld", n);
+                snprintf(what, sizeof(what),
+                         "idle producer, %ld topics, %d ms reports: keyshift's "
+                         "CPU (with - without)",
+                         n, o.interval_ms);
+                ksb_result(id, what, n == 1000 ? "<=" : "-", 0.05, "core", idle,
+                           (size_t)o.rounds);
+        }
+        unlink(report);
+        return 0;
+}
