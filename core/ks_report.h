@@ -94,8 +94,10 @@ typedef struct ks_report_writer {
         char        tmp[4096]; /**< the temporary file */
         FILE       *fp;
         int         created; /**< tmp exists and is ours to remove */
+        int         unnamed; /**< fp is an O_TMPFILE file, named at the end */
         int         failed;
         size_t      topics;       /**< topics written */
+        uint64_t    messages;     /**< their messages (the report's total) */
         long        kicked;       /**< writeback started up to here */
         char        errstr[8320]; /**< room for both paths */
 } ks_report_writer_t;
@@ -130,6 +132,19 @@ int ks_report_writer_finish(ks_report_writer_t *w, char *errstr,
                             size_t errstr_size);
 /** @brief Closes and removes the temporary file. */
 void ks_report_writer_abort(ks_report_writer_t *w);
+
+/**
+ * @brief Removes temporary files that a killed writer left beside
+ *        @p path: named `<basename>.tmp.<pid>.<n>` (keyshift's pattern,
+ *        digits only), regular files of this user, of a process that no
+ *        longer exists (kill(pid, 0) gives ESRCH) and older than
+ *        @p older_than_s seconds (a writer in another PID namespace that
+ *        shares the directory is still writing its file).
+ * @returns how many were removed. Failures are ignored (a file that
+ *          stays is harmless).
+ * @locality keyshift's reporter thread at start (it reads a directory).
+ */
+size_t ks_report_remove_stale(const char *path, int64_t older_than_s);
 /** @brief Starts the kernel's writeback of what was written so far, when
  *         enough has accumulated since the last call did (no waiting): the
  *         final fsync then waits only for the tail. */

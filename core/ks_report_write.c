@@ -18,17 +18,31 @@
  * rename()d over the path, so a reader sees the previous report or this
  * one, never part of one.
  *
+ * Why O_TMPFILE: a process killed while it writes a report (seconds at
+ * thousands of topics) left `<report>.tmp.<pid>.<n>` behind, megabytes that
+ * nothing removed. The file is now made unnamed (Linux open(2) O_TMPFILE in
+ * the report's directory), so the kernel frees it with the process; only
+ * once it is complete and fsync'ed is it given the temporary name
+ * (linkat(2) of /proc/self/fd/N, AT_SYMLINK_FOLLOW) and renamed over the
+ * report, microseconds later. Where O_TMPFILE or /proc is missing (other
+ * file systems, old kernels) the named temporary file is the fallback, and
+ * ks_report_remove_stale() removes what a dead process left.
+ *
  * @locality keyshift's reporter thread, the application thread writing the
  *           final report, or the CLI. One writer per file.
  */
 #include "ks_report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /** Compact, in the order the members were set (the schema's order). */
@@ -48,34 +62,100 @@ static void writer_fail(ks_report_writer_t *w, const char *what)
         w->failed = 1;
 }
 
-int ks_report_writer_open(ks_report_writer_t *w, const char *path)
+/** Set once O_TMPFILE's file could not be named (no /proc): named
+ *  temporary files from then on. */
+static atomic_int ks_unnamed_off;
+
+/** @brief The temporary name beside @p path for this process's next
+ *  report: `<path>.tmp.<pid>.<n>`. @returns 0, -1 if too long. */
+static int tmp_name(ks_report_writer_t *w)
 {
         static atomic_uint seq;
-        int                fd = -1, tries;
+
+        if (snprintf(w->tmp, sizeof(w->tmp), "%s.tmp.%ld.%u", w->path,
+                     (long)getpid(),
+                     atomic_fetch_add(&seq, 1)) < (int)sizeof(w->tmp))
+                return 0;
+        snprintf(w->errstr, sizeof(w->errstr), "report path too long: %s",
+                 w->path);
+        w->failed = 1;
+        return -1;
+}
+
+/** @brief Opens an unnamed file (O_TMPFILE) in @p path's directory.
+ *  @returns its descriptor, or -1 (then the caller falls back). */
+static int open_unnamed(const char *path)
+{
+#ifdef O_TMPFILE
+        char        dir[4096];
+        const char *slash = strrchr(path, '/');
+        size_t      n     = slash ? (size_t)(slash - path) : 1;
+
+        if (atomic_load(&ks_unnamed_off) || n >= sizeof(dir) ||
+            access("/proc/self/fd", X_OK))
+                return -1;
+        memcpy(dir, slash ? (n ? path : "/") : ".", n ? n : 1);
+        dir[n ? n : 1] = '\0';
+        /* mode 0666: the process's umask decides who may read the report
+         * (it holds key values), as for the named file */
+        return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+#else
+        (void)path;
+        return -1;
+#endif
+}
+
+/** @brief Gives the complete unnamed file its temporary name (linkat of
+ *  /proc/self/fd/N). @returns 0, or -1 with the writer failed. */
+static int name_unnamed(ks_report_writer_t *w, int fd)
+{
+        char proc[64];
+        int  tries;
+
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        for (tries = 0; tries < 100; tries++) {
+                if (!linkat(AT_FDCWD, proc, AT_FDCWD, w->tmp,
+                            AT_SYMLINK_FOLLOW)) {
+                        w->created = 1;
+                        return 0;
+                }
+                if (errno != EEXIST || tmp_name(w))
+                        break;
+        }
+        if (errno != EEXIST)
+                atomic_store(&ks_unnamed_off, 1); /* named from now on */
+        writer_fail(w, "link");
+        return -1;
+}
+
+int ks_report_writer_open(ks_report_writer_t *w, const char *path)
+{
+        int fd = -1, tries;
 
         memset(w, 0, sizeof(*w));
         w->path = path;
-        /* O_EXCL with mode 0666: the process's umask decides who may read
-         * the report (it holds key values). */
-        for (tries = 0; fd == -1 && tries < 100; tries++) {
-                if (snprintf(w->tmp, sizeof(w->tmp), "%s.tmp.%ld.%u", path,
-                             (long)getpid(), atomic_fetch_add(&seq, 1)) >=
-                    (int)sizeof(w->tmp)) {
-                        snprintf(w->errstr, sizeof(w->errstr),
-                                 "report path too long: %s", path);
-                        w->failed = 1;
+        if (tmp_name(w))
+                return -1;
+        if ((fd = open_unnamed(path)) != -1) {
+                w->unnamed = 1;
+        } else {
+                /* O_EXCL with mode 0666: the process's umask decides who
+                 * may read the report (it holds key values). */
+                for (tries = 0; fd == -1 && tries < 100; tries++) {
+                        if (tries && tmp_name(w))
+                                return -1;
+                        fd =
+                            open(w->tmp,
+                                 O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+                        if (fd == -1 && errno != EEXIST)
+                                break;
+                }
+                if (fd == -1) {
+                        writer_fail(w, "create");
                         return -1;
                 }
-                fd =
-                    open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-                if (fd == -1 && errno != EEXIST)
-                        break;
+                w->created = 1;
         }
-        if (fd == -1) {
-                writer_fail(w, "create");
-                return -1;
-        }
-        w->created = 1;
         if (!(w->fp = fdopen(fd, "w"))) {
                 writer_fail(w, "open");
                 close(fd);
@@ -85,6 +165,59 @@ int ks_report_writer_open(ks_report_writer_t *w, const char *path)
         /* A failed setvbuf keeps stdio's default buffer: slower, not wrong */
         (void)setvbuf(w->fp, NULL, _IOFBF, KS_REPORT_BUFSIZE);
         return 0;
+}
+
+/* A temporary name of keyshift's: `<base>.tmp.<pid>.<n>`, digits only. */
+static long stale_pid(const char *name, const char *base, size_t base_len)
+{
+        const char *p = name + base_len + 5;
+        char       *e;
+        long        pid;
+
+        if (strncmp(name, base, base_len) ||
+            strncmp(name + base_len, ".tmp.", 5) || *p < '1' || *p > '9')
+                return 0;
+        pid = strtol(p, &e, 10);
+        if (*e != '.' || e[1] < '0' || e[1] > '9')
+                return 0;
+        for (p = e + 1; *p; p++)
+                if (*p < '0' || *p > '9')
+                        return 0;
+        return pid;
+}
+
+size_t ks_report_remove_stale(const char *path, int64_t older_than_s)
+{
+        const char    *slash    = strrchr(path, '/');
+        const char    *base     = slash ? slash + 1 : path;
+        size_t         base_len = strlen(base), n = 0;
+        char           dir[4096];
+        DIR           *d;
+        struct dirent *e;
+        time_t         now = time(NULL);
+
+        if (!base_len || (slash && (size_t)(slash - path) >= sizeof(dir)))
+                return 0;
+        if (slash)
+                snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+        else
+                snprintf(dir, sizeof(dir), ".");
+        if (!(d = opendir(*dir ? dir : "/")))
+                return 0;
+        while ((e = readdir(d))) {
+                long        pid = stale_pid(e->d_name, base, base_len);
+                struct stat st;
+
+                if (pid <= 0 || pid == (long)getpid() ||
+                    !(kill((pid_t)pid, 0) == -1 && errno == ESRCH) ||
+                    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+                    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+                    now - st.st_mtime < older_than_s)
+                        continue;
+                n += !unlinkat(dirfd(d), e->d_name, 0);
+        }
+        closedir(d);
+        return n;
 }
 
 /** @brief Writes @p j's dump without its closing brace (an object).
@@ -133,6 +266,10 @@ static int writer_close(ks_report_writer_t *w)
                 fclose(fp);
                 return -1;
         }
+        if (w->unnamed && name_unnamed(w, fileno(fp))) {
+                fclose(fp);
+                return -1;
+        }
         if (fclose(fp)) {
                 writer_fail(w, "write");
                 return -1;
@@ -149,7 +286,9 @@ int ks_report_writer_end(ks_report_writer_t *w, const ks_warn_list_t *wl,
         if (!w->failed) {
                 warnings = ks_warn_list_json(wl, NULL);
                 errno    = 0;
-                r = !warnings || fputs("},\"warnings\":", w->fp) == EOF ||
+                r        = !warnings ||
+                    fprintf(w->fp, "},\"messages\":%llu,\"warnings\":",
+                            (unsigned long long)w->messages) < 0 ||
                     json_dumpf(warnings, w->fp, KS_REPORT_DUMP_FLAGS) ||
                     fputs("}\n", w->fp) == EOF;
                 json_decref(warnings);
