@@ -200,7 +200,8 @@ static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
         ks_cli_merge_in_t *in      = calloc(n, sizeof(*in));
         const char        *started = NULL, *generated = NULL, *name;
         json_t            *t, *out;
-        int                final = 1;
+        int                final    = 1;
+        json_int_t         messages = 0;
         size_t             i, j, cnt;
         char               msg[1024];
 
@@ -255,15 +256,17 @@ static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
                 started = generated ? generated : "";
         if (!generated)
                 generated = started;
-        out = json_pack("{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:o}", "schema",
-                        KEYSHIFT_REPORT_SCHEMA, "generated_at", generated,
-                        "started_at", started, "uptime_s",
-                        ks_merge_time(started) >= 0 &&
-                                ks_merge_time(generated) >= 0
-                            ? ks_merge_time(generated) - ks_merge_time(started)
-                            : 0.0,
-                        "final", final, "producer", ks_merge_producer(r, n),
-                        "topics", topics, "warnings", warnings);
+        json_object_foreach(topics, name, t) messages +=
+            json_integer_value(json_object_get(t, "messages"));
+        out = json_pack(
+            "{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:I, s:o}", "schema",
+            KEYSHIFT_REPORT_SCHEMA, "generated_at", generated, "started_at",
+            started, "uptime_s",
+            ks_merge_time(started) >= 0 && ks_merge_time(generated) >= 0
+                ? ks_merge_time(generated) - ks_merge_time(started)
+                : 0.0,
+            "final", final, "producer", ks_merge_producer(r, n), "topics",
+            topics, "messages", messages, "warnings", warnings);
         if (!out)
                 snprintf(err, errsz, "out of memory");
         return out;

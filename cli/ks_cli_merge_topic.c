@@ -213,6 +213,22 @@ static void ks_merge_flow_out(json_t *p, const json_t *flow, int32_t rows,
         free(m);
 }
 
+/** @returns the latest `last_changed_at` of the inputs (RFC 3339 in UTC
+ *  sorts as text), or null when none has one (reports before 0.2). */
+static json_t *last_changed(const ks_cli_merge_in_t *in, size_t n)
+{
+        const char *latest = NULL;
+        size_t      i;
+
+        for (i = 0; i < n; i++) {
+                const char *s = json_string_value(
+                    json_object_get(in[i].topic, "last_changed_at"));
+                if (s && (!latest || strcmp(s, latest) > 0))
+                        latest = s;
+        }
+        return latest ? json_string(latest) : json_null();
+}
+
 /** @brief One proposal merged: partitions, flow and moved summed, the
  *         fractions and distinct keys recomputed. */
 static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
@@ -348,6 +364,7 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         json_object_set_new(t, "keys", keys);
         json_object_set_new(t, "window", window);
         json_object_set_new(t, "acknowledged", ack);
+        json_object_set_new(t, "last_changed_at", last_changed(in, n));
         json_object_set_new(t, "current",
                             curp ? json_pack("{s:o}", "partitions", curp)
                                  : json_null());

@@ -428,7 +428,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         double                     distinct_err;
         double                     distinct = distinct_keys(s, &distinct_err);
         json_t                    *o, *pc, *props;
-        char                       ts[40];
+        char                       ts[40], last_changed[40] = "";
         size_t                     i;
         double                     moved_f[KEYSHIFT_PROPOSED_MAX];
         ks_report_sample_pass_t    sp;
@@ -458,6 +458,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 json_object_set_new(pc, "previous",
                                     json_integer(s->previous_count));
         }
+        if (s->last_changed_at_ms)
+                ks_report_rfc3339(s->last_changed_at_ms, last_changed,
+                                  sizeof(last_changed));
 
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
@@ -494,6 +497,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             (json_int_t)c->ack_pending);
         if (!o)
                 return NULL;
+        json_object_set_new(o, "last_changed_at",
+                            *last_changed ? json_string(last_changed)
+                                          : json_null());
         json_object_set_new(
             o, "current",
             s->current ? json_pack("{s:o}", "partitions",
@@ -569,13 +575,18 @@ json_t *ks_report_build(const ks_report_producer_t *p,
                         const ks_report_opts_t *opts, json_t *topics,
                         const ks_warn_list_t *wl)
 {
-        json_t *o = ks_report_head(p, opts);
+        json_t     *o = ks_report_head(p, opts), *t;
+        const char *name;
+        json_int_t  messages = 0;
 
         if (!o) {
                 json_decref(topics);
                 return NULL;
         }
+        json_object_foreach(topics, name, t) messages +=
+            json_integer_value(json_object_get(t, "messages"));
         if (json_object_set_new(o, "topics", topics) ||
+            json_object_set_new(o, "messages", json_integer(messages)) ||
             json_object_set_new(o, "warnings", ks_warn_list_json(wl, NULL))) {
                 json_decref(o);
                 return NULL;

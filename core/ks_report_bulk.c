@@ -625,6 +625,7 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                 w->failed = 1;
                 return -1;
         }
+        w->messages += s->c.total.messages;
         w->topics++;
         ks_report_writer_kick(w);
         return 0;

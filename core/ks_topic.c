@@ -97,6 +97,10 @@ struct ks_topic {
         int             brokers, replication_factor, compacted;
         int             cleanup_policy_asked;
         ks_rates_t      rates;
+        /* ks_topic_note_changes(): the reporter's last fingerprint of the
+         * counters, and when it last saw them change (wall clock ms) */
+        uint64_t change_fp;
+        int64_t  last_changed_ms;
 
         ks_hll_t        hll;
         ks_keysample_t *sample; /**< payload: ks_model_hashes_t */
@@ -764,6 +768,51 @@ static void ack_unlocked_add(ks_topic_t *t, ks_topic_counters_t *c)
         c->ack_messages += matched + failed + unpred;
 }
 
+/** What ks_topic_note_changes() fingerprints: everything a message, an
+ *  acknowledgement or a metadata answer changes. Zeroed before it is
+ *  filled, so that padding hashes the same every time. */
+typedef struct change_state {
+        ks_topic_counters_t c;
+        uint64_t            pending_msgs, suspect_cnt;
+        int64_t             count_changed_at_ms;
+        int32_t             partition_count, previous_count;
+        int32_t             count_source, brokers, replication_factor;
+        int32_t             compacted, has_mismatch, diagnosing;
+} change_state_t;
+
+int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
+{
+        change_state_t st;
+        uint64_t       fp;
+        int            changed;
+
+        memset(&st, 0, sizeof(st));
+        pthread_mutex_lock(&t->lock);
+        st.c = t->c;
+        st.c.unanalysed =
+            atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
+        ack_unlocked_add(t, &st.c);
+        st.pending_msgs        = t->pending_msgs;
+        st.suspect_cnt         = t->suspect_cnt;
+        st.count_changed_at_ms = t->count_changed_at_ms;
+        st.partition_count     = t->partition_count;
+        st.previous_count      = t->previous_count;
+        st.count_source        = (int32_t)t->count_source;
+        st.brokers             = t->brokers;
+        st.replication_factor  = t->replication_factor;
+        st.compacted           = t->compacted;
+        st.has_mismatch        = t->has_mismatch;
+        st.diagnosing          = t->diagnosing;
+        fp      = ks_hash_murmur64a(&st, sizeof(st), 0x6b657973686966ULL);
+        changed = !t->last_changed_ms || fp != t->change_fp;
+        if (changed) {
+                t->change_fp       = fp;
+                t->last_changed_ms = now_ms;
+        }
+        pthread_mutex_unlock(&t->lock);
+        return changed;
+}
+
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  int32_t partition, int failed)
 {
@@ -1193,6 +1242,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->count_source        = t->count_source;
                 s->previous_count      = t->previous_count;
                 s->count_changed_at_ms = t->count_changed_at_ms;
+                s->last_changed_at_ms  = t->last_changed_ms;
                 s->analysis_since_ms   = t->analysis_since_ms;
                 s->analysis_since_mono = t->analysis_since_mono;
                 s->window_total        = t->window_total;

@@ -227,6 +227,9 @@ typedef struct ks_topic_snapshot {
         ks_count_source_t   count_source;
         int32_t             previous_count; /**< 0 = never changed */
         int64_t count_changed_at_ms; /**< wall clock, 0 = never changed */
+        /** wall clock of the last ks_topic_note_changes() that found the
+         *  topic changed; 0 = never asked */
+        int64_t last_changed_at_ms;
         int64_t analysis_since_ms;   /**< wall clock */
         int64_t analysis_since_mono; /**< the same, monotonic (rates' clock) */
         ks_load_t     window_total;  /**< all messages since analysis_since */
@@ -422,6 +425,19 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
  */
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                                  ks_count_source_t source, int64_t now_ms);
+
+/**
+ * @brief Notes whether the topic changed since the previous call: a
+ *        message analysed, an acknowledgement counted, a partition count
+ *        or cluster answer, a verification settled (a 64-bit fingerprint
+ *        of those counters, ks_hash_murmur64a()). Time alone changes
+ *        nothing: rates of a silent topic stay as last reported.
+ * @returns 1 if it changed, or at the first call; 0 if not. The
+ *          snapshot's last_changed_at_ms is @p now_ms (wall clock, ms) of
+ *          the last call that returned 1.
+ * @locality keyshift's reporter thread (one caller). @locks the topic's.
+ */
+int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms);
 
 /** @brief Checks acknowledgements pending verification against the count
  *         keyshift knows, as a metadata answer does: with @p final (at

@@ -78,6 +78,33 @@ static void read_producer_limits(ks_client_t *c, const rd_kafka_conf_t *conf)
 /** ks_client_t.id of the next producer. */
 static atomic_uint_fast64_t ks_client_next_id = 1;
 
+/**
+ * @brief Says that keyshift is loaded on this producer, in librdkafka's
+ *        log format at level 6 (info): version, report path and interval,
+ *        proposed counts and the topics analysed. The producer's name
+ *        (rdkafka#producer-N) is not known yet in on_new: the line names
+ *        its client.id.
+ * @locality application thread in rd_kafka_new() (on_new).
+ */
+static void log_start(const ks_client_t *c)
+{
+        char   proposed[KEYSHIFT_PROPOSED_MAX * 12] = "";
+        size_t i, n = 0;
+
+        for (i = 0; i < c->params.proposed_cnt && n < sizeof(proposed); i++)
+                n +=
+                    (size_t)snprintf(proposed + n, sizeof(proposed) - n, "%s%d",
+                                     i ? "," : "", (int)c->params.proposed[i]);
+        ks_warn_log_line(
+            stderr, 6, c->client_id,
+            "keyshift %s loaded (librdkafka %s): report %s every %lld ms "
+            "and at shutdown; proposed partition counts %s; topics %s",
+            KEYSHIFT_VERSION_STR, ks_rdk.rd_kafka_version_str(), c->report_path,
+            (long long)c->conf.report_interval_ms,
+            c->params.proposed_cnt ? proposed : "2x each topic's current",
+            c->conf.topics_regex ? c->conf.topics_regex : "all");
+}
+
 /** The topic of the last acknowledgement the calling thread (one of
  *  librdkafka's broker threads) handled, and whose producer's it was: a
  *  name comparison instead of a registry lookup for the next (one topic
@@ -154,6 +181,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         atomic_init(&c->drainer_stop, 0);
         atomic_init(&c->sync_cancel, 0);
 
+        log_start(c);
         c->started = 1;
         if (ks_reporter_start(c)) {
                 c->started = 0;

@@ -75,6 +75,10 @@ typedef struct ks_client {
         ks_warn_list_t carry; /**< producer-level warnings for next report */
         char           report_path[4096];
         int64_t        reports_written;
+        /* what the last report written saw (ks_reporter.c, unchanged()) */
+        uint64_t report_fp;         /**< producer-level fingerprint */
+        int64_t  report_written_ms; /**< wall clock of its write */
+        int      report_failed;     /**< its write failed */
         char metadata_error[256];  /**< last metadata failure, for the report */
         int  metadata_failures;    /**< metadata requests failed in a row */
         rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */

@@ -9,12 +9,15 @@
 #include "ks_client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "ks_hash.h"
 #include "ks_report.h"
 
 /**
@@ -49,6 +52,16 @@
  *  are emptied between its slices). Past it, the report goes on with what
  *  was analysed and says so (ANALYSIS_BEHIND). */
 #define KS_SYNC_TIMEOUT_MS 5000
+
+/** A report of topics that did not change since the last one is not
+ *  written again (its file is left as is, its mtime touched), but at least
+ *  this often it is, so that the time-dependent parts (rates over the
+ *  window, INSUFFICIENT_DATA) do not grow older than this. */
+#define KS_UNCHANGED_REWRITE_MS 60000
+
+/** Temporary report files of dead processes older than this are removed
+ *  at start (ks_report_remove_stale()). */
+#define KS_STALE_TMP_AGE_S 60
 
 typedef struct ks_refresh_ctx {
         ks_client_t *c;
@@ -347,6 +360,48 @@ static void collect_topic(ks_topic_t *t, void *opaque)
         ks_topic_snapshot_free(&snap);
 }
 
+typedef struct ks_change_ctx {
+        int64_t now_ms;
+        size_t  changed;
+} ks_change_ctx_t;
+
+static void note_topic_changes(ks_topic_t *t, void *opaque)
+{
+        ks_change_ctx_t *ctx = opaque;
+
+        ctx->changed += (size_t)ks_topic_note_changes(t, ctx->now_ms);
+}
+
+/**
+ * @brief Whether nothing a report shows changed since the last report
+ *        written: no topic changed (ks_topic_note_changes(), which also
+ *        dates each topic's last change), and nothing producer-level (new
+ *        topics, messages beyond keyshift.topics.max, warnings carried,
+ *        metadata failures, a partitioner mismatch). Linear in topics.
+ * @locality reporter thread. @locks each topic's, one at a time.
+ */
+static int unchanged(ks_client_t *c, int64_t now_ms)
+{
+        ks_change_ctx_t ctx = {now_ms, 0};
+        uint64_t        fp[5];
+
+        ks_registry_foreach(&c->reg, note_topic_changes, &ctx);
+        fp[0] = ks_registry_seen(&c->reg);
+        fp[1] = atomic_load(&c->reg.untracked_messages);
+        fp[2] = c->carry.cnt;
+        fp[3] = (uint64_t)c->metadata_failures;
+        fp[4] =
+            ks_hash_key64(c->partitioner_detail, strlen(c->partitioner_detail));
+        fp[0] = ks_hash_murmur64a(fp, sizeof(fp), (uint64_t)ctx.changed);
+        if (ctx.changed || fp[0] != c->report_fp || c->report_failed ||
+            !c->reports_written ||
+            now_ms - c->report_written_ms >= KS_UNCHANGED_REWRITE_MS) {
+                c->report_fp = fp[0];
+                return 0;
+        }
+        return 1;
+}
+
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
@@ -372,12 +427,9 @@ void ks_reporter_write(ks_client_t *c, int final)
         size_t             i;
         uint64_t           untracked;
 
-        /* A producer that never produced (e.g. an AdminClient made from a
-         * producer's configuration) has nothing to report. */
-        if (!ks_registry_seen(&c->reg) &&
-            !atomic_load(&c->reg.untracked_messages) && !c->reports_written)
-                return;
-        if (!final) /* on_send has run: rd_kafka_new() has returned */
+        /* A producer that has not produced yet gets a report too (topics
+         * {}, messages 0): it says keyshift is loaded. */
+        if (!final) /* the first interval: rd_kafka_new() has returned */
                 ks_client_learn_name(c);
         ks_warn_list_init(&wl);
         /* every message staged so far analysed (the final report's caller
@@ -394,6 +446,14 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "produced before this report after %d ms: this "
                             "report may not count the last seconds of them",
                             KS_SYNC_TIMEOUT_MS);
+        }
+        /* Nothing new since the last report: its file stands (a reader
+         * sees its mtime advance); no work, no repeated log lines. The
+         * final report is always written. */
+        if (unchanged(c, opts.now_ms) && !final && !wl.cnt) {
+                (void)utimensat(AT_FDCWD, c->report_path, NULL, 0);
+                ks_warn_list_clear(&wl);
+                return;
         }
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
@@ -435,8 +495,11 @@ void ks_reporter_write(ks_client_t *c, int final)
                             errstr);
                 ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "previous report not written: %s", errstr);
+                c->report_failed = 1;
         } else {
                 c->reports_written++;
+                c->report_failed     = 0;
+                c->report_written_ms = opts.now_ms;
                 if (ctx.oom)
                         ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED,
                                     NULL,
@@ -456,8 +519,16 @@ static void *reporter_main(void *arg)
                                         ? now + c->conf.report_interval_ms
                                         : INT64_MAX;
 
+        size_t stale;
+
         /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
         pthread_setname_np(pthread_self(), "ks:reporter");
+        if ((stale =
+                 ks_report_remove_stale(c->report_path, KS_STALE_TMP_AGE_S)))
+                ks_warn_log_line(stderr, 6, c->name,
+                                 "removed %zu temporary report files that "
+                                 "killed processes left beside %s",
+                                 stale, c->report_path);
         pthread_mutex_lock(&c->lock);
         while (!c->stop) {
                 int64_t wake_at =
