@@ -230,8 +230,9 @@ static void test_two_producers(void)
 }
 
 /** Two producers with one client.id in one process: two reports, and a
- *  handle that never produced (an AdminClient made from a producer's
- *  configuration) writes none. */
+ *  third handle that never produced (e.g. an AdminClient made from a
+ *  producer's configuration) writes a third, of no topics, that says
+ *  keyshift was there. */
 static void test_same_client_id(void)
 {
         const char       *dir = ks_e2e_tmpdir("sameid");
@@ -270,9 +271,15 @@ static void test_same_client_id(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
         CU_ASSERT_PTR_NOT_NULL(ks_e2e_get(ra, "topics/ta"));
         CU_ASSERT_PTR_NOT_NULL(ks_e2e_get(rb, "topics/tb"));
-        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 2", dir), 0);
+        CU_ASSERT_EQUAL(ks_e2e_system("test $(ls '%s' | wc -l) -eq 3", dir), 0);
         json_decref(ra);
         json_decref(rb);
+        snprintf(p2, sizeof(p2), "%s/same-3.json", dir);
+        ra = ks_e2e_load_json(p2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ra);
+        CU_ASSERT_EQUAL(json_object_size(json_object_get(ra, "topics")), 0);
+        CU_ASSERT_EQUAL(ks_e2e_int(ra, "messages"), 0);
+        json_decref(ra);
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
