@@ -28,8 +28,9 @@
  * under the lock; those calls are counted (ks_stage_stats()), and so are
  * messages a full ring skipped.
  *
- * Usage: ksb_report [--topics N] [--partitions N] [--msgs N] [--reps R]
- *                   [--rate MSGS_PER_S] [--path FILE] [--keep]
+ * Usage: ksb_report [--topics N] [--partitions N] [--proposed N,N,N]
+ *                   [--msgs N] [--reps R] [--rate MSGS_PER_S] [--path FILE]
+ *                   [--keep]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -306,6 +307,7 @@ int main(int argc, char **argv)
         const char *path    = "/tmp/ksb-report-bench.json";
         const char *props[] = {"keyshift.partitions.proposed", "1200,1500,2000",
                                NULL};
+        const char *proposed = props[1];
         ksb_topics_t     kt;
         ksb_stream_t     st;
         producer_t       p;
@@ -332,14 +334,16 @@ int main(int argc, char **argv)
                         path = argv[++a];
                 else if (!strcmp(argv[a], "--rate") && a + 1 < argc)
                         rate = atof(argv[++a]);
+                else if (!strcmp(argv[a], "--proposed") && a + 1 < argc)
+                        props[1] = proposed = argv[++a];
                 else if (!strcmp(argv[a], "--keep"))
                         keep = 1;
                 else if (!strcmp(argv[a], "--no-proto"))
                         ; /* accepted: the prototype writer is gone */
                 else
                         ksb_die("usage: ksb_report [--topics N] [--partitions "
-                                "N] [--msgs N] [--reps R] [--rate MSGS_PER_S] "
-                                "[--path FILE] [--keep]");
+                                "N] [--proposed N,N,N] [--msgs N] [--reps R] "
+                                "[--rate MSGS_PER_S] [--path FILE] [--keep]");
         }
         if (reps < 1 || reps > 32)
                 ksb_die("reps: 1..32");
@@ -412,9 +416,9 @@ int main(int argc, char **argv)
                  (unsigned long long)(st2.skipped_full - st1.skipped_full),
                  d.passes);
         snprintf(what, sizeof(what),
-                 "report build + write, %zu topics x %d partitions x 3 "
-                 "proposed",
-                 topics, partitions);
+                 "report build + write, %zu topics x %d partitions x "
+                 "proposed %s",
+                 topics, partitions, proposed);
         ksb_result("6.report.build_write", what, "<=", 100, "ms", ms,
                    (size_t)reps);
         ksb_result("6.report.sync_wait",
