@@ -16,6 +16,8 @@
 
 #include <stdatomic.h>
 
+#include "ks_batch.h"
+#include "ks_config.h"
 #include "ks_hash.h"
 #include "ks_phash_cache.h"
 
@@ -175,6 +177,23 @@ static size_t scaled(size_t n, double f, size_t min)
         if (s < min)
                 s = min;
         return s < n ? s : n;
+}
+
+void ks_topic_params_from_config(ks_topic_params_t *p, const ks_config_t *k)
+{
+        memcpy(p->proposed, k->proposed, sizeof(k->proposed));
+        p->proposed_cnt      = k->proposed_cnt;
+        p->key_sample_size   = (size_t)k->key_sample_size;
+        p->mixed_sample_size = (size_t)k->mixed_sample_size;
+        p->topk_capacity =
+            k->hot_keys * 16 > 1024 ? (size_t)k->hot_keys * 16 : 1024;
+        p->flow_max_cells = k->flow_max_cells;
+        p->pending_max    = KS_PENDING_MAX;
+        /* keyshift.memory.max.mb covers the sketches and the drainer's
+         * key table (an eighth, at most 8 MiB, and its tags: 4 B a
+         * slot, 512 KiB at most) */
+        p->sketch_budget =
+            ks_batch_sketch_budget((size_t)k->memory_max_mb << 20);
 }
 
 void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)

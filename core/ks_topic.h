@@ -85,6 +85,24 @@ typedef struct ks_topic_params {
         size_t sketch_budget;
 } ks_topic_params_t;
 
+struct ks_config;
+
+/** Runs of messages kept while a topic's count is unknown
+ *  (ks_topic_params_t.pending_max as ks_topic_params_from_config() sets
+ *  it). */
+#define KS_PENDING_MAX 65536
+
+/**
+ * @brief Sets @p p's proposals, sketch sizes, flow limit, pending runs and
+ *        sketch budget from keyshift.* properties @p k (the hot-key
+ *        counters: 16 per hot key listed, at least 1024; the sketch
+ *        budget: what keyshift.memory.max.mb leaves after the drainer's
+ *        key table, ks_batch_sketch_budget()). The partitioner and sticky
+ *        linger are left as they are.
+ */
+void ks_topic_params_from_config(ks_topic_params_t      *p,
+                                 const struct ks_config *k);
+
 /** Sample and counter sizes never go below these when a budget shrinks
  *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
 #define KS_TOPIC_SAMPLE_MIN 64
