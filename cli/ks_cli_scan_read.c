@@ -24,13 +24,25 @@ static int64_t mono_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/** @returns 1 for an error that a moment may cure: a new topic's or
+ *           partition's leader not elected yet, a leader moving. */
+static int transient(rd_kafka_resp_err_t e)
+{
+        return e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+               e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+               e == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+               e == RD_KAFKA_RESP_ERR__TRANSPORT ||
+               e == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT;
+}
+
 /** @brief Finds the topic's partitions. @returns 0 or 1 with @p err. */
 static int find_topic(ks_scan_reader_t *r, char *err, size_t errsz)
 {
         const struct rd_kafka_metadata *md = NULL;
         rd_kafka_topic_t   *rkt = rd_kafka_topic_new(r->rk, r->topic, NULL);
         rd_kafka_resp_err_t e;
-        int                 ret = 1;
+        int                 ret      = 1;
+        int64_t             deadline = mono_ms() + r->timeout_ms;
 
         if (!rkt) {
                 snprintf(err, errsz, "--topic %s: %s", r->topic,
@@ -38,6 +50,14 @@ static int find_topic(ks_scan_reader_t *r, char *err, size_t errsz)
                 return 1;
         }
         e = rd_kafka_metadata(r->rk, 0, rkt, &md, r->timeout_ms);
+        while (!e && md->topic_cnt == 1 && transient(md->topics[0].err) &&
+               mono_ms() < deadline) {
+                /* a topic just created: its leaders are being elected */
+                rd_kafka_metadata_destroy(md);
+                md = NULL;
+                usleep(100 * 1000);
+                e = rd_kafka_metadata(r->rk, 0, rkt, &md, r->timeout_ms);
+        }
         if (e) {
                 snprintf(err, errsz,
                          "no metadata from the broker within %d ms "
@@ -141,9 +161,13 @@ int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
                 return 1;
         }
         for (p = 0; p < r->partition_count; p++) {
-                ks_scan_part_t *s = &r->parts[p];
-                e = rd_kafka_query_watermark_offsets(r->rk, topic, p, &s->low,
-                                                     &s->high, r->timeout_ms);
+                ks_scan_part_t *s        = &r->parts[p];
+                int64_t         deadline = mono_ms() + r->timeout_ms;
+                while ((e = rd_kafka_query_watermark_offsets(r->rk, topic, p,
+                                                             &s->low, &s->high,
+                                                             r->timeout_ms)) &&
+                       transient(e) && mono_ms() + 100 < deadline)
+                        usleep(100 * 1000);
                 if (e) {
                         snprintf(err, errsz,
                                  "partition %d: no watermarks within %d ms "
