@@ -53,6 +53,20 @@ typedef struct ks_scan_ctx {
         ks_scan_times_t times;
 } ks_scan_ctx_t;
 
+/** @brief The first and last buckets holding records (-1, -1: none). */
+static void times_span(const ks_scan_times_t *t, int64_t *lo, int64_t *hi)
+{
+        int64_t j;
+
+        *lo = *hi = -1;
+        for (j = 0; j < KS_SCAN_TIME_BUCKETS; j++)
+                if (t->msgs[j]) {
+                        if (*lo < 0)
+                                *lo = j;
+                        *hi = j;
+                }
+}
+
 /** @brief Halves the series' resolution: merges bucket pairs. */
 static void times_widen(ks_scan_times_t *t)
 {
@@ -90,13 +104,8 @@ static void times_add(ks_scan_times_t *t, int64_t ts_ms, uint64_t bytes)
                         break;
                 /* move the window when what it holds still fits */
                 {
-                        int64_t lo = -1, hi = -1, j;
-                        for (j = 0; j < KS_SCAN_TIME_BUCKETS; j++)
-                                if (t->msgs[j]) {
-                                        if (lo < 0)
-                                                lo = j;
-                                        hi = j;
-                                }
+                        int64_t lo, hi;
+                        times_span(t, &lo, &hi);
                         if (lo < 0) {
                                 t->base =
                                     s / t->width - KS_SCAN_TIME_BUCKETS / 2;
@@ -143,14 +152,9 @@ static void times_add(ks_scan_times_t *t, int64_t ts_ms, uint64_t bytes)
  */
 static int64_t times_rates(const ks_scan_times_t *t, ks_rates_t *r)
 {
-        int64_t lo = -1, hi = -1, i, j;
+        int64_t lo, hi, i, j;
 
-        for (i = 0; i < KS_SCAN_TIME_BUCKETS; i++)
-                if (t->msgs[i]) {
-                        if (lo < 0)
-                                lo = i;
-                        hi = i;
-                }
+        times_span(t, &lo, &hi);
         if (lo < 0) {
                 ks_rates_init(r, 0);
                 return 0;

@@ -15,6 +15,7 @@
 
 #include "ks_audit.h"
 #include "ks_test.h"
+#include "ks_test_warn.h"
 #include "ks_topic.h"
 
 typedef int32_t(oracle_fn)(const rd_kafka_topic_t *, const void *, size_t,
@@ -136,16 +137,6 @@ static int step_of(const ks_audit_history_t *h, int fam, int32_t count)
         return -1;
 }
 
-static int has_warning(const ks_warn_list_t *wl, const char *code)
-{
-        size_t i;
-
-        for (i = 0; i < wl->cnt; i++)
-                if (!strcmp(wl->items[i].code, code))
-                        return 1;
-        return 0;
-}
-
 /** One family at the current count: one step, no warning. */
 static void test_single_family(void)
 {
@@ -238,9 +229,9 @@ static void test_mixed_history(void)
                         rs.n);
         ks_warn_list_init(&wl);
         ks_audit_warnings(a, &h, "t", &wl);
-        CU_ASSERT(has_warning(&wl, "MIXED_PARTITIONERS"));
-        CU_ASSERT(has_warning(&wl, "RECORDS_FROM_OLD_COUNT"));
-        CU_ASSERT(has_warning(&wl, "UNEXPLAINED_PLACEMENT"));
+        CU_ASSERT(ks_test_has_warning(&wl, "MIXED_PARTITIONERS"));
+        CU_ASSERT(ks_test_has_warning(&wl, "RECORDS_FROM_OLD_COUNT"));
+        CU_ASSERT(ks_test_has_warning(&wl, "UNEXPLAINED_PLACEMENT"));
         for (i = 0; i < wl.cnt; i++)
                 if (!strcmp(wl.items[i].code, "RECORDS_FROM_OLD_COUNT"))
                         CU_ASSERT_PTR_NOT_NULL(
