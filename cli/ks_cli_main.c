@@ -23,6 +23,9 @@ static const struct {
      "combine reports of several producer processes into one"},
     {"plan", ks_cli_plan_main,
      "partition count advice from planned rates, without a producer"},
+    {"scan", ks_cli_scan_main,
+     "read a topic's stored records: the same report, and which "
+     "partitioner placed them"},
 };
 
 #define KS_CLI_COMMAND_CNT                                                     \

@@ -16,6 +16,8 @@
 
 #include <stdatomic.h>
 
+#include "ks_batch.h"
+#include "ks_config.h"
 #include "ks_hash.h"
 #include "ks_phash_cache.h"
 
@@ -181,6 +183,23 @@ static size_t scaled(size_t n, double f, size_t min)
         return s < n ? s : n;
 }
 
+void ks_topic_params_from_config(ks_topic_params_t *p, const ks_config_t *k)
+{
+        memcpy(p->proposed, k->proposed, sizeof(k->proposed));
+        p->proposed_cnt      = k->proposed_cnt;
+        p->key_sample_size   = (size_t)k->key_sample_size;
+        p->mixed_sample_size = (size_t)k->mixed_sample_size;
+        p->topk_capacity =
+            k->hot_keys * 16 > 1024 ? (size_t)k->hot_keys * 16 : 1024;
+        p->flow_max_cells = k->flow_max_cells;
+        p->pending_max    = KS_PENDING_MAX;
+        /* keyshift.memory.max.mb covers the sketches and the drainer's
+         * key table (an eighth, at most 8 MiB, and its tags: 4 B a
+         * slot, 512 KiB at most) */
+        p->sketch_budget =
+            ks_batch_sketch_budget((size_t)k->memory_max_mb << 20);
+}
+
 void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)
 {
         size_t var = ks_topic_sketch_bytes(p) - KS_TOPIC_BYTES_FIXED;
@@ -276,11 +295,14 @@ const char *ks_topic_name(const ks_topic_t *t)
 
 /**
  * @brief Places @p messages identical hashed (partition < 0) or explicit
- *        messages, @p bytes in all, in the current window.
+ *        messages, @p bytes in all, in the current window. @p observed >= 0
+ *        (a record read back from its partition, ks_topic_record_stored_locked())
+ *        is the partition the messages sit in under the current count, in
+ *        place of the model's; the proposals still follow the model.
  *        @locks t->lock held.
  */
 static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
-                  uint64_t messages, uint64_t bytes)
+                  int32_t observed, uint64_t messages, uint64_t bytes)
 {
         int32_t  cur = t->partition_count;
         int32_t  pc;
@@ -296,7 +318,9 @@ static void place(ks_topic_t *t, uint32_t phash, int32_t partition,
                 }
                 pc = partition;
         } else {
-                pc = ks_partition_of_m(phash, t->current_m, (uint32_t)cur);
+                pc = observed >= 0 ? observed
+                                   : ks_partition_of_m(phash, t->current_m,
+                                                       (uint32_t)cur);
                 load_add(&t->window_hashed, messages, bytes);
         }
         load_add(&t->window_total, messages, bytes);
@@ -513,9 +537,14 @@ void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                               bytes);
 }
 
-int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
-                               int32_t partition, const ks_key_facts_t *f,
-                               uint64_t messages, uint64_t bytes, int windowed)
+/**
+ * @brief ks_topic_record_run_locked(), with @p observed the partition the
+ *        messages are stored in (-1: not known, the model places them).
+ */
+static int record_run(ks_topic_t *t, const void *key, size_t keylen,
+                      int32_t partition, int32_t observed,
+                      const ks_key_facts_t *f, uint64_t messages,
+                      uint64_t bytes, int windowed)
 {
         int offer = 0;
 
@@ -566,9 +595,13 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                        f->phash, messages, bytes);
         }
 
-        if (place_kind == KS_PLACE_HASHED) {
+        if (observed >= 0 && (!t->current || observed >= t->partition_count)) {
+                /* a stored record needs the count it is stored under */
+                t->c.unplaced += messages;
+        } else if (place_kind == KS_PLACE_HASHED) {
                 if (t->current) {
-                        place(t, f->phash, partition, messages, bytes);
+                        place(t, f->phash, partition, observed, messages,
+                              bytes);
                 } else if (t->partition_count == 0 &&
                            t->pending_cnt < t->params.pending_max) {
                         if (!t->pending)
@@ -590,10 +623,28 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                 }
         } else if (t->current) {
                 load_add(&t->window_total, messages, bytes);
+                if (observed >= 0) /* where it is stored: a real load */
+                        load_add(&t->current[observed], messages, bytes);
         } else if (t->partition_count == 0) {
                 load_add(&t->waiting_spread, messages, bytes);
         }
         return offer;
+}
+
+int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
+                               int32_t partition, const ks_key_facts_t *f,
+                               uint64_t messages, uint64_t bytes, int windowed)
+{
+        return record_run(t, key, keylen, partition, -1, f, messages, bytes,
+                          windowed);
+}
+
+int ks_topic_record_stored_locked(ks_topic_t *t, const void *key, size_t keylen,
+                                  int32_t stored, const ks_key_facts_t *f,
+                                  uint64_t messages, uint64_t bytes)
+{
+        return record_run(t, key, keylen, -1, stored < 0 ? INT32_MAX : stored,
+                          f, messages, bytes, 0);
 }
 
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
@@ -1002,8 +1053,8 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                         t->window_total = t->waiting_spread;
                         for (i = 0; i < t->pending_cnt; i++) {
                                 ks_pending_t *p = &t->pending[i];
-                                place(t, p->phash, p->partition, p->messages,
-                                      p->bytes);
+                                place(t, p->phash, p->partition, -1,
+                                      p->messages, p->bytes);
                         }
                 } else {
                         t->c.unplaced += t->pending_msgs;

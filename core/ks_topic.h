@@ -85,6 +85,24 @@ typedef struct ks_topic_params {
         size_t sketch_budget;
 } ks_topic_params_t;
 
+struct ks_config;
+
+/** Runs of messages kept while a topic's count is unknown
+ *  (ks_topic_params_t.pending_max as ks_topic_params_from_config() sets
+ *  it). */
+#define KS_PENDING_MAX 65536
+
+/**
+ * @brief Sets @p p's proposals, sketch sizes, flow limit, pending runs and
+ *        sketch budget from keyshift.* properties @p k (the hot-key
+ *        counters: 16 per hot key listed, at least 1024; the sketch
+ *        budget: what keyshift.memory.max.mb leaves after the drainer's
+ *        key table, ks_batch_sketch_budget()). The partitioner and sticky
+ *        linger are left as they are.
+ */
+void ks_topic_params_from_config(ks_topic_params_t      *p,
+                                 const struct ks_config *k);
+
 /** Sample and counter sizes never go below these when a budget shrinks
  *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
 #define KS_TOPIC_SAMPLE_MIN 64
@@ -342,6 +360,30 @@ void ks_topic_unlock(ks_topic_t *t);
 int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                int32_t partition, const ks_key_facts_t *f,
                                uint64_t messages, uint64_t bytes, int windowed);
+
+/**
+ * @brief Counts @p messages identical records read back from a topic
+ *        (`keyshift scan`) that are stored in partition @p stored, as
+ *        ks_topic_record_run_locked() counts messages sent to the
+ *        partitioner (partition -1), except where they count under the
+ *        current count: in partition @p stored, where they really are, not
+ *        where the model would put them. So the current loads are the
+ *        topic's real per-partition loads, and a proposal's moved figures
+ *        count the hashed records whose proposed partition (the model's,
+ *        with the topic's partitioner) differs from the one they are in.
+ *        Records the partitioner does not hash (NULL keys under a
+ *        *_random partitioner) count in @p stored's current load and in no
+ *        proposal, as the plugin leaves them out of proposals. The current
+ *        count must be set first (ks_topic_set_partition_count()); records
+ *        met before it, or with @p stored >= the count, count as
+ *        `unplaced`. @p f comes from ks_topic_key_facts() with partition
+ *        -1. Not windowed: the hot-key summary counts the run at once.
+ * @returns 0.
+ * @locks the caller holds ks_topic_lock(t).
+ */
+int ks_topic_record_stored_locked(ks_topic_t *t, const void *key, size_t keylen,
+                                  int32_t stored, const ks_key_facts_t *f,
+                                  uint64_t messages, uint64_t bytes);
 
 /** @brief Begins a window of runs (ks_topk_window_begin()) unless the
  *         topic's last window began with the same @p window id (the

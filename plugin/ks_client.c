@@ -14,7 +14,6 @@ static int  claim_report_path(char *path, size_t size);
 static void release_report_path(const char *path);
 
 /** Messages kept per topic while its partition count is unknown. */
-#define KS_PENDING_MAX 65536
 
 int64_t ks_client_now_ms(void)
 {
@@ -142,19 +141,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         snprintf(c->name, sizeof(c->name), "%s", c->client_id);
         read_partitioner(c, conf);
         read_producer_limits(c, conf);
-        memcpy(c->params.proposed, kconf->proposed, sizeof(kconf->proposed));
-        c->params.proposed_cnt      = kconf->proposed_cnt;
-        c->params.key_sample_size   = (size_t)kconf->key_sample_size;
-        c->params.mixed_sample_size = (size_t)kconf->mixed_sample_size;
-        c->params.topk_capacity =
-            kconf->hot_keys * 16 > 1024 ? (size_t)kconf->hot_keys * 16 : 1024;
-        c->params.flow_max_cells = kconf->flow_max_cells;
-        c->params.pending_max    = KS_PENDING_MAX;
-        /* keyshift.memory.max.mb covers the sketches and the drainer's
-         * key table (an eighth, at most 8 MiB, and its tags: 4 B a
-         * slot, 512 KiB at most) */
-        c->params.sketch_budget =
-            ks_batch_sketch_budget((size_t)kconf->memory_max_mb << 20);
+        ks_topic_params_from_config(&c->params, kconf);
         ks_warn_list_init(&c->carry);
         if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
                                   c->report_path, sizeof(c->report_path))) {

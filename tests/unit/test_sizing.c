@@ -7,6 +7,7 @@
  *        (ks_topk) with the plugin's default capacity.
  */
 #include "ks_test.h"
+#include "ks_test_warn.h"
 
 #include "ks_hash.h"
 #include "ks_partitioner.h"
@@ -796,15 +797,6 @@ static json_t *at(json_t *j, const char *path)
         return j;
 }
 
-static int has_warning(const ks_warn_list_t *wl, const char *code)
-{
-        size_t i;
-        for (i = 0; i < wl->cnt; i++)
-                if (!strcmp(wl->items[i].code, code))
-                        return 1;
-        return 0;
-}
-
 static void test_json(void)
 {
         /* A topic over 10 s: 1000 messages, 100 msgs/s, peak 300, mean
@@ -869,7 +861,7 @@ static void test_json(void)
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.rates, "msgs_per_s"), 100, EPS);
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.rates, "peak_msgs_per_s"), 300, EPS);
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.rates, "peak_to_mean"), 3, EPS);
-        CU_ASSERT_FALSE(has_warning(&wl, KS_WARN_PEAK_TO_MEAN_HIGH));
+        CU_ASSERT_FALSE(ks_test_has_warning(&wl, KS_WARN_PEAK_TO_MEAN_HIGH));
         /* skew: keys 600 / 2 = 300; partitions: 4 -> sorted 100 100 100
          * 700, median 100, 7x, fails; 8 -> median 50, 13x */
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.skew, "key_skew"), 300, EPS);
@@ -902,7 +894,7 @@ static void test_json(void)
         CU_ASSERT_EQUAL(num_at(out.hot_keys, "0.fixable_by_partitions"), 0);
         CU_ASSERT_EQUAL(num_at(out.hot_keys, "0.salt_buckets"), 5);
         CU_ASSERT_TRUE(json_is_string(at(out.hot_keys, "0.ordering_given_up")));
-        CU_ASSERT_TRUE(has_warning(&wl, KS_WARN_HOT_KEY));
+        CU_ASSERT_TRUE(ks_test_has_warning(&wl, KS_WARN_HOT_KEY));
         /* sizing: base = current 4, factor 4, floor 16, recommended 16 */
         CU_ASSERT_EQUAL(num_at(out.sizing, "partition_floor"), 16);
         CU_ASSERT_EQUAL(num_at(out.sizing, "recommended"), 16);
@@ -928,7 +920,7 @@ static void test_json(void)
         CU_ASSERT_TRUE(json_is_string(at(out.sizing, "constraints.4.binding")));
         CU_ASSERT_PTR_NOT_NULL(at(out.sizing, "constraints.6"));
         CU_ASSERT_EQUAL(num_at(out.sizing, "fewest_brokers"), 3);
-        CU_ASSERT_FALSE(has_warning(&wl, KS_WARN_REBALANCE_STALL_HIGH));
+        CU_ASSERT_FALSE(ks_test_has_warning(&wl, KS_WARN_REBALANCE_STALL_HIGH));
         /* split windows, per proposal */
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.split_windows, "0.seconds"), 300,
                                EPS);
@@ -958,7 +950,7 @@ static void test_json(void)
         CU_ASSERT_EQUAL(num_at(out.migration, "shard.messages_split"), 610);
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.migration, "shard.share_of_topic"),
                                0.6, EPS);
-        CU_ASSERT_FALSE(has_warning(&wl, KS_WARN_COMPACTED_TOPIC));
+        CU_ASSERT_FALSE(ks_test_has_warning(&wl, KS_WARN_COMPACTED_TOPIC));
         ks_sizing_json_clear(&out);
         ks_warn_list_clear(&wl);
 
@@ -971,9 +963,9 @@ static void test_json(void)
         p.consumer_lag_ms            = 2000;
         ks_warn_list_init(&wl);
         CU_ASSERT_EQUAL_FATAL(ks_sizing_json_build(&in, &out, &wl), 0);
-        CU_ASSERT_TRUE(has_warning(&wl, KS_WARN_COMPACTED_TOPIC));
-        CU_ASSERT_TRUE(has_warning(&wl, KS_WARN_PEAK_TO_MEAN_HIGH));
-        CU_ASSERT_TRUE(has_warning(&wl, KS_WARN_REBALANCE_STALL_HIGH));
+        CU_ASSERT_TRUE(ks_test_has_warning(&wl, KS_WARN_COMPACTED_TOPIC));
+        CU_ASSERT_TRUE(ks_test_has_warning(&wl, KS_WARN_PEAK_TO_MEAN_HIGH));
+        CU_ASSERT_TRUE(ks_test_has_warning(&wl, KS_WARN_REBALANCE_STALL_HIGH));
         CU_ASSERT_EQUAL(num_at(out.migration, "target_partition_count"), 6);
         CU_ASSERT_EQUAL(
             num_at(out.migration, "raise_in_place.compacted_stale_values"), 1);

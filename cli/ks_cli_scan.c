@@ -1,0 +1,747 @@
+/**
+ * @file ks_cli_scan.c
+ * @brief `keyshift scan`: options, the analysis of each record read (the
+ *        plugin's per-topic analysis and the partitioner audit), and the
+ *        report (docs/keyshift-cli.md, docs/report-schema.md).
+ *
+ * Every record feeds:
+ *  - the audit (core/ks_audit.h): key, partition, offset;
+ *  - one ks_topic per candidate partitioner (consistent_random,
+ *    murmur2_random, fnv1a_random; only --partitioner's when given),
+ *    through ks_topic_record_stored_locked(): the record counts in the
+ *    partition it is stored in, and under each proposed count where that
+ *    partitioner would put it. After the scan the audit names the family
+ *    of the newest records and that topic's analysis is reported;
+ *  - a per-second series of record timestamps (the rates and sizing).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_audit.h"
+#include "ks_cli.h"
+#include "ks_cli_scan.h"
+#include "ks_config.h"
+#include "ks_report.h"
+#include "ks_topic.h"
+
+#define CMD "scan"
+
+/** Buckets of the timestamp series; a longer span widens each bucket. */
+#define KS_SCAN_TIME_BUCKETS 65536
+
+/** Per-second records and bytes by record timestamp, in fixed memory:
+ *  buckets of `width` seconds (a power of two), doubled when the span
+ *  does not fit. */
+typedef struct ks_scan_times {
+        int64_t   base; /**< first bucket, in units of width seconds */
+        int64_t   width;
+        uint64_t *msgs, *bytes; /**< [KS_SCAN_TIME_BUCKETS] */
+        int       any;
+        uint64_t  missing; /**< records without a timestamp */
+} ks_scan_times_t;
+
+typedef struct ks_scan_ctx {
+        ks_audit_t     *audit;
+        ks_topic_t     *topic[KS_AUDIT_FAMILIES]; /**< by family, or NULL */
+        ks_scan_times_t times;
+} ks_scan_ctx_t;
+
+/** @brief The first and last buckets holding records (-1, -1: none). */
+static void times_span(const ks_scan_times_t *t, int64_t *lo, int64_t *hi)
+{
+        int64_t j;
+
+        *lo = *hi = -1;
+        for (j = 0; j < KS_SCAN_TIME_BUCKETS; j++)
+                if (t->msgs[j]) {
+                        if (*lo < 0)
+                                *lo = j;
+                        *hi = j;
+                }
+}
+
+/** @brief Halves the series' resolution: merges bucket pairs. */
+static void times_widen(ks_scan_times_t *t)
+{
+        size_t  i;
+        int64_t odd = t->base & 1;
+
+        for (i = 0; i < KS_SCAN_TIME_BUCKETS; i++) {
+                size_t   to = (i + (size_t)odd) / 2;
+                uint64_t m = t->msgs[i], b = t->bytes[i];
+                t->msgs[i] = t->bytes[i] = 0;
+                t->msgs[to] += m;
+                t->bytes[to] += b;
+        }
+        t->base = (t->base - odd) / 2;
+        t->width *= 2;
+}
+
+static void times_add(ks_scan_times_t *t, int64_t ts_ms, uint64_t bytes)
+{
+        int64_t s, i;
+
+        if (ts_ms < 0) {
+                t->missing++;
+                return;
+        }
+        s = ts_ms / 1000;
+        if (!t->any) {
+                t->any   = 1;
+                t->width = 1;
+                t->base  = s - KS_SCAN_TIME_BUCKETS / 2;
+        }
+        for (;;) {
+                i = s / t->width - t->base;
+                if (i >= 0 && i < KS_SCAN_TIME_BUCKETS)
+                        break;
+                /* move the window when what it holds still fits */
+                {
+                        int64_t lo, hi;
+                        times_span(t, &lo, &hi);
+                        if (lo < 0) {
+                                t->base =
+                                    s / t->width - KS_SCAN_TIME_BUCKETS / 2;
+                                continue;
+                        }
+                        if (i < 0 && hi - i < KS_SCAN_TIME_BUCKETS) {
+                                int64_t sh = -i;
+                                memmove(t->msgs + sh, t->msgs,
+                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
+                                            sizeof(*t->msgs));
+                                memmove(t->bytes + sh, t->bytes,
+                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
+                                            sizeof(*t->bytes));
+                                memset(t->msgs, 0, (size_t)sh * 8);
+                                memset(t->bytes, 0, (size_t)sh * 8);
+                                t->base -= sh;
+                        } else if (i >= KS_SCAN_TIME_BUCKETS &&
+                                   i - lo < KS_SCAN_TIME_BUCKETS) {
+                                int64_t sh = i - KS_SCAN_TIME_BUCKETS + 1;
+                                memmove(t->msgs, t->msgs + sh,
+                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
+                                            sizeof(*t->msgs));
+                                memmove(t->bytes, t->bytes + sh,
+                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
+                                            sizeof(*t->bytes));
+                                memset(t->msgs + KS_SCAN_TIME_BUCKETS - sh, 0,
+                                       (size_t)sh * 8);
+                                memset(t->bytes + KS_SCAN_TIME_BUCKETS - sh, 0,
+                                       (size_t)sh * 8);
+                                t->base += sh;
+                        } else {
+                                times_widen(t);
+                        }
+                }
+        }
+        t->msgs[i]++;
+        t->bytes[i] += bytes;
+}
+
+/**
+ * @brief Replays the series into @p r in time order, each bucket spread
+ *        evenly over its seconds. @returns the end of the series (ms, on
+ *        the same clock: the snapshot's time for the rates).
+ */
+static int64_t times_rates(const ks_scan_times_t *t, ks_rates_t *r)
+{
+        int64_t lo, hi, i, j;
+
+        times_span(t, &lo, &hi);
+        if (lo < 0) {
+                ks_rates_init(r, 0);
+                return 0;
+        }
+        ks_rates_init(r, (t->base + lo) * t->width * 1000);
+        for (i = lo; i <= hi; i++) {
+                uint64_t m = t->msgs[i], b = t->bytes[i];
+                int64_t  s0 = (t->base + i) * t->width;
+                for (j = 0; j < t->width; j++) {
+                        uint64_t mj = m / (uint64_t)t->width +
+                                      ((uint64_t)j < m % (uint64_t)t->width);
+                        uint64_t bj = b / (uint64_t)t->width +
+                                      ((uint64_t)j < b % (uint64_t)t->width);
+                        ks_rates_add_n(r, (s0 + j) * 1000, mj, bj);
+                }
+        }
+        return (t->base + hi + 1) * t->width * 1000;
+}
+
+/** @brief ks_scan_record_cb: feeds one record everywhere. */
+static void on_record(void *opaque, const rd_kafka_message_t *m)
+{
+        ks_scan_ctx_t *c     = opaque;
+        const void    *key   = m->key;
+        uint64_t       bytes = (uint64_t)m->key_len + (uint64_t)m->len;
+        int            f;
+
+        ks_audit_add(c->audit, key, m->key_len, m->partition, m->offset);
+        for (f = 0; f < KS_AUDIT_FAMILIES; f++) {
+                ks_key_facts_t kf;
+                ks_topic_t    *t = c->topic[f];
+                if (!t)
+                        continue;
+                ks_topic_key_facts(t, key, m->key_len, -1, &kf);
+                ks_topic_lock(t);
+                ks_topic_record_stored_locked(t, key, m->key_len, m->partition,
+                                              &kf, 1, bytes);
+                ks_topic_unlock(t);
+        }
+        times_add(&c->times, rd_kafka_message_timestamp(m, NULL), bytes);
+}
+
+static void on_sigint(int sig)
+{
+        (void)sig;
+        ks_scan_interrupted = 1;
+}
+
+static void usage(FILE *fp)
+{
+        fprintf(
+            fp,
+            "Usage: keyshift scan --bootstrap HOST:PORT --topic NAME "
+            "[OPTIONS]\n"
+            "Reads a topic's stored records (every partition, from --from to "
+            "the end\n"
+            "offset each had when the scan began) and writes a "
+            "keyshift.report.v1\n"
+            "report with source \"scan\": the plugin's analysis of the "
+            "records and an\n"
+            "audit of which partitioner (consistent = CRC-32, murmur2, fnv1a) "
+            "and\n"
+            "partition count placed them. A consumer with assign(): no group "
+            "membership,\n"
+            "no commit.\n\n"
+            "  -b, --bootstrap HOST:PORT  bootstrap.servers\n"
+            "  -t, --topic NAME           the topic\n"
+            "  -p, --proposed N,...       proposed counts (default: twice the "
+            "current)\n"
+            "  -f, --from WHERE           earliest (default) | latest | -N "
+            "(last N records\n"
+            "                             of each partition) | @UNIX_MS "
+            "(first record at or\n"
+            "                             after that time)\n"
+            "  -m, --max-messages N       stop after N records (report "
+            "complete: false)\n"
+            "  -P, --partitioner NAME     the partitioner the proposals use "
+            "(librdkafka's\n"
+            "                             names); default: the family the "
+            "audit finds for\n"
+            "                             the newest records\n"
+            "  -X PROP=VALUE              a librdkafka consumer property "
+            "(security.protocol,\n"
+            "                             sasl.*, ssl.*, isolation.level, "
+            "...) or a keyshift.*\n"
+            "                             property (hot.keys, "
+            "key.sample.size, memory.max.mb,\n"
+            "                             sizing.*); repeatable\n"
+            "      --memory-max-mb N      memory for the sketches and the "
+            "audit's groups,\n"
+            "                             MiB (keyshift.memory.max.mb)\n"
+            "      --timeout-ms N         metadata, watermarks and no-progress "
+            "timeout\n"
+            "                             (default 10000)\n"
+            "  -o, --output FILE          the report (default "
+            "keyshift-scan-TOPIC.json)\n"
+            "  -h, --help                 this help\n\n"
+            "Exit: 0 read to the end, 1 failure (unknown topic, unreachable "
+            "broker, empty\n"
+            "range, consumer error), 2 usage, 130 interrupted (partial report "
+            "written).\n");
+}
+
+/** Parsed command line. */
+typedef struct scan_opts {
+        const char      *bootstrap, *topic, *output;
+        int32_t          proposed[KEYSHIFT_PROPOSED_MAX];
+        size_t           proposed_cnt;
+        ks_scan_from_t   from;
+        int64_t          from_arg;
+        const char      *from_text;
+        uint64_t         max_messages;
+        int              partitioner; /**< ks_partitioner_t, -1: audit */
+        int              timeout_ms;
+        rd_kafka_conf_t *rk_conf;
+        ks_config_t      kconf;
+} scan_opts_t;
+
+/** @brief Parses --from. @returns 0 or -1. */
+static int parse_from(scan_opts_t *o, const char *v, char *err, size_t errsz)
+{
+        long long n;
+
+        o->from_text = v;
+        if (!strcmp(v, "earliest") || !strcmp(v, "beginning")) {
+                o->from = KS_SCAN_FROM_EARLIEST;
+        } else if (!strcmp(v, "latest") || !strcmp(v, "end")) {
+                o->from = KS_SCAN_FROM_LATEST;
+        } else if (v[0] == '-' &&
+                   !ks_cli_parse_long(v + 1, 1, INT64_MAX, &n, err, errsz)) {
+                o->from     = KS_SCAN_FROM_LAST;
+                o->from_arg = n;
+        } else if (v[0] == '@' &&
+                   !ks_cli_parse_long(v + 1, 0, INT64_MAX, &n, err, errsz)) {
+                o->from     = KS_SCAN_FROM_TIME;
+                o->from_arg = n;
+        } else {
+                snprintf(err, errsz,
+                         "--from '%s': expected earliest, latest, -N (N >= 1 "
+                         "records from each partition's end) or @UNIX_MS "
+                         "(milliseconds since the epoch)",
+                         v);
+                return -1;
+        }
+        return 0;
+}
+
+/** @brief Applies -X @p kv to the consumer or keyshift configuration.
+ *  @returns 0 or -1 with @p err. */
+static int set_property(scan_opts_t *o, const char *kv, char *err, size_t errsz)
+{
+        const char *eq = strchr(kv, '=');
+        char        name[256], errstr[400];
+
+        if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof(name)) {
+                snprintf(err, errsz,
+                         "-X '%s': expected PROPERTY=VALUE (a librdkafka "
+                         "consumer property or a keyshift.* property)",
+                         kv);
+                return -1;
+        }
+        memcpy(name, kv, (size_t)(eq - kv));
+        name[eq - kv] = 0;
+        switch (
+            ks_config_set(&o->kconf, name, eq + 1, errstr, sizeof(errstr))) {
+        case KS_CONFIG_OK:
+                return 0;
+        case KS_CONFIG_INVALID:
+                snprintf(err, errsz, "-X %s: %s", name, errstr);
+                return -1;
+        case KS_CONFIG_UNKNOWN:
+                break;
+        }
+        if (rd_kafka_conf_set(o->rk_conf, name, eq + 1, errstr,
+                              sizeof(errstr)) != RD_KAFKA_CONF_OK) {
+                snprintf(err, errsz, "-X %s: %s", name, errstr);
+                return -1;
+        }
+        return 0;
+}
+
+/** @brief The consumer's own settings, before -X (which may change them).*/
+static void consumer_defaults(rd_kafka_conf_t *conf)
+{
+        char errstr[256], group[64];
+
+        /* assign() needs a group.id; the scan never subscribes, so it
+         * never joins it, and never commits */
+        snprintf(group, sizeof(group), "keyshift-scan-%ld", (long)getpid());
+        rd_kafka_conf_set(conf, "group.id", group, errstr, sizeof(errstr));
+        rd_kafka_conf_set(conf, "client.id", "keyshift-scan", errstr,
+                          sizeof(errstr));
+        rd_kafka_conf_set(conf, "enable.auto.commit", "false", errstr,
+                          sizeof(errstr));
+        rd_kafka_conf_set(conf, "enable.auto.offset.store", "false", errstr,
+                          sizeof(errstr));
+        rd_kafka_conf_set(conf, "enable.partition.eof", "true", errstr,
+                          sizeof(errstr));
+        rd_kafka_conf_set(conf, "allow.auto.create.topics", "false", errstr,
+                          sizeof(errstr));
+        rd_kafka_conf_set(conf, "isolation.level", "read_committed", errstr,
+                          sizeof(errstr));
+}
+
+/** @returns 0, or KS_CLI_EXIT_USAGE after printing the error. */
+static int parse_args(scan_opts_t *o, int argc, char **argv)
+{
+        enum { O_MEM = 1000, O_TIMEOUT };
+        static const struct option longopts[] = {
+            {"bootstrap", required_argument, NULL, 'b'},
+            {"topic", required_argument, NULL, 't'},
+            {"proposed", required_argument, NULL, 'p'},
+            {"from", required_argument, NULL, 'f'},
+            {"max-messages", required_argument, NULL, 'm'},
+            {"partitioner", required_argument, NULL, 'P'},
+            {"output", required_argument, NULL, 'o'},
+            {"memory-max-mb", required_argument, NULL, O_MEM},
+            {"timeout-ms", required_argument, NULL, O_TIMEOUT},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        char             err[700], num[32];
+        long long        n;
+        int              c;
+        ks_partitioner_t pt;
+
+        o->timeout_ms  = 10000;
+        o->partitioner = -1;
+        o->from_text   = "earliest";
+        opterr         = 0;
+        optind         = 1;
+        while ((c = getopt_long(argc, argv, ":b:t:p:f:m:P:o:X:h", longopts,
+                                NULL)) != -1) {
+                switch (c) {
+                case 'b':
+                        o->bootstrap = optarg;
+                        break;
+                case 't':
+                        o->topic = optarg;
+                        break;
+                case 'p':
+                        if (ks_cli_parse_counts(
+                                optarg, o->proposed, KEYSHIFT_PROPOSED_MAX,
+                                &o->proposed_cnt, err, sizeof(err)))
+                                return ks_cli_usage_error(CMD, "--proposed: %s",
+                                                          err);
+                        break;
+                case 'f':
+                        if (parse_from(o, optarg, err, sizeof(err)))
+                                return ks_cli_usage_error(CMD, "%s", err);
+                        break;
+                case 'm':
+                        if (ks_cli_parse_long(optarg, 1, INT64_MAX, &n, err,
+                                              sizeof(err)))
+                                return ks_cli_usage_error(
+                                    CMD, "--max-messages: %s", err);
+                        o->max_messages = (uint64_t)n;
+                        break;
+                case 'P':
+                        if (ks_partitioner_from_name(optarg, &pt) ||
+                            pt == KS_PARTITIONER_RANDOM)
+                                return ks_cli_usage_error(
+                                    CMD,
+                                    "--partitioner '%s': expected one of "
+                                    "consistent, consistent_random, murmur2, "
+                                    "murmur2_random, fnv1a, fnv1a_random",
+                                    optarg);
+                        o->partitioner = (int)pt;
+                        break;
+                case 'o':
+                        o->output = optarg;
+                        break;
+                case 'X':
+                        if (set_property(o, optarg, err, sizeof(err)))
+                                return ks_cli_usage_error(CMD, "%s", err);
+                        break;
+                case O_MEM:
+                        snprintf(num, sizeof(num), "%.20s", optarg);
+                        if (ks_config_set(&o->kconf, "keyshift.memory.max.mb",
+                                          num, err,
+                                          sizeof(err)) != KS_CONFIG_OK)
+                                return ks_cli_usage_error(
+                                    CMD, "--memory-max-mb: %s", err);
+                        break;
+                case O_TIMEOUT:
+                        if (ks_cli_parse_long(optarg, 100, 3600000, &n, err,
+                                              sizeof(err)))
+                                return ks_cli_usage_error(
+                                    CMD, "--timeout-ms: %s", err);
+                        o->timeout_ms = (int)n;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return -1;
+                case ':':
+                        return ks_cli_usage_error(
+                            CMD, "option %s needs a value", argv[optind - 1]);
+                default:
+                        return ks_cli_usage_error(CMD, "unknown option '%s'",
+                                                  argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return ks_cli_usage_error(CMD, "unexpected argument '%s'",
+                                          argv[optind]);
+        if (!o->bootstrap)
+                return ks_cli_usage_error(CMD,
+                                          "--bootstrap HOST:PORT is required");
+        if (!o->topic || !*o->topic)
+                return ks_cli_usage_error(CMD, "--topic NAME is required");
+        if (rd_kafka_conf_set(o->rk_conf, "bootstrap.servers", o->bootstrap,
+                              err, sizeof(err)) != RD_KAFKA_CONF_OK)
+                return ks_cli_usage_error(CMD, "--bootstrap: %s", err);
+        if (o->proposed_cnt) {
+                memcpy(o->kconf.proposed, o->proposed, sizeof(o->proposed));
+                o->kconf.proposed_cnt = o->proposed_cnt;
+        }
+        return 0;
+}
+
+/** @returns the `scan` object of the report. */
+static json_t *scan_json(const scan_opts_t *o, const ks_scan_reader_t *r,
+                         int64_t started_ms, int64_t ended_ms,
+                         const ks_scan_ctx_t *c)
+{
+        json_t *parts = json_array();
+        char    started[40];
+        int32_t p;
+
+        for (p = 0; p < r->partition_count; p++) {
+                const ks_scan_part_t *s = &r->parts[p];
+                json_array_append_new(
+                    parts,
+                    json_pack(
+                        "{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "partition",
+                        p, "low_watermark", (json_int_t)s->low,
+                        "high_watermark", (json_int_t)s->high, "start_offset",
+                        (json_int_t)s->start, "end_offset", (json_int_t)s->end,
+                        "records", (json_int_t)s->records, "last_offset",
+                        s->last >= 0 ? json_integer(s->last) : json_null(),
+                        "done", s->done));
+        }
+        ks_report_rfc3339(started_ms, started, sizeof(started));
+        return json_pack(
+            "{s:s, s:s, s:s, s:o, s:b, s:s, s:I, s:I, s:f, s:I, s:I,"
+            " s:o}",
+            "bootstrap", o->bootstrap, "topic", o->topic, "from", o->from_text,
+            "max_messages",
+            o->max_messages ? json_integer((json_int_t)o->max_messages)
+                            : json_null(),
+            "complete", !strcmp(r->stopped_by, "end"), "stopped_by",
+            r->stopped_by, "records", (json_int_t)r->records, "to_read",
+            (json_int_t)r->to_read, "duration_s",
+            (double)(ended_ms - started_ms) / 1000.0,
+            "records_without_timestamp", (json_int_t)c->times.missing,
+            "rates_resolution_s",
+            (json_int_t)(c->times.any ? c->times.width : 1), "partitions",
+            parts);
+}
+
+/** @returns the family whose analysis is reported and why (@p source). */
+static int choose_family(const scan_opts_t *o, const ks_audit_history_t *h,
+                         const ks_audit_t *a, const char **source)
+{
+        int f;
+
+        if (o->partitioner >= 0) {
+                *source = "--partitioner";
+                return -1;
+        }
+        if ((f = ks_audit_newest_family(a, NULL)) >= 0) {
+                *source = "audit";
+                return f;
+        }
+        if (h->cnt) {
+                *source = "audit history";
+                return h->steps[0].family;
+        }
+        *source = "default";
+        return 1; /* murmur2: Java's */
+}
+
+/** @brief Builds and writes the report. @returns 0 or 1. */
+static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
+                        ks_scan_ctx_t *c, int64_t started_ms, const char *path)
+{
+        static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
+            KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
+            KS_PARTITIONER_FNV1A_RANDOM};
+        ks_audit_history_t  h;
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        const char         *source;
+        int                 f, ret = 1;
+        ks_partitioner_t    pt;
+        int64_t             now   = ks_topic_wall_ms();
+        json_t             *topic = NULL, *report = NULL, *topics;
+        char                errstr[600];
+        ks_report_opts_t    ropts = {
+               o->kconf.hot_keys, now, 1, &o->kconf.sizing, 0, 0, 0};
+        ks_report_producer_t prod = {0};
+        size_t               first;
+
+        if (ks_audit_history(c->audit, &h))
+                return ks_cli_fail(CMD, "out of memory");
+        f  = choose_family(o, &h, c->audit, &source);
+        pt = f >= 0 ? random_of[f] : (ks_partitioner_t)o->partitioner;
+        if (f < 0)
+                f = 0; /* the only topic fed is topic[0] */
+        ks_warn_list_init(&wl);
+        if (ks_topic_snapshot(c->topic[f], &s)) {
+                ks_audit_history_free(&h);
+                return ks_cli_fail(CMD, "out of memory");
+        }
+        s.mono_ms = times_rates(&c->times, &s.rates);
+        prod      = (ks_report_producer_t){
+                 .client_id          = "keyshift-scan",
+                 .client_name        = rd_kafka_name(r->rk),
+                 .pid                = (long)getpid(),
+                 .librdkafka_version = rd_kafka_version_str(),
+                 .partitioner        = ks_partitioner_name(pt),
+                 .partitioner_source = source,
+                 .started_at_ms      = started_ms,
+                 .report_path        = path,
+        };
+        topic = ks_report_topic(&s, &ropts, &wl);
+        if (topic) {
+                first = wl.cnt;
+                ks_audit_warnings(c->audit, &h, o->topic, &wl);
+                json_array_extend(
+                    json_object_get(topic, "warnings"),
+                    ks_warn_list_json_since(&wl, o->topic, first));
+                json_object_set_new(topic, "audit",
+                                    ks_audit_json(c->audit, &h,
+                                                  ks_partitioner_name(pt),
+                                                  source));
+                topics = json_object();
+                json_object_set_new(topics, o->topic, topic);
+                report = ks_report_build(&prod, &ropts, topics, &wl);
+        }
+        if (report) {
+                json_object_set_new(report, "source", json_string("scan"));
+                json_object_set_new(report, "scan",
+                                    scan_json(o, r, started_ms, now, c));
+                if (ks_report_write_atomic(report, path, errstr,
+                                           sizeof(errstr)))
+                        ks_cli_fail(CMD, "%s", errstr);
+                else
+                        ret = 0;
+        } else {
+                ks_cli_fail(CMD, "out of memory building the report");
+        }
+        if (!ret) {
+                size_t i;
+                printf("%s: %" PRIu64 " records of %d partitions (%s), "
+                       "%" PRIu64 " keyed; proposals use %s (%s)\n",
+                       o->topic, r->records, (int)r->partition_count,
+                       r->stopped_by, ks_audit_keyed(c->audit),
+                       ks_partitioner_name(pt), source);
+                for (i = 0; i < h.cnt; i++)
+                        printf("  history %zu: %s under %d partitions: "
+                               "%" PRIu64 " records\n",
+                               i + 1, ks_audit_family_name(h.steps[i].family),
+                               (int)h.steps[i].count, h.steps[i].records);
+                printf("  unexplained %" PRIu64 ", uncovered %" PRIu64 "\n",
+                       ks_audit_unexplained(c->audit), h.uncovered);
+                for (i = 0; i < wl.cnt; i++)
+                        printf("  %s: %s\n", wl.items[i].code,
+                               wl.items[i].message);
+                printf("report: %s\n", path);
+        }
+        json_decref(report);
+        ks_warn_list_clear(&wl);
+        ks_topic_snapshot_free(&s);
+        ks_audit_history_free(&h);
+        return ret;
+}
+
+/** @brief Creates the audit and the topics for @p r's partition count.
+ *  @returns 0 or -1 (ENOMEM). */
+static int ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
+                    const ks_scan_reader_t *r)
+{
+        static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
+            KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
+            KS_PARTITIONER_FNV1A_RANDOM};
+        ks_topic_params_t p   = {0};
+        size_t            mem = (size_t)o->kconf.memory_max_mb << 20;
+        int               f, n = o->partitioner >= 0 ? 1 : KS_AUDIT_FAMILIES;
+        int64_t           now = ks_topic_wall_ms();
+
+        ks_topic_params_from_config(&p, &o->kconf);
+        /* half the memory for the audit's groups, half for the sketches
+         * of the topics fed (one per candidate partitioner) */
+        ks_topic_params_fit(&p, p.sketch_budget / 2 / (size_t)n);
+        c->audit       = ks_audit_new(r->partition_count, mem / 2);
+        c->times.msgs  = calloc(KS_SCAN_TIME_BUCKETS, sizeof(uint64_t));
+        c->times.bytes = calloc(KS_SCAN_TIME_BUCKETS, sizeof(uint64_t));
+        if (!c->audit || !c->times.msgs || !c->times.bytes)
+                return -1;
+        for (f = 0; f < n; f++) {
+                p.partitioner = o->partitioner >= 0
+                                    ? (ks_partitioner_t)o->partitioner
+                                    : random_of[f];
+                c->topic[f]   = ks_topic_new(o->topic, &p, now);
+                if (!c->topic[f])
+                        return -1;
+                ks_topic_set_partition_count(c->topic[f], r->partition_count,
+                                             KS_COUNT_METADATA, now);
+                ks_topic_set_cluster_info(c->topic[f], r->brokers,
+                                          r->replication_factor, -1);
+        }
+        return 0;
+}
+
+static void ctx_free(ks_scan_ctx_t *c)
+{
+        int f;
+
+        ks_audit_destroy(c->audit);
+        for (f = 0; f < KS_AUDIT_FAMILIES; f++)
+                if (c->topic[f])
+                        ks_topic_destroy(c->topic[f]);
+        free(c->times.msgs);
+        free(c->times.bytes);
+}
+
+int ks_cli_scan_main(int argc, char **argv)
+{
+        scan_opts_t      o         = {0};
+        ks_scan_reader_t r         = {0};
+        ks_scan_ctx_t    c         = {0};
+        char             err[1024] = "", path[1024];
+        int              ret;
+        int64_t          started;
+        struct sigaction sa = {0};
+
+        o.rk_conf = rd_kafka_conf_new();
+        if (!o.rk_conf || ks_config_init(&o.kconf))
+                return ks_cli_fail(CMD, "out of memory");
+        consumer_defaults(o.rk_conf);
+        if ((ret = parse_args(&o, argc, argv))) {
+                rd_kafka_conf_destroy(o.rk_conf);
+                ks_config_destroy(&o.kconf);
+                return ret < 0 ? KS_CLI_EXIT_OK : ret;
+        }
+        if (o.output)
+                snprintf(path, sizeof(path), "%s", o.output);
+        else
+                snprintf(path, sizeof(path), "keyshift-scan-%s.json", o.topic);
+        r.timeout_ms   = o.timeout_ms;
+        r.max_messages = o.max_messages;
+        r.progress     = isatty(STDERR_FILENO);
+        started        = ks_topic_wall_ms();
+        if (ks_scan_open(&r, o.rk_conf, o.topic, o.from, o.from_arg, err,
+                         sizeof(err))) {
+                ks_scan_close(&r);
+                ks_config_destroy(&o.kconf);
+                return ks_cli_fail(CMD, "%s", err);
+        }
+        if (ctx_init(&c, &o, &r)) {
+                ctx_free(&c);
+                ks_scan_close(&r);
+                ks_config_destroy(&o.kconf);
+                return ks_cli_fail(CMD, "out of memory");
+        }
+        sa.sa_handler = on_sigint;
+        sigaction(SIGINT, &sa, NULL);
+        ret = ks_scan_read(&r, on_record, &c, err, sizeof(err));
+        signal(SIGINT, SIG_DFL);
+        if (ret && *err)
+                fprintf(stderr, "keyshift scan: %s\n", err);
+        if (!r.records) {
+                ret = ks_cli_fail(CMD, "no record read from %s (%s)", o.topic,
+                                  r.stopped_by);
+        } else if (write_report(&o, &r, &c, started, path)) {
+                ret = KS_CLI_EXIT_FAIL;
+        } else if (!strcmp(r.stopped_by, "interrupt")) {
+                fprintf(stderr, "keyshift scan: interrupted: partial report "
+                                "(complete: false)\n");
+                ret = 130;
+        } else if (!strcmp(r.stopped_by, "max-messages")) {
+                ret = KS_CLI_EXIT_OK;
+        } else {
+                ret = ret ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
+        }
+        ctx_free(&c);
+        ks_scan_close(&r);
+        ks_config_destroy(&o.kconf);
+        return ret;
+}

@@ -1,0 +1,92 @@
+/**
+ * @file ks_cli_scan.h
+ * @brief `keyshift scan`: reads a topic's stored records with a librdkafka
+ *        consumer and writes a keyshift.report.v1 report (`source:
+ *        "scan"`) with the plugin's analysis (core/ks_topic.h, fed with
+ *        ks_topic_record_stored_locked()) and the partitioner audit
+ *        (core/ks_audit.h).
+ *
+ * The reading half (ks_cli_scan_read.c): a consumer that assign()s every
+ * partition from the start offset to the end offset each partition had
+ * when the scan began (rd_kafka_query_watermark_offsets()); it never
+ * subscribes, so it never joins its group.id, and never commits.
+ *
+ * Single-threaded (the CLI's thread; librdkafka's own threads are not
+ * touched), except the SIGINT flag.
+ */
+#ifndef KS_CLI_SCAN_H
+#define KS_CLI_SCAN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <librdkafka/rdkafka.h>
+
+/** Where the scan starts in each partition (--from). */
+typedef enum ks_scan_from {
+        KS_SCAN_FROM_EARLIEST = 0, /**< the low watermark */
+        KS_SCAN_FROM_LATEST,       /**< the end offset: reads nothing */
+        KS_SCAN_FROM_LAST,         /**< -N: the last N records of each */
+        KS_SCAN_FROM_TIME,         /**< @UNIX_MS: offsets_for_times() */
+} ks_scan_from_t;
+
+/** One partition's range. */
+typedef struct ks_scan_part {
+        int64_t  low, high; /**< watermarks at the scan's start */
+        int64_t  start;     /**< first offset read */
+        int64_t  end;       /**< the high watermark: read up to end - 1 */
+        int64_t  last;      /**< last offset read, -1: none */
+        uint64_t records;   /**< records read */
+        int      done;      /**< reached end (or EOF) */
+} ks_scan_part_t;
+
+/** Called for every record read, in the order they arrive. */
+typedef void(ks_scan_record_cb)(void *opaque, const rd_kafka_message_t *m);
+
+/** What one scan reads and how. */
+typedef struct ks_scan_reader {
+        rd_kafka_t     *rk;
+        const char     *topic;
+        int32_t         partition_count;
+        int             brokers;            /**< in metadata */
+        int             replication_factor; /**< replicas of partition 0 */
+        ks_scan_part_t *parts;              /**< [partition_count] */
+        int             timeout_ms;         /**< metadata, watermarks, idle */
+        uint64_t        max_messages;       /**< 0: no limit */
+        uint64_t        records;            /**< read */
+        uint64_t        to_read;            /**< sum of end - start */
+        const char     *stopped_by; /**< "end", "max-messages", "interrupt",
+                                     *   "idle-timeout", "error" */
+        int             progress;   /**< print progress on stderr */
+} ks_scan_reader_t;
+
+/** Set by the SIGINT handler: the scan stops and writes what it read. */
+extern volatile sig_atomic_t ks_scan_interrupted;
+
+/**
+ * @brief Creates the consumer from @p conf (consumed), finds @p topic's
+ *        partitions and their watermarks and the start offsets for
+ *        @p from (@p from_arg: N for -N, milliseconds for @), all within
+ *        r->timeout_ms each.
+ * @returns 0; 1 (failure: unknown topic, unreachable broker, empty range)
+ *          with @p err saying what and why.
+ */
+int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
+                 ks_scan_from_t from, int64_t from_arg, char *err,
+                 size_t errsz);
+
+/**
+ * @brief Reads every partition from its start to its end offset, calling
+ *        @p cb for each record, until done, --max-messages, SIGINT, no
+ *        record nor end for r->timeout_ms, or a consumer error.
+ * @returns 0 when every partition was read to its end, 1 otherwise (then
+ *          r->stopped_by says why and @p err the error, if any).
+ */
+int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
+                 char *err, size_t errsz);
+
+/** @brief Destroys the consumer (closes it: no commit). */
+void ks_scan_close(ks_scan_reader_t *r);
+
+#endif /* KS_CLI_SCAN_H */
