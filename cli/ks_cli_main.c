@@ -23,6 +23,8 @@ static const struct {
      "combine reports of several producer processes into one"},
     {"plan", ks_cli_plan_main,
      "partition count advice from planned rates, without a producer"},
+    {"metrics", ks_cli_metrics_main,
+     "a report as Prometheus metrics (text exposition format)"},
 };
 
 #define KS_CLI_COMMAND_CNT                                                     \
@@ -42,7 +44,7 @@ static void ks_cli_overview(FILE *fp)
                 "Commands:\n",
                 KEYSHIFT_REPORT_SCHEMA);
         for (i = 0; i < KS_CLI_COMMAND_CNT; i++)
-                fprintf(fp, "  %-7s %s\n", ks_cli_commands[i].name,
+                fprintf(fp, "  %-8s %s\n", ks_cli_commands[i].name,
                         ks_cli_commands[i].what);
         fprintf(fp, "\n'keyshift COMMAND --help' describes a command. Exit "
                     "codes: 0 ok, 1 failure, 2 usage.\n"
