@@ -86,7 +86,9 @@ static void ks_rank_axes(FILE *fp, const ks_rank_axes_t *a, int rate)
 /**
  * @brief A vertical marker at @p rank, its dot on the cumulative curve, and
  *        its label on row @p ly of the band above the plot (never inside
- *        the plot, where it would cross the curves), beside the marker.
+ *        the plot, where it would cross the curves), beside the marker;
+ *        the line starts at the plot, so no label of another row crosses
+ *        it.
  */
 static void ks_rank_marker(FILE *fp, const ks_rank_axes_t *a, double rank,
                            double share, double ly, const char *label)
@@ -98,7 +100,7 @@ static void ks_rank_marker(FILE *fp, const ks_rank_axes_t *a, double rank,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                 "class=\"ks-marker\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
                 "r=\"3\" class=\"ks-cum-dot\"/>\n",
-                x, ly - 4, x, a->y0 + a->ph, x, y);
+                x, a->y0, x, a->y0 + a->ph, x, y);
         ks_cli_svg_text(fp, right ? x - 5 : x + 5, ly, right ? "end" : "start",
                         "ks-note", "%s", label);
 }
