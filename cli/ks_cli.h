@@ -28,6 +28,7 @@ int ks_cli_html_main(int argc, char **argv);
 int ks_cli_merge_main(int argc, char **argv);
 int ks_cli_plan_main(int argc, char **argv);
 int ks_cli_scan_main(int argc, char **argv);
+int ks_cli_metrics_main(int argc, char **argv);
 
 /**
  * @brief Prints `keyshift <cmd>: <message>` and a pointer to --help to

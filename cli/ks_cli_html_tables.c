@@ -10,6 +10,7 @@
 #include "ks_cli_fmt.h"
 #include "ks_cli_html.h"
 #include "ks_cli_report.h"
+#include "ks_cli_stats.h"
 
 /** @brief <td> with a count, right-aligned. */
 static void ks_td_count(FILE *fp, uint64_t v)
@@ -41,8 +42,12 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
         const json_t *hot   = json_object_get(topic, "hot_keys");
         const json_t *props = json_object_get(topic, "proposals");
         size_t        i, j;
-        char          key[160], name[16];
+        char          key[160], name[16], verdict[48];
+        int           verdicts = 0;
 
+        for (i = 0; i < json_array_size(hot) && i < (size_t)max; i++)
+                verdicts |= ks_cli_hot_verdict(json_array_get(hot, i), verdict,
+                                               sizeof(verdict)) > 0;
         fprintf(fp, "<table class=\"ks-table ks-hot\"><caption>Hot keys, "
                     "busiest first</caption>\n<thead><tr><th>#</th><th>key"
                     "</th><th class=\"num\">messages</th><th "
@@ -52,6 +57,11 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
                 fprintf(fp, "<th class=\"num\">at %d</th>",
                         (int)ks_cli_u64(json_array_get(props, j),
                                         "partition_count"));
+        if (verdicts)
+                fprintf(fp, "<th title=\"Whether more partitions can spread "
+                            "the key's load, or the key alone exceeds one "
+                            "partition's target rate and must be salted "
+                            "into N sub-keys key#0..key#N-1\">verdict</th>");
         fprintf(fp, "</tr></thead><tbody>\n");
         for (i = 0; i < json_array_size(hot) && i < (size_t)max; i++) {
                 const json_t *h    = json_array_get(hot, i);
@@ -90,6 +100,12 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
                                     ? (long long)json_integer_value(p)
                                     : -1LL,
                                 moves ? " &#x2192; moves" : "");
+                }
+                if (verdicts) {
+                        int fix =
+                            ks_cli_hot_verdict(h, verdict, sizeof(verdict));
+                        ks_td_text(fp, fix == 2 ? "verdict bad" : "verdict",
+                                   verdict);
                 }
                 fprintf(fp, "</tr>\n");
         }

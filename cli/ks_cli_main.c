@@ -26,6 +26,8 @@ static const struct {
     {"scan", ks_cli_scan_main,
      "read a topic's stored records: the same report, and which "
      "partitioner placed them"},
+    {"metrics", ks_cli_metrics_main,
+     "a report as Prometheus metrics (text exposition format)"},
 };
 
 #define KS_CLI_COMMAND_CNT                                                     \
@@ -45,7 +47,7 @@ static void ks_cli_overview(FILE *fp)
                 "Commands:\n",
                 KEYSHIFT_REPORT_SCHEMA);
         for (i = 0; i < KS_CLI_COMMAND_CNT; i++)
-                fprintf(fp, "  %-7s %s\n", ks_cli_commands[i].name,
+                fprintf(fp, "  %-8s %s\n", ks_cli_commands[i].name,
                         ks_cli_commands[i].what);
         fprintf(fp, "\n'keyshift COMMAND --help' describes a command. Exit "
                     "codes: 0 ok, 1 failure, 2 usage.\n"

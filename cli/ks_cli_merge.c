@@ -55,22 +55,6 @@ static void ks_merge_help(FILE *fp)
                 KEYSHIFT_REPORT_SCHEMA);
 }
 
-/** @returns seconds since the epoch of an RFC 3339 UTC time with
- *           milliseconds ("2026-11-29T20:41:48.743Z"), or -1. */
-static double ks_merge_time(const char *s)
-{
-        struct tm tm = {0};
-        int       ms = 0;
-
-        if (!s ||
-            sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
-                   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) < 6)
-                return -1;
-        tm.tm_year -= 1900;
-        tm.tm_mon -= 1;
-        return (double)timegm(&tm) + ms / 1000.0;
-}
-
 /**
  * @brief Appends to @p out the producer reports @p r stands for, one
  *        object {file, client_id, name, pid, started_at, generated_at,
@@ -258,15 +242,17 @@ static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
                 generated = started;
         json_object_foreach(topics, name, t) messages +=
             json_integer_value(json_object_get(t, "messages"));
-        out = json_pack(
-            "{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:I, s:o}", "schema",
-            KEYSHIFT_REPORT_SCHEMA, "generated_at", generated, "started_at",
-            started, "uptime_s",
-            ks_merge_time(started) >= 0 && ks_merge_time(generated) >= 0
-                ? ks_merge_time(generated) - ks_merge_time(started)
-                : 0.0,
-            "final", final, "producer", ks_merge_producer(r, n), "topics",
-            topics, "messages", messages, "warnings", warnings);
+        out = json_pack("{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:I, s:o}",
+                        "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at",
+                        generated, "started_at", started, "uptime_s",
+                        ks_report_rfc3339_parse(started) >= 0 &&
+                                ks_report_rfc3339_parse(generated) >= 0
+                            ? ks_report_rfc3339_parse(generated) -
+                                  ks_report_rfc3339_parse(started)
+                            : 0.0,
+                        "final", final, "producer", ks_merge_producer(r, n),
+                        "topics", topics, "messages", messages, "warnings",
+                        warnings);
         if (!out)
                 snprintf(err, errsz, "out of memory");
         return out;

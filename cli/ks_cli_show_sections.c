@@ -114,9 +114,13 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         const json_t *props = json_object_get(t, "proposals");
         size_t        i, j, n = json_array_size(hot);
         char          k[64], a[32], b[32];
+        int           verdicts = 0;
 
         if (!n || !s->hot_max)
                 return;
+        for (i = 0; i < n && i < (size_t)s->hot_max; i++)
+                verdicts |= ks_cli_hot_verdict(json_array_get(hot, i), a,
+                                               sizeof(a)) > 0;
         printf("\n  %s%-3s %-32s %10s %7s  %9s", s->st->dim, "#", "hot key",
                "messages", "share", "partition");
         for (j = 0; j < json_array_size(props); j++) {
@@ -126,6 +130,8 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                          "partition_count"));
                 printf(" %7s", at);
         }
+        if (verdicts) /* after the "moves" marks */
+                printf("  %5s  %s", "", "verdict");
         printf("%s\n", s->st->off);
         for (i = 0; i < n && i < (size_t)s->hot_max; i++) {
                 const json_t *h     = json_array_get(hot, i);
@@ -161,13 +167,30 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                    : -1LL,
                                s->st->off);
                 }
-                if (moved)
+                if (verdicts) {
+                        int fix = ks_cli_hot_verdict(h, a, sizeof(a));
+                        printf("  %s%-5s%s  %s%s%s", moved ? s->st->yellow : "",
+                               moved ? "moves" : "", s->st->off,
+                               fix == 2 ? s->st->red : "", a, s->st->off);
+                } else if (moved) {
                         printf("  %smoves%s", s->st->yellow, s->st->off);
+                }
                 if (err)
                         printf(" %s(count may be %s high)%s", s->st->dim,
                                ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
                 printf("\n");
         }
+        if (verdicts)
+                printf("  %sverdict: whether more partitions can spread the "
+                       "key, or salting it into N\n  sub-keys (key#0..key#N-1) "
+                       "is needed: the key alone exceeds one partition's\n  "
+                       "target rate%s%s\n",
+                       s->st->dim,
+                       json_is_false(json_object_get(
+                           json_object_get(t, "sizing"), "enough_data"))
+                           ? " (rough: under 10 s of traffic measured)"
+                           : "",
+                       s->st->off);
         (void)cur;
 }
 

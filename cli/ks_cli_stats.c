@@ -306,3 +306,24 @@ char *ks_cli_verdict(const json_t *topic, char *buf, size_t size)
                 buf[o - 1] = '\0';
         return buf;
 }
+
+int ks_cli_hot_verdict(const json_t *hot_key, char *buf, size_t size)
+{
+        const json_t *fix = json_object_get(hot_key, "fixable_by_partitions");
+        const json_t *nb  = json_object_get(hot_key, "salt_buckets");
+
+        if (!json_is_boolean(fix)) {
+                snprintf(buf, size, "%s", "");
+                return 0;
+        }
+        if (json_is_true(fix)) {
+                snprintf(buf, size, "partitions spread it");
+                return 1;
+        }
+        if (json_is_integer(nb))
+                snprintf(buf, size, "salt into %lld",
+                         (long long)json_integer_value(nb));
+        else
+                snprintf(buf, size, "salt it");
+        return 2;
+}

@@ -90,4 +90,13 @@ double ks_cli_keyrank_share_of_top(const ks_cli_keyrank_t *k, double n);
  */
 char *ks_cli_verdict(const json_t *topic, char *buf, size_t size);
 
+/**
+ * @brief A hot key's verdict (`fixable_by_partitions`, `salt_buckets`) in
+ *        a few words for @p buf: "partitions spread it", or "salt into N"
+ *        when the key alone exceeds one partition's target rate.
+ * @returns 0 when the report has no verdict (buf ""), 1 fixable by
+ *          partitions, 2 not (salt).
+ */
+int ks_cli_hot_verdict(const json_t *hot_key, char *buf, size_t size);
+
 #endif /* KS_CLI_STATS_H */

@@ -83,25 +83,33 @@ double ks_cli_svg_step(double max, int ticks)
         return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
-/** @brief A horizontal reference line across the plot with a label. */
+/** Right margin of the load chart: the reference lines' labels. */
+#define KS_SVG_REF_LABEL_W 112
+
+/**
+ * @brief A horizontal reference line across the plot, its label in the
+ *        right margin (inside the plot it would cross the bars) at
+ *        @p label_y.
+ */
 static void ks_cli_svg_hline(FILE *fp, double x0, double x1, double y,
-                             const char *cls, const char *label, int left)
+                             double label_y, const char *cls, const char *label)
 {
         fprintf(fp,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                 "class=\"%s\"/>\n",
-                x0, y, x1, y, cls);
-        ks_cli_svg_text(fp, left ? x0 + 4 : x1 - 4, y - 4,
-                        left ? "start" : "end", cls, "%s", label);
+                x0, y, x1 + 4, y, cls);
+        ks_cli_svg_text(fp, x1 + 7, label_y + 4, "start", cls, "%s", label);
 }
 
 void ks_cli_svg_partitions(FILE *fp, const char *title, const ks_cli_loads_t *l,
                            const uint64_t *moved_in, double ymax, int w, int h)
 {
-        const double x0 = 64, y0 = 40, pw = w - 64 - 14, ph = h - 40 - 42;
-        double       step, v, bw, gap, med = l->spread.median;
-        int32_t      i, every;
-        char         a[32], b[32];
+        const double x0 = 64, y0 = 40, pw = w - 64 - KS_SVG_REF_LABEL_W,
+                     ph = h - 40 - 42;
+        double  ymed, ymean;
+        double  step, v, bw, gap, med = l->spread.median;
+        int32_t i, every;
+        char    a[32], b[32];
 
         ks_cli_svg_open(fp, w, h, "ks-bars", title);
         ks_cli_svg_text(fp, 8, 18, "start", "ks-title", "%s", title);
@@ -165,12 +173,22 @@ void ks_cli_svg_partitions(FILE *fp, const char *title, const ks_cli_loads_t *l,
         }
         ks_cli_svg_text(fp, x0 + pw / 2, y0 + ph + 34, "middle", "ks-axis",
                         "partition");
-        snprintf(b, sizeof(b), "median %s", ks_cli_fmt_si(med, a, sizeof(a)));
-        ks_cli_svg_hline(fp, x0, x0 + pw, y0 + ph - med / ymax * ph,
-                         "ks-median", b, 0);
-        snprintf(b, sizeof(b), "fair share %s",
-                 ks_cli_fmt_si(l->mean, a, sizeof(a)));
-        ks_cli_svg_hline(fp, x0, x0 + pw, y0 + ph - l->mean / ymax * ph,
-                         "ks-mean", b, 1);
+        /* the two labels at their lines, pushed apart to a line's height
+         * when the lines are closer (median and mean often are) */
+        ymed  = y0 + ph - med / ymax * ph;
+        ymean = y0 + ph - l->mean / ymax * ph;
+        {
+                double lm = ymed, la = ymean, mid = (ymed + ymean) / 2;
+                if (fabs(lm - la) < 14) {
+                        lm = mid + (ymed >= ymean ? 7 : -7);
+                        la = mid + (ymed >= ymean ? -7 : 7);
+                }
+                snprintf(b, sizeof(b), "median %s",
+                         ks_cli_fmt_si(med, a, sizeof(a)));
+                ks_cli_svg_hline(fp, x0, x0 + pw, ymed, lm, "ks-median", b);
+                snprintf(b, sizeof(b), "fair share %s",
+                         ks_cli_fmt_si(l->mean, a, sizeof(a)));
+                ks_cli_svg_hline(fp, x0, x0 + pw, ymean, la, "ks-mean", b);
+        }
         ks_cli_svg_close(fp);
 }

@@ -83,31 +83,40 @@ static void ks_rank_axes(FILE *fp, const ks_rank_axes_t *a, int rate)
                         "%s per key (log)", rate ? "messages/s" : "messages");
 }
 
-/** @brief A vertical marker at @p rank with a two-line label. */
+/**
+ * @brief A vertical marker at @p rank, its dot on the cumulative curve, and
+ *        its label on row @p ly of the band above the plot (never inside
+ *        the plot, where it would cross the curves), beside the marker;
+ *        the line starts at the plot, so no label of another row crosses
+ *        it.
+ */
 static void ks_rank_marker(FILE *fp, const ks_rank_axes_t *a, double rank,
-                           double share, const char *l1, const char *l2)
+                           double share, double ly, const char *label)
 {
         double x = ks_rank_x(a, rank), y = ks_rank_cy(a, share);
-        int    right = x > a->x0 + a->pw * 0.7;
+        int    right = x > a->x0 + a->pw * 0.5;
 
         fprintf(fp,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                 "class=\"ks-marker\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
                 "r=\"3\" class=\"ks-cum-dot\"/>\n",
                 x, a->y0, x, a->y0 + a->ph, x, y);
-        ks_cli_svg_text(fp, right ? x - 6 : x + 6, y + 16,
-                        right ? "end" : "start", "ks-note", "%s", l1);
-        ks_cli_svg_text(fp, right ? x - 6 : x + 6, y + 30,
-                        right ? "end" : "start", "ks-note", "%s", l2);
+        ks_cli_svg_text(fp, right ? x - 5 : x + 5, ly, right ? "end" : "start",
+                        "ks-note", "%s", label);
 }
 
 void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
                      const json_t *hot_keys, int w, int h)
 {
-        ks_rank_axes_t a        = {64, 50, w - 64 - 48, h - 50 - 44, 1, 0, 1};
-        double         max_msgs = 0, min_msgs = INFINITY, half_rank = 0;
-        char           buf[64], b2[32], b3[32];
-        size_t         i, labelled = 0;
+        /* rows of the band between the legend and the plot: the busiest
+         * keys' names, then one per marker */
+        const double   band = 52, row = 15;
+        ks_rank_axes_t a = {
+            64, band + 3 * row, w - 64 - 48, h - (band + 3 * row) - 44, 1, 0,
+            1};
+        double max_msgs = 0, min_msgs = INFINITY, half_rank = 0;
+        char   buf[160], b2[32], b3[32];
+        size_t i, labelled = 0;
 
         ks_cli_svg_open(fp, w, h, "ks-rank",
                         "messages per key, busiest first, log-log");
@@ -167,56 +176,60 @@ void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
                         ks_rank_cy(&a, k->points[i].cumulative));
         fprintf(fp, "\"/>\n");
 
-        /* the hot keys: a dot each, the busiest three named */
-        for (i = 0; i < k->cnt && k->points[i].hot; i++) {
-                const json_t *hk = json_array_get(hot_keys, i);
-                double        x  = ks_rank_x(&a, k->points[i].rank);
-                double        y  = ks_rank_y(&a, ks_rank_v(k, i));
-                fprintf(fp,
-                        "<circle class=\"ks-hot-dot\" cx=\"%.1f\" cy=\"%.1f\" "
-                        "r=\"4\"><title>rank %.0f: ",
-                        x, y, k->points[i].rank);
-                if (hk)
-                        ks_cli_fmt_xml(
-                            fp, ks_cli_fmt_key(hk, 48, buf, sizeof(buf)));
-                fprintf(fp, " (%s messages)</title></circle>\n",
-                        ks_cli_fmt_count((uint64_t)k->points[i].messages, b2,
-                                         sizeof(b2)));
-                if (hk && labelled < 3) {
-                        /* named in a column right of the busiest keys,
-                         * with a leader line to the dot */
-                        double lx = ks_rank_x(&a, 4) + 24;
-                        double ly = a.y0 + 14 + 15.0 * labelled;
+        /* the hot keys: a dot each; the busiest three named on the band's
+         * first row (their ranks are the dots at the left) */
+        {
+                char   names[256] = "";
+                size_t off        = 0;
+                for (i = 0; i < k->cnt && k->points[i].hot; i++) {
+                        const json_t *hk = json_array_get(hot_keys, i);
+                        double        x  = ks_rank_x(&a, k->points[i].rank);
+                        double        y  = ks_rank_y(&a, ks_rank_v(k, i));
                         fprintf(fp,
-                                "<line class=\"ks-leader\" x1=\"%.1f\" "
-                                "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-                                x, y, lx - 3, ly - 4);
-                        ks_cli_svg_text(
-                            fp, lx, ly, "start", "ks-keylabel",
-                            "#%zu %s (%s%s)", i + 1,
-                            ks_cli_fmt_key(hk, 24, buf, sizeof(buf)),
-                            ks_cli_fmt_si(ks_rank_v(k, i), b2, sizeof(b2)),
-                            k->seconds > 0 ? "/s" : "");
-                        labelled++;
+                                "<circle class=\"ks-hot-dot\" cx=\"%.1f\" "
+                                "cy=\"%.1f\" r=\"4\"><title>rank %.0f: ",
+                                x, y, k->points[i].rank);
+                        if (hk)
+                                ks_cli_fmt_xml(fp, ks_cli_fmt_key(hk, 48, buf,
+                                                                  sizeof(buf)));
+                        fprintf(
+                            fp, " (%s messages)</title></circle>\n",
+                            ks_cli_fmt_count((uint64_t)k->points[i].messages,
+                                             b2, sizeof(b2)));
+                        if (hk && labelled < 3 && off < sizeof(names)) {
+                                off += (size_t)snprintf(
+                                    names + off, sizeof(names) - off,
+                                    "%s#%zu %s (%s%s)", labelled ? ",  " : "",
+                                    i + 1,
+                                    ks_cli_fmt_key(hk, 20, buf, sizeof(buf)),
+                                    ks_cli_fmt_si(ks_rank_v(k, i), b2,
+                                                  sizeof(b2)),
+                                    k->seconds > 0 ? "/s" : "");
+                                labelled++;
+                        }
                 }
+                if (labelled)
+                        ks_cli_svg_text(fp, a.x0, band + row - 3, "start",
+                                        "ks-keylabel", "busiest: %s", names);
         }
         if (k->hot_cnt && k->hot_cnt < k->points[k->cnt - 1].rank) {
                 double r = (double)k->hot_cnt;
-                snprintf(buf, sizeof(buf), "top %zu keys:", k->hot_cnt);
-                snprintf(b3, sizeof(b3), "%s of messages",
+                snprintf(buf, sizeof(buf), "top %zu keys: %s of messages",
+                         k->hot_cnt,
                          ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(k, r), b2,
                                         sizeof(b2)));
                 ks_rank_marker(fp, &a, r, ks_cli_keyrank_share_of_top(k, r),
-                               buf, b3);
+                               band + 2 * row - 3, buf);
         }
         if (half_rank > 1.5 * (double)k->hot_cnt) {
                 char b4[32];
+                snprintf(b3, sizeof(b3), "%s",
+                         ks_cli_fmt_si(half_rank, b2, sizeof(b2)));
                 snprintf(
-                    b3, sizeof(b3), "top %s keys (%s)",
-                    ks_cli_fmt_si(half_rank, b2, sizeof(b2)),
+                    buf, sizeof(buf), "half of all messages: top %s keys (%s)",
+                    b3,
                     ks_cli_fmt_pct(half_rank / k->distinct, b4, sizeof(b4)));
-                ks_rank_marker(fp, &a, half_rank, 0.5,
-                               "half of all messages:", b3);
+                ks_rank_marker(fp, &a, half_rank, 0.5, band + 3 * row - 3, buf);
         }
         ks_cli_svg_close(fp);
 }

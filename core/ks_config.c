@@ -79,6 +79,10 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_CURRENT "a partition count 1..100000"
 #define KS_ACCEPT_PATH                                                         \
         "a non-empty file path template (%c = client.id, %p = pid, %% = %)"
+#define KS_ACCEPT_METRICS_PATH                                                 \
+        "empty (no metrics file), or a file path template ending in .prom, "   \
+        "the name node_exporter's textfile collector reads (%c = client.id, "  \
+        "%p = pid, %% = %)"
 #define KS_ACCEPT_INTERVAL "0 (report only at shutdown) or 100 .. 86400000 ms"
 #define KS_ACCEPT_TOPICS "a POSIX extended regular expression"
 #define KS_ACCEPT_HOT "0..1000 hot keys per topic"
@@ -154,12 +158,14 @@ static ks_config_res_t set_current(ks_config_t *conf, const char *v,
 }
 
 /**
- * @brief Refuses a report path whose folder does not exist or cannot be
- *        written, or that names a folder: found now rather than at the
- *        first report. A folder part holding a placeholder (%c, %p) is
- *        checked at write time only. @returns 0, or -1 with @p errstr set.
+ * @brief Refuses a path (of property @p prop) whose folder does not exist
+ *        or cannot be written, or that names a folder: found now rather
+ *        than at the first write. A folder part holding a placeholder (%c,
+ *        %p) is checked at write time only. @returns 0, or -1 with
+ *        @p errstr set.
  */
-static int check_report_dir(const char *path, char *errstr, size_t size)
+static int check_path_dir(const char *prop, const char *path, char *errstr,
+                          size_t size)
 {
         const char *slash = strrchr(path, '/');
         char        dir[4096];
@@ -176,46 +182,82 @@ static int check_report_dir(const char *path, char *errstr, size_t size)
         if (stat(dir, &st) || !S_ISDIR(st.st_mode) ||
             access(dir, W_OK | X_OK)) {
                 snprintf(errstr, size,
-                         "Invalid value \"%s\" for keyshift.report.path: "
+                         "Invalid value \"%s\" for %s: "
                          "expected a file in an existing, writable folder "
                          "(%s is not)",
-                         path, dir);
+                         path, prop, dir);
                 return -1;
         }
         if (!strchr(path, '%') && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
                 snprintf(errstr, size,
-                         "Invalid value \"%s\" for keyshift.report.path: "
+                         "Invalid value \"%s\" for %s: "
                          "expected a file name, not a folder",
-                         path);
+                         path, prop);
                 return -1;
         }
         return 0;
 }
 
-static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
-                                size_t size)
+/** @returns 1 when every % of @p v starts %c, %p or %%. */
+static int template_ok(const char *v)
 {
-        char       *copy;
         const char *p;
 
         for (p = v; *p; p++) {
                 if (*p != '%')
                         continue;
                 if (p[1] != 'c' && p[1] != 'p' && p[1] != '%')
-                        return invalid(errstr, size, "keyshift.report.path", v,
-                                       KS_ACCEPT_PATH);
+                        return 0;
                 p++;
         }
-        if (!*v || !(copy = strdup(v)))
-                return invalid(errstr, size, "keyshift.report.path", v,
-                               KS_ACCEPT_PATH);
-        if (check_report_dir(copy, errstr, size)) {
+        return 1;
+}
+
+/**
+ * @brief Checks path template @p v of property @p prop and makes *dst a
+ *        copy of it. @returns KS_CONFIG_OK or KS_CONFIG_INVALID + errstr.
+ */
+static ks_config_res_t set_template(char **dst, const char *prop,
+                                    const char *accept, const char *v,
+                                    char *errstr, size_t size)
+{
+        char *copy;
+
+        if (!template_ok(v) || !*v || !(copy = strdup(v)))
+                return invalid(errstr, size, prop, v, accept);
+        if (check_path_dir(prop, copy, errstr, size)) {
                 free(copy);
                 return KS_CONFIG_INVALID;
         }
-        free(conf->report_path);
-        conf->report_path = copy;
+        free(*dst);
+        *dst = copy;
         return KS_CONFIG_OK;
+}
+
+static ks_config_res_t set_path(ks_config_t *conf, const char *v, char *errstr,
+                                size_t size)
+{
+        return set_template(&conf->report_path, "keyshift.report.path",
+                            KS_ACCEPT_PATH, v, errstr, size);
+}
+
+/* The textfile collector reads *.prom only: another name would be written
+ * and never scraped. */
+static ks_config_res_t set_metrics_path(ks_config_t *conf, const char *v,
+                                        char *errstr, size_t size)
+{
+        size_t n = strlen(v);
+
+        if (!n) {
+                free(conf->metrics_path);
+                conf->metrics_path = NULL;
+                return KS_CONFIG_OK;
+        }
+        if (n < 6 || strcmp(v + n - 5, ".prom") || v[n - 6] == '/')
+                return invalid(errstr, size, "keyshift.metrics.path", v,
+                               KS_ACCEPT_METRICS_PATH);
+        return set_template(&conf->metrics_path, "keyshift.metrics.path",
+                            KS_ACCEPT_METRICS_PATH, v, errstr, size);
 }
 
 static ks_config_res_t set_interval(ks_config_t *conf, const char *v,
@@ -314,6 +356,7 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.partitions.proposed", KS_ACCEPT_PROPOSED, set_proposed},
     {"keyshift.partitions.current", KS_ACCEPT_CURRENT, set_current},
     {"keyshift.report.path", KS_ACCEPT_PATH, set_path},
+    {"keyshift.metrics.path", KS_ACCEPT_METRICS_PATH, set_metrics_path},
     {"keyshift.report.interval.ms", KS_ACCEPT_INTERVAL, set_interval},
     {"keyshift.topics", KS_ACCEPT_TOPICS, set_topics},
     {"keyshift.hot.keys", KS_ACCEPT_HOT, set_hot},
@@ -348,6 +391,7 @@ int ks_config_init(ks_config_t *conf)
 void ks_config_destroy(ks_config_t *conf)
 {
         free(conf->report_path);
+        free(conf->metrics_path);
         if (conf->topics_regex) {
                 regfree(&conf->topics_re);
                 free(conf->topics_regex);
@@ -360,13 +404,19 @@ int ks_config_copy(ks_config_t *dst, const ks_config_t *src)
         *dst              = *src;
         dst->topics_regex = NULL;
         dst->report_path  = strdup(src->report_path);
-        if (!dst->report_path)
+        dst->metrics_path =
+            src->metrics_path ? strdup(src->metrics_path) : NULL;
+        if (!dst->report_path || (src->metrics_path && !dst->metrics_path)) {
+                free(dst->report_path);
+                free(dst->metrics_path);
                 return -1;
+        }
         if (src->topics_regex) {
                 char err[8];
                 if (set_topics(dst, src->topics_regex, err, sizeof(err)) !=
                     KS_CONFIG_OK) {
                         free(dst->report_path);
+                        free(dst->metrics_path);
                         return -1;
                 }
         }
@@ -420,6 +470,13 @@ int ks_config_topic_selected(const ks_config_t *conf, const char *name)
 int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                           long pid, char *out, size_t size)
 {
+        return ks_config_expand_path(conf->report_path, client_id, pid, out,
+                                     size);
+}
+
+int ks_config_expand_path(const char *tmpl, const char *client_id, long pid,
+                          char *out, size_t size)
+{
         size_t      o = 0;
         const char *p;
 
@@ -430,7 +487,7 @@ int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                 out[o++] = (ch);                                               \
         } while (0)
 
-        for (p = conf->report_path; *p; p++) {
+        for (p = tmpl; *p; p++) {
                 if (*p != '%') {
                         KS_PUT(*p);
                         continue;

@@ -33,6 +33,7 @@ typedef struct ks_config {
         size_t  proposed_cnt;     /**< 0: twice each topic's current count */
         int32_t current_override; /**< 0: from metadata */
         char   *report_path;      /**< template, never NULL */
+        char   *metrics_path;     /**< template; NULL: no metrics file */
         int64_t report_interval_ms;
         char   *topics_regex; /**< NULL: every topic */
         regex_t topics_re;    /**< compiled topics_regex */
@@ -79,5 +80,10 @@ int ks_config_topic_selected(const ks_config_t *conf, const char *name);
  */
 int ks_config_report_path(const ks_config_t *conf, const char *client_id,
                           long pid, char *out, size_t size);
+
+/** @brief ks_config_report_path() of any template @p tmpl (a checked
+ *         one: keyshift.metrics.path's). */
+int ks_config_expand_path(const char *tmpl, const char *client_id, long pid,
+                          char *out, size_t size);
 
 #endif /* KS_CONFIG_H */

@@ -27,6 +27,20 @@ void ks_report_rfc3339(int64_t ms, char *out, size_t size)
         snprintf(out, size, "%s.%03dZ", buf, (int)(ms % 1000));
 }
 
+double ks_report_rfc3339_parse(const char *s)
+{
+        struct tm tm = {0};
+        int       ms = 0;
+
+        if (!s ||
+            sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
+                   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) < 6)
+                return -1;
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        return (double)timegm(&tm) + ms / 1000.0;
+}
+
 json_t *ks_report_hex(const uint8_t *b, size_t n)
 {
         static const char digits[] = "0123456789abcdef";

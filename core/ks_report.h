@@ -182,4 +182,8 @@ json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);
 
+/** @returns seconds since the epoch of an RFC 3339 UTC time with
+ *           milliseconds ("2026-11-29T20:41:48.743Z"), or -1. */
+double ks_report_rfc3339_parse(const char *s);
+
 #endif /* KS_REPORT_H */

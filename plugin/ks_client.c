@@ -12,6 +12,7 @@
 
 static int  claim_report_path(char *path, size_t size);
 static void release_report_path(const char *path);
+static void claim_metrics_path(ks_client_t *c);
 
 /** Messages kept per topic while its partition count is unknown. */
 
@@ -158,6 +159,8 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                                  "the same keyshift.report.path: this one "
                                  "writes %s",
                                  c->report_path);
+        if (c->conf.metrics_path)
+                claim_metrics_path(c);
         pthread_mutex_init(&c->lock, NULL);
         pthread_mutex_init(&c->brokers_lock, NULL);
         c->metadata_timeout_ms = 1000;
@@ -227,6 +230,30 @@ static int claim_report_path(char *path, size_t size)
         pthread_mutex_unlock(&ks_paths_lock);
         snprintf(path, size, "%s", try);
         return changed;
+}
+
+/**
+ * @brief Expands keyshift.metrics.path into c->metrics_path and claims it
+ *        as the report's path is claimed. Too long: no metrics file, and a
+ *        warning in the first report.
+ */
+static void claim_metrics_path(ks_client_t *c)
+{
+        if (ks_config_expand_path(c->conf.metrics_path, c->client_id,
+                                  (long)getpid(), c->metrics_path,
+                                  sizeof(c->metrics_path))) {
+                c->metrics_path[0] = '\0';
+                ks_warn_add(&c->carry, KS_WARN_METRICS_WRITE_FAILED, NULL,
+                            "keyshift.metrics.path expands to a path too "
+                            "long: no metrics are written");
+                return;
+        }
+        if (claim_report_path(c->metrics_path, sizeof(c->metrics_path)))
+                ks_warn_log_line(stderr, 5, c->client_id,
+                                 "another producer in this process writes "
+                                 "the same keyshift.metrics.path: this one "
+                                 "writes %s",
+                                 c->metrics_path);
 }
 
 static void release_report_path(const char *path)
@@ -396,6 +423,8 @@ void ks_client_destroy(ks_client_t *c)
                 ks_reporter_write(c, 1);
         }
         release_report_path(c->report_path);
+        if (*c->metrics_path)
+                release_report_path(c->metrics_path);
         ks_stage_destroy(c->stage);
         ks_registry_destroy(&c->reg);
         ks_warn_list_clear(&c->carry);

@@ -74,6 +74,8 @@ typedef struct ks_client {
         /* touched only by the reporter thread, then by the final report */
         ks_warn_list_t carry; /**< producer-level warnings for next report */
         char           report_path[4096];
+        char           metrics_path[4096]; /**< "": keyshift.metrics.path
+                                            *   not set */
         int64_t        reports_written;
         /* what the last report written saw (ks_reporter.c, unchanged()) */
         uint64_t report_fp;         /**< producer-level fingerprint */

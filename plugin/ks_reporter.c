@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ks_hash.h"
+#include "ks_metrics.h"
 #include "ks_report.h"
 
 /**
@@ -252,6 +253,7 @@ typedef struct ks_collect_ctx {
         int                      oom; /**< a topic's JSON could not be built */
         const ks_topic_params_t *asked; /**< the sketch sizes asked */
         ks_sketch_tally_t        tally; /**< the topics written */
+        ks_metrics_t *metrics;          /**< keyshift.metrics.path's, or NULL */
 } ks_collect_ctx_t;
 
 /**
@@ -353,6 +355,8 @@ static void collect_topic(ks_topic_t *t, void *opaque)
         if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl))) {
                 if (!ks_report_writer_topic_snapshot(ctx->w, &snap, o))
                         ks_sketch_tally_add(&ctx->tally, &snap, ctx->asked);
+                /* the bulk left null in o is none of the metrics' */
+                ks_metrics_topic(ctx->metrics, ks_topic_name(t), o);
         } else {
                 ctx->oom = 1;
         }
@@ -402,6 +406,30 @@ static int unchanged(ks_client_t *c, int64_t now_ms)
         return 1;
 }
 
+/**
+ * @brief Writes keyshift.metrics.path from @p m (the topics of this
+ *        report, NULL on ENOMEM) and the producer-level warnings of
+ *        @p wl; frees @p m. A failure is a warning, now and in the next
+ *        report, as for the report itself.
+ * @locality reporter thread, or the thread writing the final report.
+ */
+static void write_metrics(ks_client_t *c, ks_warn_list_t *wl, ks_metrics_t *m)
+{
+        json_t *warnings = ks_warn_list_json(wl, NULL);
+        char    errstr[512];
+
+        ks_metrics_warnings(m, warnings);
+        json_decref(warnings);
+        if (ks_metrics_write_atomic(m, c->metrics_path, errstr,
+                                    sizeof(errstr))) {
+                ks_warn_add(wl, KS_WARN_METRICS_WRITE_FAILED, NULL, "%s",
+                            errstr);
+                ks_warn_add(&c->carry, KS_WARN_METRICS_WRITE_FAILED, NULL,
+                            "previous metrics not written: %s", errstr);
+        }
+        ks_metrics_free(m);
+}
+
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
@@ -447,11 +475,14 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "report may not count the last seconds of them",
                             KS_SYNC_TIMEOUT_MS);
         }
-        /* Nothing new since the last report: its file stands (a reader
-         * sees its mtime advance); no work, no repeated log lines. The
+        /* Nothing new since the last report: its file (and the metrics')
+         * stands (a reader sees its mtime advance); no work, no repeated
+         * log lines. The
          * final report is always written. */
         if (unchanged(c, opts.now_ms) && !final && !wl.cnt) {
                 (void)utimensat(AT_FDCWD, c->report_path, NULL, 0);
+                if (*c->metrics_path) /* node_exporter's textfile mtime */
+                        (void)utimensat(AT_FDCWD, c->metrics_path, NULL, 0);
                 ks_warn_list_clear(&wl);
                 return;
         }
@@ -481,6 +512,13 @@ void ks_reporter_write(ks_client_t *c, int final)
         ctx.oom   = 0;
         ctx.asked = &c->params;
         memset(&ctx.tally, 0, sizeof(ctx.tally));
+        ctx.metrics = NULL;
+        if (*c->metrics_path) {
+                json_t *head = ks_report_head(&p, &opts);
+                /* NULL (ENOMEM): said when the metrics are written */
+                ctx.metrics = head ? ks_metrics_new(head) : NULL;
+                json_decref(head);
+        }
         if (!ks_report_writer_open(&w, c->report_path) &&
             !ks_report_writer_begin(&w, &p, &opts))
                 ks_registry_foreach(&c->reg, collect_topic, &ctx);
@@ -506,6 +544,8 @@ void ks_reporter_write(ks_client_t *c, int final)
                                     "previous report incomplete: some "
                                     "topics were missing (out of memory)");
         }
+        if (*c->metrics_path)
+                write_metrics(c, &wl, ctx.metrics);
         ks_warn_list_log(&wl, stderr, c->name);
         ks_warn_list_clear(&wl);
 }

@@ -24,6 +24,7 @@
  * | keyshift.partitions.proposed  | counts 1..100000, comma-separated, at most 8 | 2 x current |
  * | keyshift.partitions.current   | 1..100000; overrides metadata | (metadata) |
  * | keyshift.report.path          | file path template: %c client.id, %p pid, %% | keyshift-%c-%p.json |
+ * | keyshift.metrics.path         | "" (none), or a template ending in .prom: Prometheus metrics beside each report (docs/metrics.md) | "" |
  * | keyshift.report.interval.ms   | 0 (only at shutdown), or 100 .. 86400000 | 60000 |
  * | keyshift.topics               | POSIX extended regex of topics to analyse | (all) |
  * | keyshift.hot.keys             | 0..1000 hot keys reported per topic | 20 |

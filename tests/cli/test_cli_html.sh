@@ -11,7 +11,12 @@
 #     per partition count with one bar per partition, one flow heat map
 #     per proposal, the hot-key and warning tables, the sizing table when
 #     the report has `sizing`;
-#   - a screenshot (1400 x 2400) is written; its path is printed.
+#   - no text overlaps another text or a plot mark (bars, dots, the
+#     curves): html_overlaps.js, injected into a copy of the page, measures
+#     every chart text's box in Chromium at 1400 and 800 px wide; a control
+#     page with a label drawn over a bar proves the check sees overlaps;
+#   - screenshots at 1400 and 800 px are written (KS_SCREENS, default the
+#     test's folder); their paths are printed.
 # Chromium (Debian package `chromium`) is installed with apt-get when
 # missing (root, or sudo).
 #
@@ -125,17 +130,78 @@ PY
   echo "ok: $page: $((1 + props)) load charts, $bars bars, $flows heat maps"
 }
 
+# the reports' pages, and one with a hot key that partitions cannot
+# spread (30 % of kcat's lines under one key)
+awk 'BEGIN { for (i = 0; i < 3000; i++)
+  printf "%d:position-%d\n", (i % 10 < 3 ? 211234567 : 200000000 + i % 613), i }' \
+  >"$out/hot.txt"
+kcat -b localhost:9 -X test.mock.num.brokers=1 -X plugin.library.paths="$plugin" \
+  -X keyshift.partitions.proposed=8,16 -X keyshift.report.path="$out/hot.json" \
+  -P -t ais -K: -l "$out/hot.txt" 2>"$out/hot.log" || fail "kcat (see $out/hot.log)"
+
 check_page "$out/ais.json" "$out/ais.html"
 check_page "$out/ais3.json" "$out/ais3.html"
+check_page "$out/hot.json" "$out/hot.html"
 
-# 4. Screenshots
-for p in ais ais3; do
-  rm -f "$out/$p.png"
-  chrome --screenshot="$out/$p.png" --window-size=1400,2400 \
-    "file://$out/$p.html" >/dev/null 2>&1
-  [ -s "$out/$p.png" ] || fail "no screenshot $out/$p.png"
-  [ "$(head -c 8 "$out/$p.png" | od -An -tx1 | tr -d ' \n')" = \
-    89504e470d0a1a0a ] || fail "$out/$p.png is not a PNG"
-  [ "$(stat -c %s "$out/$p.png")" -gt 50000 ] || fail "$out/$p.png is blank"
-  echo "screenshot: $out/$p.png"
+# 4. Overlaps, measured by Chromium at two widths
+overlaps() { # page.html width -> "charts texts marks" or fails
+  local page=$1 w=$2 probe=${1%.html}.probe$2.html
+  python3 - "$page" "$probe" "$(dirname "$0")/html_overlaps.js" <<'PY'
+import sys
+page, probe, js = sys.argv[1:]
+s = open(page).read()
+open(probe, 'w').write(s.replace('</body>', '<script>' + open(js).read() + '</script></body>'))
+PY
+  chrome --window-size="$w,3000" --virtual-time-budget=5000 \
+    --dump-dom "file://$probe" >"${probe%.html}.dom" 2>/dev/null
+  python3 - "${probe%.html}.dom" "$page" "$w" <<'PY'
+import html, json, re, sys
+m = re.search(r'data-overlaps="([^"]*)"', open(sys.argv[1]).read())
+if not m:
+    sys.exit("%s at %s px: the probe did not run" % (sys.argv[2], sys.argv[3]))
+d = json.loads(html.unescape(m.group(1)))
+if d["charts"] == 0 or d["texts"] == 0 or d["marks"] == 0:
+    sys.exit("%s at %s px: nothing measured: %s" % (sys.argv[2], sys.argv[3], d))
+if d["overlaps"]:
+    print("\n".join(d["overlaps"]))
+    sys.exit("%s at %s px: %d overlaps" % (sys.argv[2], sys.argv[3], len(d["overlaps"])))
+print("ok: %s at %s px: %d charts, %d texts, %d marks, no overlap" %
+      (sys.argv[2], sys.argv[3], d["charts"], d["texts"], d["marks"]))
+PY
+}
+# the control: a label over a bar must be found
+python3 - "$out/ais.html" "$out/control-overlap.html" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index('<rect class="ks-bar')
+x = s.index('x="', i) + 3
+y = s.index('y="', i) + 3
+bx = float(s[x:s.index('"', x)]); by = float(s[y:s.index('"', y)])
+label = '<text x="%.1f" y="%.1f">over a bar</text>' % (bx, by + 20)
+open(sys.argv[2], 'w').write(s[:i] + label + s[i:])
+PY
+if overlaps "$out/control-overlap.html" 1400 >/dev/null 2>&1; then
+  fail "the overlap check misses a label drawn over a bar"
+fi
+for p in ais ais3 hot; do
+  for w in 1400 800; do
+    overlaps "$out/$p.html" "$w" || fail "texts overlap in $out/$p.html at $w px"
+  done
+done
+
+# 5. Screenshots at both widths
+screens=${KS_SCREENS:-$out}
+mkdir -p "$screens"
+for p in ais ais3 hot; do
+  for w in 1400 800; do
+    png=$screens/$p-$w.png
+    rm -f "$png"
+    chrome --screenshot="$png" --window-size="$w,2400" \
+      "file://$out/$p.html" >/dev/null 2>&1
+    [ -s "$png" ] || fail "no screenshot $png"
+    [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = \
+      89504e470d0a1a0a ] || fail "$png is not a PNG"
+    [ "$(stat -c %s "$png")" -gt 50000 ] || fail "$png is blank"
+    echo "screenshot: $png"
+  done
 done

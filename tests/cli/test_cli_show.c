@@ -64,6 +64,86 @@ static double max_over_median(json_t *parts)
         return (double)v[n - 1] / med;
 }
 
+/** Each hot key's row (up to the 10 shown) ends with its verdict as the
+ *  report gives it: "partitions spread it" or "salt into N". */
+static void check_verdicts(const char *out, const json_t *t)
+{
+        const json_t *hot = json_object_get(t, "hot_keys");
+        size_t        i;
+
+        for (i = 0; i < json_array_size(hot) && i < 10; i++) {
+                const json_t *h = json_array_get(hot, i);
+                char          head[16], want[48], line[512];
+                const char   *at, *end;
+
+                snprintf(head, sizeof(head), "\n  %-3zu ", i + 1);
+                at = strstr(out, head);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+                at++;
+                end = strchr(at, '\n');
+                snprintf(line, sizeof(line), "%.*s",
+                         (int)(end ? end - at : (long)strlen(at)), at);
+                CU_ASSERT_FATAL(json_is_boolean(
+                    json_object_get(h, "fixable_by_partitions")));
+                if (json_is_true(json_object_get(h, "fixable_by_partitions"))) {
+                        snprintf(want, sizeof(want), "partitions spread it");
+                } else {
+                        snprintf(want, sizeof(want), "salt into %lld",
+                                 (long long)json_integer_value(
+                                     json_object_get(h, "salt_buckets")));
+                }
+                if (!ks_clit_has(line, want))
+                        fprintf(stderr, "hot key %zu: no '%s' in: %s\n", i + 1,
+                                want, line);
+                CU_ASSERT(ks_clit_has(line, want));
+        }
+        CU_ASSERT(ks_clit_has(out, "verdict"));
+}
+
+/* A key that partitions cannot spread: the report's verdict turned for
+ * the second hot key (the mock producer's rates are far below any
+ * partition's target), show and html say to salt it. */
+static void test_show_hot_verdicts(void)
+{
+        ks_clit_run_t r;
+        json_t       *rep, *t, *h;
+        char          salted[700];
+        char         *page;
+
+        ks_clit_make_report(report, 20000);
+        rep = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        t = ks_e2e_get(rep, "topics/orders");
+        CU_ASSERT_FATAL(json_array_size(json_object_get(t, "hot_keys")) > 2);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", report), 0);
+        check_verdicts(r.out, t);
+        ks_clit_run_free(&r);
+
+        h = json_array_get(json_object_get(t, "hot_keys"), 1);
+        json_object_set_new(h, "fixable_by_partitions", json_false());
+        json_object_set_new(h, "salt_buckets", json_integer(7));
+        snprintf(salted, sizeof(salted), "%s.salted.json", report);
+        CU_ASSERT_FATAL(json_dump_file(rep, salted, 0) == 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", salted), 0);
+        check_verdicts(r.out, t);
+        CU_ASSERT(ks_clit_has(r.out, "salt into 7"));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "html '%s' -o '%s.html'", salted, salted), 0);
+        ks_clit_run_free(&r);
+        snprintf(salted + strlen(salted), sizeof(salted) - strlen(salted),
+                 ".html");
+        page = ks_clit_read(salted, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+        CU_ASSERT(ks_clit_has(page, "<td class=\"verdict bad\">salt into 7"
+                                    "</td>"));
+        CU_ASSERT(ks_clit_has(page, "<td class=\"verdict\">partitions "
+                                    "spread it</td>"));
+        free(page);
+        json_decref(rep);
+}
+
 static void test_show_figures(void)
 {
         ks_clit_run_t r;
@@ -237,6 +317,8 @@ void ks_test_register(void)
 {
         CU_pSuite s = CU_add_suite("cli show", setup, NULL);
         CU_add_test(s, "figures match the report", test_show_figures);
+        CU_add_test(s, "hot-key verdicts in show and html",
+                    test_show_hot_verdicts);
         CU_add_test(s, "colour on a terminal only",
                     test_show_colour_on_tty_only);
         CU_add_test(s, "producer warnings before the topics",
