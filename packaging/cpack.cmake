@@ -56,8 +56,9 @@ partition count would move, and writes a JSON report (and optionally
 Prometheus metrics). The keyshift command shows, draws and merges the
 reports; keyshift-replay is a demo producer.")
 # Depends from the binaries' NEEDED entries (dpkg-shlibdeps): the plugin and
-# the keyshift command need libjansson4, zlib1g and libc6; keyshift-replay,
-# a producer of its own, adds librdkafka1. The plugin itself binds to the
+# the keyshift command need libjansson4, zlib1g and libc6; the keyshift
+# command (scan: a consumer) and keyshift-replay (a producer) add
+# librdkafka1. The plugin itself binds to the
 # librdkafka of the program that loads it, so it enhances librdkafka1.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_ENHANCES "librdkafka1")
