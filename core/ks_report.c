@@ -203,7 +203,9 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                 json_t *prop  = json_object();
                 json_t *moves = json_object();
                 json_t *o;
-                int32_t pc = s->partition_count
+                /* no modelled partitioner explains the deliveries: where
+                 * the key sits now or later is not known */
+                int32_t pc = s->partition_count && !s->learned.unexplained
                                  ? ks_partition_of(e->phash, s->partition_count)
                                  : -1;
 
@@ -422,7 +424,7 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             (int)p->partition_count, (int)s->partition_count);
                         continue;
                 }
-                if (p->moved.messages)
+                if (p->moved.messages && !s->learned.unexplained)
                         ks_warn_add(
                             wl, KS_WARN_KEYS_WOULD_MOVE, s->name,
                             "raising %d -> %d partitions would move %.1f%% "
@@ -433,6 +435,53 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                                                    s->window_hashed.messages),
                             (unsigned long long)p->moved.messages);
         }
+}
+
+/** Why a topic's proposals have no figures (unexplained placement). */
+#define KS_UNPREDICTABLE_REASON                                                \
+        "no partitioner keyshift models (consistent, murmur2, fnv1a) "         \
+        "explains the partitions the deliveries went to (an application "      \
+        "partitioner_cb?)"
+
+/**
+ * @brief The topic's `partitioner`: the one modelled, where it comes from
+ *        (config, deliveries, keyshift.partitioner), whether deliveries
+ *        confirmed it, and their evidence (ks_learn.h); and the
+ *        PARTITIONER_LEARNED warning when it is not the configured one.
+ */
+static json_t *partitioner_json(const ks_topic_snapshot_t *s,
+                                ks_warn_list_t            *wl)
+{
+        const ks_topic_learned_t *l = &s->learned;
+        json_t                   *o = json_pack(
+                              "{s:s, s:s, s:b, s:{s:I, s:I, s:I}}", "name",
+                              ks_partitioner_name(s->partitioner), "source",
+                              ks_partitioner_source_name(l->source), "confirmed",
+                              l->confirmed || l->source == KS_PSOURCE_OVERRIDE, "evidence",
+                              "discriminating_keys", (json_int_t)l->discriminating_keys,
+                              "agreeing", (json_int_t)l->agreeing, "disagreeing",
+                              (json_int_t)l->disagreeing);
+
+        if (o && l->source == KS_PSOURCE_DELIVERIES) {
+                json_object_set_new(
+                    o, "configured",
+                    json_string(ks_partitioner_name(l->configured)));
+                ks_warn_add(
+                    wl, KS_WARN_PARTITIONER_LEARNED, s->name,
+                    "the deliveries follow %s, not %s as the producer's "
+                    "configuration says (a topic configuration of its own, as "
+                    "kcat -X partitioner=... or rd_kafka_topic_new() with a "
+                    "topic configuration make): all %llu discriminating keys "
+                    "agree with it; every figure of this topic is %s's, for "
+                    "every message since the start",
+                    ks_partitioner_name(s->partitioner),
+                    ks_partitioner_name(l->configured),
+                    (unsigned long long)l->discriminating_keys,
+                    ks_partitioner_name(s->partitioner));
+        }
+        if (o && l->unexplained)
+                json_object_set_new(o, "unexplained", json_true());
+        return o;
 }
 
 json_t *ks_report_topic(const ks_topic_snapshot_t *s,
@@ -479,22 +528,30 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
-                    props, proposal_json(s, &s->proposals[i], moved_f[i],
-                                         distinct, !opts->bulk_by_writer));
+                    props,
+                    s->learned.unexplained
+                        ? json_pack("{s:i, s:b, s:s, s:n, s:n, s:n}",
+                                    "partition_count",
+                                    (int)s->proposals[i].partition_count,
+                                    "predictable", 0, "reason",
+                                    KS_UNPREDICTABLE_REASON, "partitions",
+                                    "moved", "flow")
+                        : proposal_json(s, &s->proposals[i], moved_f[i],
+                                        distinct, !opts->bulk_by_writer));
 
         o = json_pack(
-            "{s:o, s:s, s:b, s:I, s:I,"
+            "{s:o, s:o, s:b, s:I, s:I,"
             " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
             " s:{s:I, s:I, s:I, s:I},"
             " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
-            "partition_count", pc, "partitioner",
-            ks_partitioner_name(s->partitioner), "proposals_default",
-            s->proposals_default, "messages", (json_int_t)c->total.messages,
-            "bytes", (json_int_t)c->total.bytes, "keys", "null",
-            (json_int_t)c->null_keys, "empty", (json_int_t)c->empty_keys,
-            "explicit_partition", (json_int_t)c->explicit_partition.messages,
-            "explicit_out_of_range", (json_int_t)c->explicit_out_of_range,
-            "hashed", (json_int_t)c->hashed.messages, "sticky",
+            "partition_count", pc, "partitioner", partitioner_json(s, wl),
+            "proposals_default", s->proposals_default, "messages",
+            (json_int_t)c->total.messages, "bytes", (json_int_t)c->total.bytes,
+            "keys", "null", (json_int_t)c->null_keys, "empty",
+            (json_int_t)c->empty_keys, "explicit_partition",
+            (json_int_t)c->explicit_partition.messages, "explicit_out_of_range",
+            (json_int_t)c->explicit_out_of_range, "hashed",
+            (json_int_t)c->hashed.messages, "sticky",
             (json_int_t)c->sticky.messages, "random",
             (json_int_t)c->random.messages, "unplaced", (json_int_t)c->unplaced,
             "unanalysed", (json_int_t)c->unanalysed, "distinct_estimate",
@@ -535,7 +592,9 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "key_encodings", ks_report_key_encodings(s));
         json_object_set_new(o, "mixed_keys",
                             ks_report_mixed_keys(s, opts->hot_keys));
-        {
+        if (s->learned.unexplained) { /* compared with no known model */
+                json_object_set_new(o, "other_clients", json_null());
+        } else {
                 double java_f;
                 json_object_set_new(o, "other_clients",
                                     ks_report_other_clients(s, &sp, &java_f));

@@ -564,6 +564,9 @@ static const ks_proposal_t *proposal_of(const ks_topic_snapshot_t *s,
             json_integer_value(json_object_get(o, "partition_count"));
         size_t i;
 
+        /* an unpredictable proposal has no figures (ks_report.c) */
+        if (json_is_false(json_object_get(o, "predictable")))
+                return NULL;
         for (i = 0; i < s->proposal_cnt; i++)
                 if (s->proposals[i].partition_count == n)
                         return &s->proposals[i];

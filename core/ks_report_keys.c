@@ -77,7 +77,8 @@ void ks_report_count_names(const ks_topic_snapshot_t *s,
                          (int)s->proposals[j].partition_count);
 }
 
-/** @returns {"<count>": partition} of phash at each proposed count. */
+/** @returns {"<count>": partition} of phash at each proposed count ({}
+ * when no modelled partitioner explains the deliveries). */
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
                                       const ks_report_count_name_t *names,
                                       uint32_t                      phash)
@@ -85,7 +86,7 @@ json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
         json_t *o = json_object();
         size_t  j;
 
-        for (j = 0; o && j < s->proposal_cnt; j++)
+        for (j = 0; o && !s->learned.unexplained && j < s->proposal_cnt; j++)
                 json_object_set_new(
                     o, names[j],
                     json_integer(ks_partition_of(
@@ -115,18 +116,19 @@ json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
                                                   sizeof(logical));
                         json_object_set_new(
                             encs, ks_keyenc_name((ks_keyenc_t)sl->enc),
-                            json_pack("{s:I, s:o, s:b, s:o, s:o}", "messages",
-                                      (json_int_t)sl->messages, "key_hex",
-                                      ks_report_hex(sl->key, sl->keylen),
-                                      "key_truncated", sl->key_truncated,
-                                      "partition_current",
-                                      s->partition_count
-                                          ? json_integer(ks_partition_of(
-                                                sl->phash, s->partition_count))
-                                          : json_null(),
-                                      "partition_proposed",
-                                      ks_report_proposed_partitions(
-                                          s, names, sl->phash)));
+                            json_pack(
+                                "{s:I, s:o, s:b, s:o, s:o}", "messages",
+                                (json_int_t)sl->messages, "key_hex",
+                                ks_report_hex(sl->key, sl->keylen),
+                                "key_truncated", sl->key_truncated,
+                                "partition_current",
+                                s->partition_count && !s->learned.unexplained
+                                    ? json_integer(ks_partition_of(
+                                          sl->phash, s->partition_count))
+                                    : json_null(),
+                                "partition_proposed",
+                                ks_report_proposed_partitions(s, names,
+                                                              sl->phash)));
                 }
                 if (v->other_messages) {
                         json_t *names = json_array();

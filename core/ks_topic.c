@@ -19,6 +19,7 @@
 #include "ks_batch.h"
 #include "ks_config.h"
 #include "ks_hash.h"
+#include "ks_learn.h"
 #include "ks_phash_cache.h"
 
 /** A message kept while the partition count is unknown. */
@@ -103,6 +104,22 @@ struct ks_topic {
          * counters, and when it last saw them change (wall clock ms) */
         uint64_t change_fp;
         int64_t  last_changed_ms;
+
+        /* The partitioner, learned from the acknowledgements (ks_learn.h).
+         * While learning, shadow[i] (i >= 1) is a topic of its own for
+         * candidate i, fed every run, count and acknowledgement this one
+         * gets, always under this topic's lock (never its own); the one
+         * the deliveries confirm trades its analysis with this one
+         * (promote()). model is params.partitioner for the readers that
+         * take no lock (ks_topic_key_facts(), ks_topic_ack()). */
+        int                     learning;
+        ks_learn_t              learn;
+        ks_topic_t             *shadow[KS_LEARN_CANDIDATES];
+        ks_partitioner_source_t psource;
+        int                     unexplained;
+        ks_load_t              *delivered; /**< [delivered_cnt] from acks */
+        int32_t                 delivered_cnt;
+        atomic_int              model;
 
         ks_hll_t        hll;
         ks_keysample_t *sample; /**< payload: ks_model_hashes_t */
@@ -229,6 +246,62 @@ void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)
         }
 }
 
+static void ack_count_publish(ks_topic_t *t);
+
+/** Messages after which a topic still learning (no acknowledgements, or
+ *  too few discriminating keys) stops: the configured partitioner,
+ *  unconfirmed, and the shadows' memory freed. */
+#define KS_LEARN_MAX_MESSAGES 1000000
+
+const char *ks_partitioner_source_name(ks_partitioner_source_t s)
+{
+        switch (s) {
+        case KS_PSOURCE_DELIVERIES:
+                return "deliveries";
+        case KS_PSOURCE_OVERRIDE:
+                return "keyshift.partitioner";
+        case KS_PSOURCE_CONFIG:
+        default:
+                return "config";
+        }
+}
+
+/**
+ * @brief Starts learning the partitioner (ks_learn.h): one shadow topic
+ *        per candidate besides the configured one, with the same sizes.
+ *        While learning a topic costs up to three times its memory and
+ *        its analysis runs once per candidate.
+ * @returns 0, or -1 on ENOMEM.
+ */
+static int start_learning(ks_topic_t *t, int64_t now_ms)
+{
+        ks_topic_params_t sp = t->params;
+        size_t            i;
+
+        ks_learn_init(&t->learn, t->params.partitioner,
+                      t->params.sticky_linger_ms);
+        sp.learn = 0;
+        for (i = 1; i < t->learn.cnt; i++) {
+                sp.partitioner = t->learn.cand[i];
+                if (!(t->shadow[i] = ks_topic_new(t->name, &sp, now_ms)))
+                        return -1;
+        }
+        t->learning = t->learn.cnt > 1;
+        return 0;
+}
+
+/** @brief Frees the shadows and ends learning. @locks t->lock held. */
+static void stop_learning(ks_topic_t *t)
+{
+        size_t i;
+
+        for (i = 0; i < KS_LEARN_CANDIDATES; i++) {
+                ks_topic_destroy(t->shadow[i]);
+                t->shadow[i] = NULL;
+        }
+        t->learning = 0;
+}
+
 ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                          int64_t now_ms)
 {
@@ -255,6 +328,12 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
         t->analysis_since_mono = ks_topic_mono_ms();
+        atomic_init(&t->model, (int)params->partitioner);
+        t->psource = params->learn ? KS_PSOURCE_CONFIG : KS_PSOURCE_OVERRIDE;
+        if (params->learn && start_learning(t, now_ms)) {
+                ks_topic_destroy(t);
+                return NULL;
+        }
         return t;
 }
 
@@ -278,6 +357,8 @@ void ks_topic_destroy(ks_topic_t *t)
                 return;
         if (t->sample && t->topk && t->name && t->mixed)
                 pthread_mutex_destroy(&t->lock);
+        stop_learning(t);
+        free(t->delivered);
         free_window(t);
         free(t->pending);
         free(t->suspects);
@@ -480,14 +561,20 @@ void ks_topic_key_facts(const ks_topic_t *t, const void *key, size_t keylen,
                            ? ks_keyenc_schema_id(key, keylen)
                            : -1;
         f->place     = KS_PLACE_HASHED;
+        /* the partitioner may change under the drainer (promote()): the
+         * facts say which one they were made for */
+        f->partitioner =
+            (uint8_t)atomic_load_explicit(&t->model, memory_order_relaxed);
         if (partition >= 0)
                 return;
         f->place = (uint8_t)ks_partitioner_placement(
-            t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
+            (ks_partitioner_t)f->partitioner, t->params.sticky_linger_ms, key,
+            keylen);
         if (f->place != KS_PLACE_HASHED)
                 return;
-        f->phash = ks_partitioner_hash(t->params.partitioner, key, keylen);
-        f->h64   = ks_hash_key64(key, keylen);
+        f->phash =
+            ks_partitioner_hash((ks_partitioner_t)f->partitioner, key, keylen);
+        f->h64 = ks_hash_key64(key, keylen);
         if ((enc == KS_KEYENC_DECIMAL || enc == KS_KEYENC_TEXT) &&
             keylen != 36) {
                 /* The logical value of canonical decimal text and of
@@ -519,16 +606,49 @@ void ks_topic_rate_locked(ks_topic_t *t, int64_t mono_ms, uint64_t messages,
 
 void ks_topic_window_begin_locked(ks_topic_t *t, uint64_t window)
 {
+        size_t i;
+
         if (t->window_id == window)
                 return;
         t->window_id = window;
         ks_topk_window_begin(t->topk);
+        for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i])
+                        ks_topic_window_begin_locked(t->shadow[i], window);
+}
+
+/** @returns @p f, or @p own made again for @p t when @p f was made for
+ *           another partitioner (promote() came in between). */
+static const ks_key_facts_t *facts_for(ks_topic_t *t, const void *key,
+                                       size_t keylen, int32_t partition,
+                                       const ks_key_facts_t *f,
+                                       ks_key_facts_t       *own)
+{
+        if (f->partitioner == (uint8_t)t->params.partitioner)
+                return f;
+        ks_topic_key_facts(t, key, keylen, partition, own);
+        return own;
 }
 
 void ks_topic_offer_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                const ks_key_facts_t *f, uint64_t messages,
                                uint64_t bytes, int windowed)
 {
+        ks_key_facts_t own;
+        size_t         i;
+
+        for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i]) {
+                        /* offers are of hashed keys (the hot-key summary's):
+                         * a key the candidate does not hash is not its */
+                        ks_key_facts_t sf;
+                        ks_topic_key_facts(t->shadow[i], key, keylen, -1, &sf);
+                        if (sf.place == KS_PLACE_HASHED)
+                                ks_topic_offer_run_locked(t->shadow[i], key,
+                                                          keylen, &sf, messages,
+                                                          bytes, windowed);
+                }
+        f = facts_for(t, key, keylen, -1, f, &own);
         if (windowed)
                 ks_topk_window_add(t->topk, key, keylen, f->h64, f->phash,
                                    messages, bytes);
@@ -635,8 +755,34 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                                int32_t partition, const ks_key_facts_t *f,
                                uint64_t messages, uint64_t bytes, int windowed)
 {
-        return record_run(t, key, keylen, partition, -1, f, messages, bytes,
-                          windowed);
+        ks_key_facts_t own;
+        size_t         i;
+        int            offer;
+
+        f     = facts_for(t, key, keylen, partition, f, &own);
+        offer = record_run(t, key, keylen, partition, -1, f, messages, bytes,
+                           windowed);
+        if (!t->learning)
+                return offer;
+        /* each candidate places the same run its own way; the hot-key
+         * summaries see the same keys in the same order, so they decide
+         * the same offers as this one's */
+        for (i = 1; i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i]) {
+                        ks_key_facts_t sf;
+                        ks_topic_key_facts(t->shadow[i], key, keylen, partition,
+                                           &sf);
+                        record_run(t->shadow[i], key, keylen, partition, -1,
+                                   &sf, messages, bytes, windowed);
+                }
+        if (t->c.total.messages >= KS_LEARN_MAX_MESSAGES) {
+                /* never settled (no acknowledgements, or no key that
+                 * tells the candidates apart): the configured one stays,
+                 * unconfirmed */
+                stop_learning(t);
+                ack_count_publish(t);
+        }
+        return offer;
 }
 
 int ks_topic_record_stored_locked(ks_topic_t *t, const void *key, size_t keylen,
@@ -763,8 +909,12 @@ static int add_suspect(ks_topic_t *t, uint32_t phash, int32_t actual,
  *  @locks t->lock held. */
 static void ack_count_publish(ks_topic_t *t)
 {
+        /* learning and unexplained placements count every
+         * acknowledgement under the lock (ks_topic_ack_message()) */
         atomic_store_explicit(&t->ack_count,
-                              t->diagnosing ? 0 : t->partition_count,
+                              t->diagnosing || t->learning || t->unexplained
+                                  ? 0
+                                  : t->partition_count,
                               memory_order_release);
 }
 
@@ -864,24 +1014,21 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
         return changed;
 }
 
-int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
-                 int32_t partition, int failed)
+/**
+ * @brief The checks of an acknowledgement that need the lock: counted
+ *        against @p t's model (@p pk, @p phash for its partitioner).
+ * @returns 1 when it is a suspect (the caller asks for metadata).
+ * @locks t->lock held.
+ */
+static int ack_locked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
+                      const void *key, size_t keylen, int32_t partition,
+                      int failed)
 {
-        ks_placement_t pk = ks_partitioner_placement(
-            t->params.partitioner, t->params.sticky_linger_ms, key, keylen);
-        /* a failure is counted as such first: its hash is not needed */
-        uint32_t phash =
-            pk == KS_PLACE_HASHED && !failed
-                ? ks_phash_cached(t->params.partitioner, key, keylen)
-                : 0;
         int32_t         cur, expected;
         int             suspect = 0;
         uint32_t        family[3];
         const uint32_t *counted = NULL; /* family, once in the diagnosis */
 
-        if (ack_unlocked(t, pk, phash, partition, failed))
-                return 0;
-        pthread_mutex_lock(&t->lock);
         t->c.ack_messages++;
         cur = t->partition_count;
         if (t->diagnosing && !failed && keylen && cur &&
@@ -931,8 +1078,174 @@ int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                                     partition, cur);
                 t->has_mismatch = 1;
         }
+        return suspect;
+}
+
+/** @brief Counts a delivery of @p bytes to @p partition in the delivered
+ *         loads (kept while learning or unexplained). @locks t->lock. */
+static void delivered_add(ks_topic_t *t, int32_t partition, uint64_t bytes)
+{
+        if (partition < 0 || partition >= KEYSHIFT_PARTITIONS_MAX)
+                return;
+        if (partition >= t->delivered_cnt) {
+                int32_t    n = partition + 1 > t->partition_count
+                                   ? partition + 1
+                                   : t->partition_count;
+                ks_load_t *grown =
+                    realloc(t->delivered, (size_t)n * sizeof(*grown));
+                if (!grown)
+                        return;
+                memset(grown + t->delivered_cnt, 0,
+                       (size_t)(n - t->delivered_cnt) * sizeof(*grown));
+                t->delivered     = grown;
+                t->delivered_cnt = n;
+        }
+        load_add(&t->delivered[partition], 1, bytes);
+}
+
+/** @brief Exchanges @p n bytes of @p a and @p b (arrays in structs). */
+static void swap_bytes(void *a, void *b, size_t n)
+{
+        unsigned char *x = a, *y = b, c;
+
+        while (n--) {
+                c    = x[n];
+                x[n] = y[n];
+                y[n] = c;
+        }
+}
+
+/**
+ * @brief The candidate @p i the deliveries confirmed becomes this topic's
+ *        model for every message since the start: shadow i's analysis (it
+ *        placed every run with its own partitioner and checked every
+ *        acknowledgement against it) trades places with this one's; the
+ *        rest is the same in both (rates, schema ids, distinct keys,
+ *        counts, cluster answers). @locks t->lock held.
+ */
+static void promote(ks_topic_t *t, int i)
+{
+        ks_topic_t *s = i > 0 ? t->shadow[i] : NULL;
+
+#define KS_SWAP(a, b)                                                          \
+        do {                                                                   \
+                __typeof__(a) swap_ = (a);                                     \
+                (a)                 = (b);                                     \
+                (b)                 = swap_;                                   \
+        } while (0)
+        if (s) {
+                KS_SWAP(t->params.partitioner, s->params.partitioner);
+                KS_SWAP(t->c, s->c);
+                KS_SWAP(t->window_total, s->window_total);
+                KS_SWAP(t->window_hashed, s->window_hashed);
+                KS_SWAP(t->waiting_spread, s->waiting_spread);
+                KS_SWAP(t->current, s->current);
+                KS_SWAP(t->proposal_cnt, s->proposal_cnt);
+                swap_bytes(t->proposals, s->proposals, sizeof(t->proposals));
+                KS_SWAP(t->pending, s->pending);
+                KS_SWAP(t->pending_cnt, s->pending_cnt);
+                KS_SWAP(t->pending_msgs, s->pending_msgs);
+                KS_SWAP(t->suspects, s->suspects);
+                KS_SWAP(t->suspect_cnt, s->suspect_cnt);
+                KS_SWAP(t->suspect_cap, s->suspect_cap);
+                swap_bytes(t->suspect_keys, s->suspect_keys,
+                           sizeof(t->suspect_keys));
+                KS_SWAP(t->mismatch, s->mismatch);
+                KS_SWAP(t->has_mismatch, s->has_mismatch);
+                KS_SWAP(t->diagnosing, s->diagnosing);
+                KS_SWAP(t->sample, s->sample);
+                KS_SWAP(t->mixed, s->mixed);
+                KS_SWAP(t->topk, s->topk);
+                /* learning kept every acknowledgement on the locked path:
+                 * the lock-free counters are 0 in both */
+                atomic_store_explicit(&t->model, (int)t->params.partitioner,
+                                      memory_order_relaxed);
+        }
+#undef KS_SWAP
+        stop_learning(t);
+        t->psource = i > 0 ? KS_PSOURCE_DELIVERIES : KS_PSOURCE_CONFIG;
+        ack_count_publish(t);
+}
+
+/** @brief Feeds an acknowledgement to the candidates and the rule
+ *         (ks_learn.h). @locks t->lock held. */
+static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
+                      int32_t partition, int failed)
+{
+        int explicit_seen =
+            t->c.explicit_partition.messages ||
+            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
+        size_t i;
+        int    c;
+
+        for (i = 1; i < KS_LEARN_CANDIDATES; i++) {
+                ks_topic_t    *s = t->shadow[i];
+                ks_placement_t pk;
+                if (!s)
+                        continue;
+                atomic_store_explicit(&s->explicit_seen, explicit_seen,
+                                      memory_order_relaxed);
+                pk = ks_partitioner_placement(s->params.partitioner,
+                                              s->params.sticky_linger_ms, key,
+                                              keylen);
+                ack_locked(s, pk,
+                           pk == KS_PLACE_HASHED && !failed
+                               ? ks_partitioner_hash(s->params.partitioner, key,
+                                                     keylen)
+                               : 0,
+                           key, keylen, partition, failed);
+        }
+        /* explicit partitions make a delivery prove nothing */
+        if (failed || explicit_seen || !t->partition_count)
+                return;
+        c = ks_learn_ack(&t->learn, key, keylen, t->partition_count, partition);
+        if (c >= 0) {
+                promote(t, c);
+        } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
+                stop_learning(t);
+                t->unexplained = 1;
+                ack_count_publish(t);
+        }
+}
+
+int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
+                         int32_t partition, uint64_t bytes, int failed)
+{
+        ks_partitioner_t model = (ks_partitioner_t)atomic_load_explicit(
+            &t->model, memory_order_relaxed);
+        ks_placement_t pk = ks_partitioner_placement(
+            model, t->params.sticky_linger_ms, key, keylen);
+        /* a failure is counted as such first: its hash is not needed */
+        uint32_t phash = pk == KS_PLACE_HASHED && !failed
+                             ? ks_phash_cached(model, key, keylen)
+                             : 0;
+        int      suspect;
+
+        if (ack_unlocked(t, pk, phash, partition, failed))
+                return 0;
+        pthread_mutex_lock(&t->lock);
+        if (model != t->params.partitioner) { /* promote() came between */
+                model = t->params.partitioner;
+                pk = ks_partitioner_placement(model, t->params.sticky_linger_ms,
+                                              key, keylen);
+                phash = pk == KS_PLACE_HASHED && !failed
+                            ? ks_phash_cached(model, key, keylen)
+                            : 0;
+        }
+        suspect = ack_locked(t, pk, phash, key, keylen, partition, failed);
+        if ((t->learning || t->unexplained) && !failed)
+                delivered_add(t, partition, bytes);
+        if (t->learning)
+                learn_ack(t, key, keylen, partition, failed);
         pthread_mutex_unlock(&t->lock);
         return suspect;
+}
+
+int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
+                 int32_t partition, int failed)
+{
+        return ks_topic_ack_message(t, key, keylen, partition, (uint64_t)keylen,
+                                    failed);
 }
 
 /** @returns suspect @p i's key as an example: kept for the first
@@ -1026,15 +1339,14 @@ static void verify_suspects(ks_topic_t *t, int final)
         }
 }
 
-int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
-                                 ks_count_source_t source, int64_t now_ms)
+/** @brief ks_topic_set_partition_count() under the lock.
+ *  @locks t->lock held. */
+static int set_count_locked(ks_topic_t *t, int32_t count,
+                            ks_count_source_t source, int64_t now_ms)
 {
         int    changed = 0;
         size_t i;
 
-        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
-                return 0;
-        pthread_mutex_lock(&t->lock);
         t->count_source = source;
         if (count != t->partition_count) {
                 if (t->partition_count) {
@@ -1066,6 +1378,60 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
                 t->pending_msgs = 0;
         }
         verify_suspects(t, 0);
+        return changed;
+}
+
+/** @brief The acknowledgements that came before the first count, as
+ *         evidence for the rule (their family hashes were kept).
+ *  @locks t->lock held. */
+static void learn_suspects(ks_topic_t *t)
+{
+        size_t i;
+        int    c = -1;
+
+        if (t->c.explicit_partition.messages ||
+            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed))
+                return;
+        for (i = 0;
+             i < t->suspect_cnt && c < 0 && t->learn.state == KS_LEARN_LEARNING;
+             i++) {
+                const ks_suspect_t *sp = &t->suspects[i];
+                if (sp->has_family)
+                        c = ks_learn_ack_hashed(
+                            &t->learn, sp->family,
+                            ((uint64_t)sp->family[1] << 32) ^ sp->family[0] ^
+                                ((uint64_t)sp->family[2] << 16),
+                            t->partition_count, sp->actual);
+        }
+        if (c >= 0) {
+                promote(t, c);
+        } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
+                stop_learning(t);
+                t->unexplained = 1;
+                ack_count_publish(t);
+        }
+}
+
+int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
+                                 ks_count_source_t source, int64_t now_ms)
+{
+        int    changed, first;
+        size_t i;
+
+        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
+                return 0;
+        pthread_mutex_lock(&t->lock);
+        first = t->partition_count == 0;
+        /* the suspects before verify_suspects() settles them */
+        if (t->learning && first && t->suspect_cnt) {
+                t->partition_count = count;
+                learn_suspects(t);
+                t->partition_count = 0;
+        }
+        changed = set_count_locked(t, count, source, now_ms);
+        for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i])
+                        set_count_locked(t->shadow[i], count, source, now_ms);
         pthread_mutex_unlock(&t->lock);
         return changed;
 }
@@ -1097,9 +1463,14 @@ int ks_topic_cleanup_policy_asked(ks_topic_t *t)
 
 void ks_topic_settle_acks(ks_topic_t *t, int final)
 {
+        size_t i;
+
         pthread_mutex_lock(&t->lock);
         if (t->partition_count)
                 verify_suspects(t, final);
+        for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i] && t->shadow[i]->partition_count)
+                        verify_suspects(t->shadow[i], final);
         pthread_mutex_unlock(&t->lock);
 }
 
@@ -1261,6 +1632,33 @@ static snapshot_scratch_t *scratch_get(const ks_topic_t *t)
         return sc;
 }
 
+/** @brief @p cur partitions' loads from the acknowledgements (an
+ *         unexplained placement: no model's are right). @locks t->lock. */
+static void delivered_loads(const ks_topic_t *t, ks_load_t *out, size_t cur)
+{
+        size_t n = t->delivered_cnt < 0 ? 0 : (size_t)t->delivered_cnt;
+
+        memset(out, 0, cur * sizeof(*out));
+        if (t->delivered)
+                memcpy(out, t->delivered, (n < cur ? n : cur) * sizeof(*out));
+}
+
+/** @brief What the acknowledgements said of the partitioner, for a
+ *         snapshot. @locks t->lock held. */
+static void learned_copy(const ks_topic_t *t, ks_topic_learned_t *l)
+{
+        size_t i = t->learn.confirmed > 0 ? (size_t)t->learn.confirmed : 0;
+
+        memset(l, 0, sizeof(*l));
+        l->source      = t->psource;
+        l->confirmed   = t->learn.state == KS_LEARN_CONFIRMED;
+        l->unexplained = t->unexplained;
+        l->configured = t->learn.cnt ? t->learn.cand[0] : t->params.partitioner;
+        if (t->learn.cnt)
+                ks_learn_evidence(&t->learn, i, &l->discriminating_keys,
+                                  &l->agreeing, &l->disagreeing);
+}
+
 int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
         size_t              i, hot_cap = ks_topk_capacity(t->topk);
@@ -1285,7 +1683,8 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
             s->mixed) {
                 s->partitioner      = t->params.partitioner;
                 s->sticky_linger_ms = t->params.sticky_linger_ms;
-                s->c                = t->c;
+                learned_copy(t, &s->learned);
+                s->c = t->c;
                 s->c.unanalysed =
                     atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
                 ack_unlocked_add(t, &s->c);
@@ -1322,6 +1721,8 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                         s->current =
                             dup_mem(t->current, cur * sizeof(*t->current));
                         oom |= !s->current;
+                        if (t->unexplained && s->current)
+                                delivered_loads(t, s->current, cur);
                         s->proposal_cnt = t->proposal_cnt;
                         for (i = 0; i < t->proposal_cnt; i++) {
                                 const ks_proposal_t *p = &t->proposals[i];

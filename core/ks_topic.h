@@ -83,6 +83,10 @@ typedef struct ks_topic_params {
         /** all topics' sketches together (keyshift.memory.max.mb), bytes;
          *  0: every topic gets the sizes above (ks_topic_params_fit()) */
         size_t sketch_budget;
+        /** 1: learn the partitioner from the acknowledgements (ks_learn.h)
+         *  when `partitioner` is only what the configuration says; 0: it
+         *  is settled (keyshift.partitioner, or a stored record's scan) */
+        int learn;
 } ks_topic_params_t;
 
 struct ks_config;
@@ -236,9 +240,31 @@ typedef struct ks_proposal {
 } ks_proposal_t;
 
 /** A consistent copy of a topic's state, taken under its lock. */
+/** Where a topic's modelled partitioner comes from. */
+typedef enum ks_partitioner_source {
+        KS_PSOURCE_CONFIG,     /**< the producer's configuration, unconfirmed */
+        KS_PSOURCE_DELIVERIES, /**< confirmed by acknowledgements (ks_learn.h) */
+        KS_PSOURCE_OVERRIDE,   /**< keyshift.partitioner (or a scan's) */
+} ks_partitioner_source_t;
+
+/** @returns "config", "deliveries" or "keyshift.partitioner". */
+const char *ks_partitioner_source_name(ks_partitioner_source_t s);
+
+/** What the acknowledgements say of the partitioner (ks_learn.h). */
+typedef struct ks_topic_learned {
+        ks_partitioner_source_t source;
+        int              confirmed;   /**< by deliveries, or config matched */
+        int              unexplained; /**< no candidate explains them */
+        ks_partitioner_t configured;  /**< what the configuration said */
+        uint64_t         discriminating_keys, agreeing, disagreeing;
+} ks_topic_learned_t;
+
 typedef struct ks_topic_snapshot {
-        char               *name;
-        ks_partitioner_t    partitioner;
+        char            *name;
+        ks_partitioner_t partitioner;
+        /** what the deliveries say of the partitioner; when unexplained,
+         *  `current` holds the acknowledged loads, not a model's */
+        ks_topic_learned_t  learned;
         int                 sticky_linger_ms;
         ks_topic_counters_t c;
         int32_t             partition_count; /**< 0 = unknown */
@@ -325,6 +351,7 @@ typedef struct ks_key_facts {
         uint8_t  place;     /**< ks_placement_t (KS_PLACE_HASHED when the
                          *   message names its partition) */
         uint8_t  has_logical; /**< the key has a logical value (ks_mixed.h) */
+        uint8_t  partitioner; /**< the ks_partitioner_t they were made for */
 } ks_key_facts_t;
 
 /**
@@ -454,6 +481,12 @@ int64_t ks_topic_wall_ms(void);
  */
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  int32_t partition, int failed);
+
+/** @brief ks_topic_ack() with the message's key + value @p bytes, counted
+ *         in the delivered loads while the partitioner is learned or
+ *         unexplained (ks_learn.h). */
+int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
+                         int32_t partition, uint64_t bytes, int failed);
 
 /**
  * @brief Sets the current partition count (from metadata or

@@ -103,11 +103,14 @@ void ks_warn_log_line(FILE *fp, int level, const char *client_name,
 static void log_one(FILE *fp, const char *client_name, const ks_warn_t *w,
                     size_t topics)
 {
+        /* what keyshift learned is information (level 6), not a warning */
+        int level = strcmp(w->code, KS_WARN_PARTITIONER_LEARNED) ? 4 : 6;
+
         if (topics == 1)
-                ks_warn_log_line(fp, 4, client_name, "%s: %s%s%s", w->code,
+                ks_warn_log_line(fp, level, client_name, "%s: %s%s%s", w->code,
                                  w->topic, *w->topic ? ": " : "", w->message);
         else
-                ks_warn_log_line(fp, 4, client_name,
+                ks_warn_log_line(fp, level, client_name,
                                  "%s on %zu topics; first %s: %s", w->code,
                                  topics, w->topic, w->message);
 }

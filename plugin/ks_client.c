@@ -54,6 +54,11 @@ static void read_partitioner(ks_client_t *c, const rd_kafka_conf_t *conf)
         }
         conf_str(conf, "sticky.partitioning.linger.ms", buf, sizeof(buf));
         c->params.sticky_linger_ms = *buf ? atoi(buf) : 10;
+        /* a topic's own configuration (kcat -X partitioner=..., or
+         * rd_kafka_topic_new() with a tconf) can name another partitioner,
+         * unseen here: each topic learns it from its deliveries
+         * (ks_learn.h) unless keyshift.partitioner settles it */
+        c->params.learn = c->conf.partitioner < 0;
 }
 
 /**
@@ -325,7 +330,8 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
                 ks_ack_last.client = c->id;
                 ks_ack_last.t      = t;
         }
-        if (ks_topic_ack(t, m->key, m->key_len, m->partition, m->err != 0)) {
+        if (ks_topic_ack_message(t, m->key, m->key_len, m->partition,
+                                 (uint64_t)m->key_len + m->len, m->err != 0)) {
                 /* Has the count changed? Ask now, but at most once a
                  * second, whatever the delivery rate. */
                 int64_t now  = ks_topic_mono_ms();
