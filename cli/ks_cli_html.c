@@ -250,7 +250,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
                         (int)ks_cli_u64(json_array_get(props, i),
                                         "partition_count"));
         fprintf(fp, " partitions</h2>\n<p class=\"sub\">partitioner ");
-        ks_cli_fmt_xml(fp, ks_cli_str(t, "partitioner", "?"));
+        ks_cli_fmt_xml(fp, ks_cli_topic_partitioner(t, "?"));
         fprintf(fp, " &middot; current count from ");
         ks_cli_fmt_xml(fp, ks_cli_str(pc, "source", "?"));
         fprintf(fp, " &middot; partition figures since ");

@@ -94,11 +94,13 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
                                                  "partition_count"));
                         p     = json_object_get(pp, name);
                         moves = json_is_true(json_object_get(mv, name));
+                        if (!json_is_integer(p)) { /* not predictable */
+                                fprintf(fp, "<td class=\"num\">?</td>");
+                                continue;
+                        }
                         fprintf(fp, "<td class=\"num%s\">%lld%s</td>",
                                 moves ? " moves" : "",
-                                json_is_integer(p)
-                                    ? (long long)json_integer_value(p)
-                                    : -1LL,
+                                (long long)json_integer_value(p),
                                 moves ? " &#x2192; moves" : "");
                 }
                 if (verdicts) {

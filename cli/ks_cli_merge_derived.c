@@ -287,7 +287,7 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                          "one topic split those keys; "
                          "partitioner=murmur2_random matches Java",
                          100 * ks_cli_num(java, "messages_fraction_different"),
-                         ks_cli_str(topic, "partitioner", "?"));
+                         ks_cli_topic_partitioner(topic, "?"));
                 json_array_append_new(out, json_pack("{s:s, s:s}", "code",
                                                      redo[2], "message", msg));
         }

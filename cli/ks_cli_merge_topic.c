@@ -132,8 +132,8 @@ static int ks_merge_compatible(const char *name, const ks_cli_merge_in_t *a,
 {
         int32_t     ca = ks_cli_topic_current(a->topic);
         int32_t     cb = ks_cli_topic_current(b->topic);
-        const char *pa = ks_cli_str(a->topic, "partitioner", "");
-        const char *pb = ks_cli_str(b->topic, "partitioner", "");
+        const char *pa = ks_cli_topic_partitioner(a->topic, "");
+        const char *pb = ks_cli_topic_partitioner(b->topic, "");
         char        sa[256], sb[256];
 
         if (ca != cb) {
@@ -327,9 +327,13 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         if (cur)
                 curp = json_deep_copy(json_object_get(
                     json_object_get(first, "current"), "partitions"));
-        t = json_pack("{s:o, s:s, s:O, s:I, s:I}", "partition_count",
+        /* the inputs agree on the partitioner's name
+         * (ks_merge_compatible()): the first one's object (or string) */
+        t = json_pack("{s:o, s:O, s:O, s:I, s:I}", "partition_count",
                       ks_merge_partition_count(in, n), "partitioner",
-                      ks_cli_str(first, "partitioner", "?"),
+                      json_object_get(first, "partitioner")
+                          ? json_object_get(first, "partitioner")
+                          : json_null(),
                       "proposals_default",
                       json_object_get(first, "proposals_default")
                           ? json_object_get(first, "proposals_default")

@@ -115,6 +115,15 @@ const char *ks_cli_str(const json_t *obj, const char *key, const char *def)
         return json_is_string(j) ? json_string_value(j) : def;
 }
 
+const char *ks_cli_topic_partitioner(const json_t *topic, const char *def)
+{
+        json_t *p = json_object_get(topic, "partitioner");
+
+        if (json_is_object(p))
+                p = json_object_get(p, "name");
+        return json_is_string(p) ? json_string_value(p) : def;
+}
+
 int32_t ks_cli_topic_current(const json_t *topic)
 {
         json_t *pc = json_object_get(topic, "partition_count");

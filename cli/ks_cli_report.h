@@ -62,4 +62,9 @@ const char *ks_cli_str(const json_t *obj, const char *key, const char *def);
 /** @returns the current partition count of a topic object, 0 if unknown. */
 int32_t ks_cli_topic_current(const json_t *topic);
 
+/** @returns a topic's partitioner name: `partitioner.name` (reports since
+ *           the partitioner is learned from deliveries), or the plain
+ *           string `partitioner` of older reports; @p def when neither. */
+const char *ks_cli_topic_partitioner(const json_t *topic, const char *def);
+
 #endif /* KS_CLI_REPORT_H */

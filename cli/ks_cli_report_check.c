@@ -287,6 +287,12 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                 ks_vpop(v, mark);
                 return;
         }
+        if (json_is_false(json_object_get(p, "predictable"))) {
+                /* no figures: no partitioner keyshift models explains the
+                 * deliveries (the report's `reason`) */
+                ks_vget(v, p, "reason", KS_V_STR);
+                return;
+        }
         if (current) {
                 json_t *parts = ks_vget(v, p, "partitions", KS_V_ARR);
                 mark          = ks_vpush(v, "partitions");
@@ -449,7 +455,14 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                                  (long long)current);
                 }
         }
-        ks_vget(v, t, "partitioner", KS_V_STR);
+        /* a name (older reports) or {name, source, confirmed, evidence} */
+        if (!json_is_string(json_object_get(t, "partitioner")) &&
+            (o = ks_vget(v, t, "partitioner", KS_V_OBJ))) {
+                mark = ks_vpush(v, "partitioner");
+                ks_vget(v, o, "name", KS_V_STR);
+                ks_vget(v, o, "source", KS_V_STR);
+                ks_vpop(v, mark);
+        }
         ks_vints(v, t, top);
         if ((o = ks_vget(v, t, "keys", KS_V_OBJ))) {
                 mark = ks_vpush(v, "keys");
@@ -497,7 +510,7 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         ks_vget(v, t, "acknowledged", KS_V_OBJ);
         ks_vget(v, t, "key_encodings", KS_V_OBJ | KS_V_OPTION);
         ks_vget(v, t, "mixed_keys", KS_V_OBJ | KS_V_OPTION);
-        ks_vget(v, t, "other_clients", KS_V_OBJ | KS_V_OPTION);
+        ks_vget(v, t, "other_clients", KS_V_OBJ | KS_V_NULL | KS_V_OPTION);
         if ((o = ks_vget(v, t, "merge", KS_V_OBJ))) {
                 mark = ks_vpush(v, "merge");
                 ks_check_sketches(v, o);

@@ -581,6 +581,9 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         };
         topic = ks_report_topic(&s, &ropts, &wl);
         if (topic) {
+                /* the audit, not keyshift.partitioner, chose it */
+                json_object_set_new(json_object_get(topic, "partitioner"),
+                                    "source", json_string(source));
                 first = wl.cnt;
                 ks_audit_warnings(c->audit, &h, o->topic, &wl);
                 json_array_extend(

@@ -148,7 +148,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                                        "partition_count"));
         printf(" partitions ==%s\n", s->st->off);
         printf("  partitioner %s, current count from %s, analysis since %s\n",
-               ks_cli_str(t, "partitioner", "?"), ks_cli_str(pc, "source", "?"),
+               ks_cli_topic_partitioner(t, "?"), ks_cli_str(pc, "source", "?"),
                ks_cli_str(pc, "analysis_since", "?"));
         printf("  %s", s->st->bold);
         ks_cli_show_wrap(ks_cli_verdict(t, verdict, sizeof(verdict)), 2, 2);

@@ -43,6 +43,12 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                label, s->st->red, s->st->off);
                         continue;
                 }
+                if (json_is_false(json_object_get(p, "predictable"))) {
+                        printf("  %-14s %snot predictable: %s%s\n", label,
+                               s->st->red, ks_cli_str(p, "reason", "?"),
+                               s->st->off);
+                        continue;
+                }
                 snprintf(d, sizeof(d), "(%s)", ks_cli_fmt_pct(f, b, sizeof(b)));
                 printf(
                     "  %-14s %s%12s %-9s%s %12s ", label,
@@ -158,14 +164,15 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                                  "partition_count"));
                         p = json_object_get(pp, name);
                         moved |= json_is_true(json_object_get(moves, name));
-                        printf(" %s%7lld%s",
+                        char at[24] = "?";
+                        if (json_is_integer(p))
+                                snprintf(at, sizeof(at), "%lld",
+                                         (long long)json_integer_value(p));
+                        printf(" %s%7s%s",
                                json_is_true(json_object_get(moves, name))
                                    ? s->st->yellow
                                    : "",
-                               json_is_integer(p)
-                                   ? (long long)json_integer_value(p)
-                                   : -1LL,
-                               s->st->off);
+                               at, s->st->off);
                 }
                 if (verdicts) {
                         int fix = ks_cli_hot_verdict(h, a, sizeof(a));

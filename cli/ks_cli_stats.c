@@ -234,6 +234,7 @@ char *ks_cli_verdict(const json_t *topic, char *buf, size_t size)
         int32_t        worst_at = cur;
         ks_cli_loads_t l;
         size_t         i, o = 0, increases = 0;
+        const json_t  *unpredictable = NULL;
 
         buf[0] = '\0';
         if (!cur) {
@@ -256,6 +257,11 @@ char *ks_cli_verdict(const json_t *topic, char *buf, size_t size)
                                               "messages_fraction");
                 if (pc <= cur)
                         continue;
+                if (json_is_false(json_object_get(p, "predictable"))) {
+                        if (!unpredictable)
+                                unpredictable = p;
+                        continue;
+                }
                 increases++;
                 if (f < best_f) {
                         best_f = f;
@@ -280,11 +286,24 @@ char *ks_cli_verdict(const json_t *topic, char *buf, size_t size)
                     100 * best_f,
                     100 * ks_cli_num(json_object_get(best, "moved"),
                                      "distinct_keys_fraction"));
+        else if (unpredictable)
+                ks_cli_append(
+                    buf, size, &o,
+                    "What raising %d -> %d moves cannot be predicted: %s. ",
+                    (int)cur, (int)ks_cli_u64(unpredictable, "partition_count"),
+                    ks_cli_str(unpredictable, "reason",
+                               "no modelled partitioner explains the "
+                               "deliveries"));
         else
                 ks_cli_append(buf, size, &o,
                               "No proposed count is above the current %d. ",
                               (int)cur);
-        if (worst > 2.5)
+        if (isinf(worst))
+                ks_cli_append(buf, size, &o,
+                              "Some partitions receive no traffic at %d "
+                              "while others do. ",
+                              (int)worst_at);
+        else if (worst > 2.5)
                 ks_cli_append(buf, size, &o,
                               "The busiest partition is %.2fx the median at "
                               "%d: above keyshift's 2.5x limit. ",
