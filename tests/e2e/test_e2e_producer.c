@@ -165,8 +165,15 @@ static void run_partitioner(int pi, const char *linger)
         t = ks_e2e_get(report, "topics/t");
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(json_object_get(t, "partitioner")),
+            json_string_value(ks_e2e_get(t, "partitioner/name")),
             partitioners[pi].name);
+        /* set in the producer's configuration, where keyshift reads it:
+         * the deliveries confirm it (a random one: when they rule out
+         * every hash family) */
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(t, "partitioner/source")), "config");
+        CU_ASSERT(!ks_e2e_has_warning(json_object_get(t, "warnings"),
+                                      "PARTITIONER_LEARNED"));
         CU_ASSERT_EQUAL(ks_e2e_int(t, "messages"), N_MSGS);
         CU_ASSERT_EQUAL(ks_e2e_int(t, "keys/null"), (long long)nulls);
         CU_ASSERT_EQUAL(ks_e2e_int(t, "keys/empty"), (long long)empties);
@@ -273,7 +280,7 @@ static void run_partitioner(int pi, const char *linger)
         for (k = 0; k < 2; k++) {
                 json_t *m = ks_e2e_flow(
                     ks_e2e_get(t, k ? "proposals/1" : "proposals/0"), CUR);
-                size_t  nz = 0;
+                size_t nz = 0;
                 for (i = 0; i < CUR; i++)
                         for (j = 0; j < proposed[k]; j++)
                                 nz += flow[k][i][j] != 0;
