@@ -23,6 +23,7 @@
 #include "keyshift/keyshift.h"
 #include "ks_cli.h"
 #include "ks_cli_fmt.h"
+#include "ks_cli_audit.h"
 #include "ks_cli_html.h"
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
@@ -290,6 +291,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         ks_cli_html_warnings(fp, json_object_get(t, "warnings"), caption);
         ks_cli_html_sizing(fp, t);
         ks_cli_html_clients(fp, t);
+        ks_cli_html_audit(fp, t);
         fprintf(fp, "</div>\n</div>\n</section>\n");
 }
 

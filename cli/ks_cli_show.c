@@ -17,6 +17,7 @@
 #include "ks_cli.h"
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
+#include "ks_cli_audit.h"
 #include "ks_cli_show.h"
 #include "ks_cli_stats.h"
 
@@ -189,6 +190,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         ks_cli_show_skew(s, t, cur);
         ks_cli_show_hot(s, t, cur);
         ks_cli_show_clients(s, t, cur);
+        ks_cli_show_audit(t);
         ks_cli_show_acks(s, t);
         ks_cli_show_sizing(s, t);
         ks_show_warnings(s, json_object_get(t, "warnings"), "warnings");

@@ -35,7 +35,7 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur);
 /** @brief Mixed key serializers and other clients' partitioners. */
 void ks_cli_show_clients(const ks_cli_show_t *s, const json_t *t, int32_t cur);
 
-/** @brief The delivery check (acknowledged). */
+/** @brief The delivery check (acknowledged); nothing for a scan report. */
 void ks_cli_show_acks(const ks_cli_show_t *s, const json_t *t);
 
 /** @brief The `sizing` object, when the report has one. */

@@ -279,6 +279,8 @@ void ks_cli_show_acks(const ks_cli_show_t *s, const json_t *t)
         uint64_t      mm = ks_cli_u64(a, "mismatched");
         char          x[32], y[32], z[32], f[32];
 
+        if (json_is_object(json_object_get(t, "audit")))
+                return; /* a scan: stored records, no delivery reports */
         printf("  delivery check: %s acknowledged, %s matched the model, "
                "%s%s mismatched%s, %s failed\n",
                ks_cli_fmt_count(ks_cli_u64(a, "messages"), x, sizeof(x)),

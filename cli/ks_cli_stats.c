@@ -206,12 +206,7 @@ double ks_cli_keyrank_share_of_top(const ks_cli_keyrank_t *k, double n)
         return share;
 }
 
-/** @brief Appends to @p buf at *@p o (bounded). */
-static void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt,
-                          ...) __attribute__((format(printf, 4, 5)));
-
-static void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt,
-                          ...)
+void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt, ...)
 {
         va_list ap;
         int     n;

@@ -99,4 +99,9 @@ char *ks_cli_verdict(const json_t *topic, char *buf, size_t size);
  */
 int ks_cli_hot_verdict(const json_t *hot_key, char *buf, size_t size);
 
+/** @brief Appends printf-style text to @p buf at *@p o and advances *@p o
+ *         (bounded by @p size: the text is cut, never overflowed). */
+void ks_cli_append(char *buf, size_t size, size_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif /* KS_CLI_STATS_H */

@@ -1,0 +1,174 @@
+/**
+ * @file ks_cli_audit.c
+ * @brief The `audit` of a scan report in words and tables (ks_cli_audit.h).
+ */
+#include "ks_cli_audit.h"
+
+#include <string.h>
+
+#include "ks_cli_fmt.h"
+#include "ks_cli_report.h"
+#include "ks_cli_show.h"
+#include "ks_cli_stats.h"
+
+/** @returns @p part / @p whole, 0 when @p whole is 0. */
+static double share(uint64_t part, uint64_t whole)
+{
+        return whole ? (double)part / (double)whole : 0;
+}
+
+const char *ks_cli_audit_summary(const json_t *audit, char *buf, size_t size)
+{
+        const json_t *hist  = json_object_get(audit, "history");
+        const json_t *steps = json_object_get(hist, "steps");
+        const json_t *nw    = json_object_get(audit, "newest");
+        uint64_t      keyed = ks_cli_u64(audit, "keyed_records");
+        uint64_t      unexp = ks_cli_u64(audit, "unexplained");
+        uint64_t      uncov = ks_cli_u64(hist, "uncovered_records");
+        size_t        o     = 0, i;
+        char          a[32], b[32];
+
+        buf[0] = '\0';
+        if (!json_is_object(audit))
+                return buf;
+        ks_cli_append(buf, size, &o,
+                      "Audit of %s keyed records (%s without a key) under "
+                      "%d partitions: ",
+                      ks_cli_fmt_count(keyed, a, sizeof(a)),
+                      ks_cli_fmt_count(ks_cli_u64(audit, "unkeyed_records"), b,
+                                       sizeof(b)),
+                      (int)ks_cli_u64(audit, "partition_count"));
+        if (!json_array_size(steps))
+                ks_cli_append(buf, size, &o,
+                              "no (partitioner, count) pair "
+                              "explains a significant share. ");
+        for (i = 0; i < json_array_size(steps); i++) {
+                const json_t *st = json_array_get(steps, i);
+                uint64_t      r  = ks_cli_u64(st, "records");
+                ks_cli_append(
+                    buf, size, &o, "%s%s under %d placed %s (%s)",
+                    i ? (i + 1 == json_array_size(steps) ? " and " : ", ") : "",
+                    ks_cli_str(st, "family", "?"), (int)ks_cli_u64(st, "count"),
+                    ks_cli_fmt_count(r, a, sizeof(a)),
+                    ks_cli_fmt_pct(share(r, keyed), b, sizeof(b)));
+                if (i + 1 == json_array_size(steps))
+                        ks_cli_append(buf, size, &o, ". ");
+        }
+        if (unexp || uncov)
+                ks_cli_append(buf, size, &o,
+                              "%s records sit where no hash family puts them "
+                              "(a custom partitioner or explicit partitions), "
+                              "%s more only where no significant pair does. ",
+                              ks_cli_fmt_count(unexp, a, sizeof(a)),
+                              ks_cli_fmt_count(uncov, b, sizeof(b)));
+        else
+                ks_cli_append(buf, size, &o,
+                              "Every keyed record is explained. ");
+        ks_cli_append(buf, size, &o,
+                      "The newest records (up to %d a partition) follow %s; "
+                      "the proposals use %s (%s).",
+                      (int)ks_cli_u64(nw, "per_partition"),
+                      ks_cli_str(nw, "family", "no single family"),
+                      ks_cli_str(audit, "proposals_partitioner", "?"),
+                      ks_cli_str(audit, "proposals_partitioner_source", "?"));
+        return buf;
+}
+
+const char *ks_cli_audit_ranges(const json_t *step, int max, char *buf,
+                                size_t size)
+{
+        const json_t *parts = json_object_get(step, "partitions");
+        size_t        o = 0, i, shown = 0, with = 0;
+
+        buf[0] = '\0';
+        for (i = 0; i < json_array_size(parts); i++) {
+                const json_t *p = json_array_get(parts, i);
+                if (!ks_cli_u64(p, "records"))
+                        continue;
+                with++;
+                if (shown == (size_t)max)
+                        continue;
+                ks_cli_append(buf, size, &o, "%sp%d %lld-%lld",
+                              shown ? ", " : "",
+                              (int)ks_cli_u64(p, "partition"),
+                              (long long)ks_cli_u64(p, "first_offset"),
+                              (long long)ks_cli_u64(p, "last_offset"));
+                shown++;
+        }
+        if (with > shown)
+                ks_cli_append(buf, size, &o, ", ... (%zu partitions)", with);
+        return buf;
+}
+
+void ks_cli_show_audit(const json_t *topic)
+{
+        const json_t *audit = json_object_get(topic, "audit");
+        const json_t *steps =
+            json_object_get(json_object_get(audit, "history"), "steps");
+        uint64_t keyed = ks_cli_u64(audit, "keyed_records");
+        char     text[2048], a[32], b[32];
+        size_t   i;
+
+        if (!json_is_object(audit))
+                return;
+        printf("\n  ");
+        ks_cli_show_wrap(ks_cli_audit_summary(audit, text, sizeof(text)), 2, 2);
+        if (!json_array_size(steps))
+                return;
+        printf("  %-4s %-11s %5s %10s %7s  %s\n", "step", "partitioner",
+               "count", "records", "share",
+               "where (partition first-last "
+               "offset)");
+        for (i = 0; i < json_array_size(steps); i++) {
+                const json_t *st = json_array_get(steps, i);
+                printf(
+                    "  %-4zu %-11s %5d %10s %7s  %s\n", i + 1,
+                    ks_cli_str(st, "family", "?"), (int)ks_cli_u64(st, "count"),
+                    ks_cli_fmt_count(ks_cli_u64(st, "records"), a, sizeof(a)),
+                    ks_cli_fmt_pct(share(ks_cli_u64(st, "records"), keyed), b,
+                                   sizeof(b)),
+                    ks_cli_audit_ranges(st, 4, text, sizeof(text)));
+        }
+}
+
+void ks_cli_html_audit(FILE *fp, const json_t *topic)
+{
+        const json_t *audit = json_object_get(topic, "audit");
+        const json_t *steps =
+            json_object_get(json_object_get(audit, "history"), "steps");
+        uint64_t keyed = ks_cli_u64(audit, "keyed_records");
+        char     text[2048], a[32], b[32];
+        size_t   i;
+
+        if (!json_is_object(audit))
+                return;
+        fprintf(fp, "<p class=\"audit\">");
+        ks_cli_fmt_xml(fp, ks_cli_audit_summary(audit, text, sizeof(text)));
+        fprintf(fp, "</p>\n");
+        if (!json_array_size(steps))
+                return;
+        fprintf(fp, "<table class=\"ks-table ks-audit\"><caption>Which "
+                    "partitioner and partition count placed the stored "
+                    "records</caption>\n<thead><tr><th>step</th>"
+                    "<th>partitioner</th><th class=\"num\">count</th>"
+                    "<th class=\"num\">records</th><th class=\"num\">share"
+                    "</th><th>where (partition first-last offset)</th></tr>"
+                    "</thead><tbody>\n");
+        for (i = 0; i < json_array_size(steps); i++) {
+                const json_t *st = json_array_get(steps, i);
+                fprintf(fp, "<tr><td class=\"num\">%zu</td><td><code>", i + 1);
+                ks_cli_fmt_xml(fp, ks_cli_str(st, "family", "?"));
+                fprintf(
+                    fp,
+                    "</code></td><td class=\"num\">%d</td><td "
+                    "class=\"num\">%s</td><td class=\"num\">%s</td><td>",
+                    (int)ks_cli_u64(st, "count"),
+                    ks_cli_fmt_count(ks_cli_u64(st, "records"), a, sizeof(a)),
+                    ks_cli_fmt_pct(share(ks_cli_u64(st, "records"), keyed), b,
+                                   sizeof(b)));
+                ks_cli_fmt_xml(fp,
+                               ks_cli_audit_ranges(st, 8, text, sizeof(text)));
+                fprintf(fp, "</td></tr>\n");
+        }
+        fprintf(fp, "</tbody></table>\n");
+}
