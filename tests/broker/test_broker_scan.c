@@ -1,13 +1,18 @@
 /**
  * @file test_broker_scan.c
- * @brief `keyshift scan` on the real broker: a topic written by a murmur2
- *        producer under 3 partitions, grown to 6 (CreatePartitions), then
- *        written by a murmur2 producer and an fnv1a producer (librdkafka's
- *        `partitioner` property). The scan's report is checked against
- *        the oracles: the broker's delivery reports (each record's real
- *        partition) and librdkafka's own partitioner functions (every
- *        explained cell and `unexplained` recomputed). Then `show`, `html`
- *        and `merge` read the report, and bad inputs fail clearly.
+ * @brief `keyshift scan` on the real broker: a 6-partition topic written by
+ *        a `consistent_random` producer and a `murmur2_random` one
+ *        (librdkafka), grown to 12 (CreatePartitions), written again by a
+ *        real Java `KafkaProducer` (kafka-clients, tests/broker/java). The
+ *        scan's report is checked against the oracles: each record's real
+ *        partition (delivery reports, Java's RecordMetadata) and
+ *        librdkafka's own partitioner functions (every explained cell and
+ *        `unexplained` recomputed); the history names (consistent, 6),
+ *        (murmur2, 6) and (murmur2, 12). A second topic, written by a
+ *        producer with the plugin, is scanned too: the scan's moved figures
+ *        and loads equal the plugin's report of the same records. Then
+ *        `show`, `html` and `merge` read the report, and bad inputs fail
+ *        clearly.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +23,11 @@
 #include "ks_e2e_support.h"
 #include "ks_test.h"
 
-#define OLD_MSGS 3000
-#define MURMUR_MSGS 4000
-#define FNV_MSGS 2000
-#define TOTAL (OLD_MSGS + MURMUR_MSGS + FNV_MSGS)
+#define CRC_MSGS 3000
+#define MURMUR_MSGS 3000
+#define JAVA_MSGS 3000
+#define TOTAL (CRC_MSGS + MURMUR_MSGS + JAVA_MSGS)
+#define COUNT 12 /* after the increase */
 
 typedef int32_t(oracle_fn)(const rd_kafka_topic_t *, const void *, size_t,
                            int32_t, void *, void *);
@@ -70,6 +76,47 @@ static void produce(const char *topic, const char *partitioner, size_t from,
         ks_broker_producer_free(&pr);
 }
 
+/** @brief Produces records [from, to) with a real Java KafkaProducer
+ *         (StringSerializer keys, the default partitioner: murmur2 for a
+ *         keyed record), recording the partitions its RecordMetadata gives. */
+static void produce_java(const char *dir, const char *topic, size_t from,
+                         size_t to, uint64_t *seed)
+{
+        char   in[600], out[600], args[1024], *line = NULL;
+        size_t i, cap = 0, got = 0;
+        FILE  *fp;
+
+        snprintf(in, sizeof(in), "%s/java-keys.txt", dir);
+        snprintf(out, sizeof(out), "%s/java-produced.tsv", dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp = fopen(in, "w"));
+        for (i = from; i < to; i++) {
+                keylen[i] = (size_t)snprintf(
+                    keys[i], sizeof(keys[i]), "acct-%llu",
+                    (unsigned long long)(ks_broker_rand(seed) % 5000));
+                fprintf(fp, "string:%s\n", keys[i]);
+        }
+        fclose(fp);
+        snprintf(args, sizeof(args), "produce --bootstrap '%s' --topic '%s'",
+                 ks_broker_bootstrap(), topic);
+        CU_ASSERT_EQUAL_FATAL(ks_broker_java(args, in, out), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp = fopen(out, "r"));
+        /* line, type, key_hex, partition, offset, partition_count */
+        while (getline(&line, &cap, fp) > 0) {
+                long ln, pn, cnt;
+                if (line[0] == '#' ||
+                    sscanf(line, "%ld\t%*s\t%*s\t%ld\t%*s\t%ld", &ln, &pn,
+                           &cnt) != 3)
+                        continue;
+                CU_ASSERT_FATAL(ln >= 1 && (size_t)ln <= to - from);
+                CU_ASSERT_EQUAL(cnt, COUNT);
+                part[from + (size_t)ln - 1] = (int32_t)pn;
+                got++;
+        }
+        free(line);
+        fclose(fp);
+        CU_ASSERT_EQUAL_FATAL(got, to - from);
+}
+
 /** @returns the history step (family f, count n) of @p audit, or NULL. */
 static json_t *step(json_t *audit, const char *f, int n)
 {
@@ -90,20 +137,21 @@ static void test_scan(void)
 {
         const char *dir = ks_e2e_tmpdir("scan");
         char        topic[128], report[600], merged[600];
-        uint64_t    seed = 42, per[6] = {0}, unexplained = 0;
+        uint64_t    seed = 42, per[COUNT] = {0}, unexplained = 0;
         json_t     *r, *t, *audit, *w, *cur;
         size_t      i;
         int         f, n, rc;
 
         ks_broker_topic_name("scan", topic, sizeof(topic));
-        CU_ASSERT_FATAL(ks_broker_create_topic(topic, 3) == 0);
-        produce(topic, "murmur2", 0, OLD_MSGS, &seed);
-        CU_ASSERT_FATAL(ks_broker_create_partitions(topic, 6) == 0);
-        produce(topic, "fnv1a", OLD_MSGS, OLD_MSGS + FNV_MSGS, &seed);
-        produce(topic, "murmur2", OLD_MSGS + FNV_MSGS, TOTAL, &seed);
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, 6) == 0);
+        produce(topic, "consistent_random", 0, CRC_MSGS, &seed);
+        produce(topic, "murmur2_random", CRC_MSGS, CRC_MSGS + MURMUR_MSGS,
+                &seed);
+        CU_ASSERT_FATAL(ks_broker_create_partitions(topic, COUNT) == 0);
+        produce_java(dir, topic, CRC_MSGS + MURMUR_MSGS, TOTAL, &seed);
 
         snprintf(report, sizeof(report), "%s/scan.json", dir);
-        rc = ks_e2e_system("%s scan --bootstrap %s --topic %s --proposed 12 "
+        rc = ks_e2e_system("%s scan --bootstrap %s --topic %s --proposed 24 "
                            "-o %s > %s/scan.out 2>&1",
                            cli(), ks_broker_bootstrap(), topic, report, dir);
         CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -124,8 +172,8 @@ static void test_scan(void)
         for (i = 0; i < TOTAL; i++)
                 per[part[i]]++;
         cur = ks_e2e_get(t, "current/partitions");
-        CU_ASSERT_EQUAL_FATAL(json_array_size(cur), 6);
-        for (n = 0; n < 6; n++)
+        CU_ASSERT_EQUAL_FATAL(json_array_size(cur), COUNT);
+        for (n = 0; n < COUNT; n++)
                 CU_ASSERT_EQUAL(
                     json_integer_value(json_object_get(
                         json_array_get(cur, (size_t)n), "messages")),
@@ -133,7 +181,7 @@ static void test_scan(void)
 
         /* every explained cell and unexplained, recomputed */
         for (f = 0; f < 3; f++)
-                for (n = 1; n <= 6; n++) {
+                for (n = 1; n <= COUNT; n++) {
                         uint64_t want = 0;
                         char     p[64];
                         for (i = 0; i < TOTAL; i++)
@@ -145,7 +193,7 @@ static void test_scan(void)
         for (i = 0; i < TOTAL; i++) {
                 int any = 0;
                 for (f = 0; f < 3 && !any; f++)
-                        for (n = 1; n <= 6 && !any; n++)
+                        for (n = 1; n <= COUNT && !any; n++)
                                 any = oracle[f](NULL, keys[i], keylen[i], n,
                                                 NULL, NULL) == part[i];
                 unexplained += !any;
@@ -154,10 +202,10 @@ static void test_scan(void)
                         (long long)unexplained);
         CU_ASSERT_EQUAL(ks_e2e_int(audit, "keyed_records"), TOTAL);
 
-        /* history: both producers under 6, the old count 3 */
+        /* history: both librdkafka producers under 6, Java's under 12 */
+        CU_ASSERT_PTR_NOT_NULL(step(audit, "consistent", 6));
         CU_ASSERT_PTR_NOT_NULL(step(audit, "murmur2", 6));
-        CU_ASSERT_PTR_NOT_NULL(step(audit, "fnv1a", 6));
-        CU_ASSERT_PTR_NOT_NULL(step(audit, "murmur2", 3));
+        CU_ASSERT_PTR_NOT_NULL(step(audit, "murmur2", COUNT));
         CU_ASSERT_STRING_EQUAL(
             json_string_value(json_object_get(audit, "proposals_partitioner")),
             "murmur2_random");
@@ -168,12 +216,12 @@ static void test_scan(void)
         CU_ASSERT(ks_e2e_has_warning(w, "MIXED_PARTITIONERS"));
         CU_ASSERT(ks_e2e_has_warning(w, "RECORDS_FROM_OLD_COUNT"));
 
-        /* moved under 12: the model's murmur2 partition vs the real one */
+        /* moved under 24: the model's murmur2 partition vs the real one */
         {
                 uint64_t moved = 0;
                 for (i = 0; i < TOTAL; i++)
                         moved += rd_kafka_msg_partitioner_murmur2(
-                                     NULL, keys[i], keylen[i], 12, NULL,
+                                     NULL, keys[i], keylen[i], 24, NULL,
                                      NULL) != part[i];
                 CU_ASSERT_EQUAL(
                     json_integer_value(json_object_get(
@@ -190,24 +238,141 @@ static void test_scan(void)
         CU_ASSERT_EQUAL(ks_e2e_system("%s html %s -o %s/scan.html 2>/dev/null",
                                       cli(), report, dir),
                         0);
-        /* merge: with a second (partial) scan, another consumer process */
-        snprintf(merged, sizeof(merged), "%s/merged.json", dir);
+        /* the audit in words: the history's steps and where they sit */
         CU_ASSERT_EQUAL(
-            ks_e2e_system("%s scan -b %s -t %s --max-messages 500 -o "
-                          "%s/part.json > /dev/null 2>&1",
-                          cli(), ks_broker_bootstrap(), topic, dir),
+            ks_e2e_system("grep -q 'consistent under 6 placed' %s/show.txt",
+                          dir),
             0);
+        CU_ASSERT_EQUAL(ks_e2e_system("grep -q 'murmur2 under 12 placed' "
+                                      "%s/show.txt",
+                                      dir),
+                        0);
+        CU_ASSERT_EQUAL(ks_e2e_system("grep -Eq '^  [0-9] +murmur2 +6 ' "
+                                      "%s/show.txt",
+                                      dir),
+                        0);
+        CU_ASSERT_EQUAL(ks_e2e_system("grep -q 'class=\"ks-table ks-audit\"' "
+                                      "%s/scan.html",
+                                      dir),
+                        0);
+        if (getenv("KS_KEEP"))
+                ks_e2e_system("cp %s/show.txt %s/scan.html %s /tmp/", dir, dir,
+                              report);
+        /* merge: with a second (partial) scan, another consumer process;
+         * its first 500 records are consistent_random's, so it is told the
+         * partitioner (merge refuses keys hashed by two partitioners) */
+        snprintf(merged, sizeof(merged), "%s/merged.json", dir);
+        CU_ASSERT_EQUAL(ks_e2e_system("%s scan -b %s -t %s --max-messages 500 "
+                                      "--partitioner murmur2_random -o "
+                                      "%s/part.json > /dev/null 2>&1",
+                                      cli(), ks_broker_bootstrap(), topic, dir),
+                        0);
         CU_ASSERT_EQUAL(ks_e2e_system("%s merge %s %s/part.json -o %s 2>&1",
                                       cli(), report, dir, merged),
                         0);
         json_decref(r);
         ks_broker_summary("scan",
-                          "### keyshift scan\n\n%d records (murmur2 under 3, "
-                          "then murmur2 and fnv1a under 6): explained cells "
-                          "and unexplained equal librdkafka's functions, "
-                          "loads equal the delivery reports, history "
-                          "(murmur2,6), (fnv1a,6), (murmur2,3).\n",
+                          "### keyshift scan\n\n%d records (consistent_random "
+                          "and murmur2_random under 6, grown to 12, Java "
+                          "KafkaProducer): explained cells and unexplained "
+                          "equal librdkafka's functions, loads equal the "
+                          "delivery reports and RecordMetadata, history "
+                          "(consistent,6), (murmur2,6), (murmur2,12).\n",
                           TOTAL);
+        ks_broker_delete_topic(topic);
+        ks_broker_tmpdir_done(dir);
+}
+
+/** @returns member @p path of topic @p t's proposal for @p count (-1 when
+ *           there is no such proposal). */
+static long long proposal_int(json_t *t, int count, const char *path)
+{
+        json_t *props = json_object_get(t, "proposals"), *p;
+        size_t  i;
+
+        json_array_foreach(props, i, p)
+        {
+                if (json_integer_value(json_object_get(p, "partition_count")) ==
+                    count)
+                        return ks_e2e_int(p, path);
+        }
+        return -1;
+}
+
+/** @brief The same records seen twice: by the plugin in the producer that
+ *         wrote them, and by a scan of the topic. Moved messages and keys,
+ *         and the loads now and at the proposed count, are equal. */
+static void test_scan_equals_plugin(void)
+{
+        const char          *dir = ks_e2e_tmpdir("scan-plugin");
+        char                 topic[128], plugin_path[600], scan_path[600];
+        char                 errstr[256], at[64];
+        rd_kafka_conf_t     *conf = rd_kafka_conf_new();
+        ks_broker_producer_t pr;
+        uint64_t             seed = 7;
+        json_t              *pr_r, *sc_r, *pt, *st;
+        size_t               i;
+        int                  p;
+
+        ks_broker_topic_name("scan-plugin", topic, sizeof(topic));
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, 6) == 0);
+        snprintf(plugin_path, sizeof(plugin_path), "%s/plugin.json", dir);
+        snprintf(scan_path, sizeof(scan_path), "%s/scan.json", dir);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "plugin.library.paths",
+                                          getenv("KS_PLUGIN"), errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "partitioner", "murmur2_random",
+                                          errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "keyshift.partitions.proposed",
+                                          "12", errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "keyshift.report.path",
+                                          plugin_path, errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(ks_broker_producer_new(&pr, conf, MURMUR_MSGS) == 0);
+        for (i = 0; i < MURMUR_MSGS; i++) {
+                keylen[i] = (size_t)snprintf(
+                    keys[i], sizeof(keys[i]), "acct-%llu",
+                    (unsigned long long)(ks_broker_rand(&seed) % 2000));
+                ks_broker_produce(&pr, topic, i, keys[i], keylen[i], "value",
+                                  5);
+        }
+        ks_broker_flush(&pr);
+        CU_ASSERT_EQUAL_FATAL(pr.failed, 0);
+        ks_broker_producer_free(&pr); /* destroy: the final report */
+
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("%s scan -b %s -t %s --proposed 12 -o %s > "
+                          "%s/scan.out 2>&1",
+                          cli(), ks_broker_bootstrap(), topic, scan_path, dir),
+            0);
+        pr_r = ks_e2e_load_json(plugin_path);
+        sc_r = ks_e2e_load_json(scan_path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pr_r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sc_r);
+        pt = json_object_get(json_object_get(pr_r, "topics"), topic);
+        st = json_object_get(json_object_get(sc_r, "topics"), topic);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pt);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+        CU_ASSERT_EQUAL(ks_e2e_int(pt, "acknowledged/mismatched"), 0);
+        CU_ASSERT_EQUAL(proposal_int(st, 12, "moved/messages"),
+                        proposal_int(pt, 12, "moved/messages"));
+        CU_ASSERT(proposal_int(st, 12, "moved/messages") > 0);
+        CU_ASSERT_EQUAL(proposal_int(st, 12, "moved/distinct_keys"),
+                        proposal_int(pt, 12, "moved/distinct_keys"));
+        for (p = 0; p < 12; p++) {
+                snprintf(at, sizeof(at), "partitions/%d/messages", p);
+                CU_ASSERT_EQUAL(proposal_int(st, 12, at),
+                                proposal_int(pt, 12, at));
+                if (p < 6) {
+                        snprintf(at, sizeof(at),
+                                 "current/partitions/%d/messages", p);
+                        CU_ASSERT_EQUAL(ks_e2e_int(st, at), ks_e2e_int(pt, at));
+                }
+        }
+        json_decref(pr_r);
+        json_decref(sc_r);
         ks_broker_delete_topic(topic);
         ks_broker_tmpdir_done(dir);
 }
@@ -294,5 +459,7 @@ void ks_test_register(void)
         KS_ADD_SUITE(
             "keyshift scan",
             {"three producers, an increase: audit and analysis", test_scan},
+            {"the plugin's and the scan's figures of the same records",
+             test_scan_equals_plugin},
             {"bad inputs fail clearly", test_bad_inputs});
 }
