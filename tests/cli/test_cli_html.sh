@@ -135,7 +135,10 @@ PY
 awk 'BEGIN { for (i = 0; i < 3000; i++)
   printf "%d:position-%d\n", (i % 10 < 3 ? 211234567 : 200000000 + i % 613), i }' \
   >"$out/hot.txt"
-kcat -b localhost:9 -X test.mock.num.brokers=1 -X plugin.library.paths="$plugin" \
+# under ASan the plugin needs the runtime first in the program
+pre=()
+[ -n "${KS_PRELOAD:-}" ] && pre=(env "LD_PRELOAD=$KS_PRELOAD")
+"${pre[@]}" kcat -b localhost:9 -X test.mock.num.brokers=1 -X plugin.library.paths="$plugin" \
   -X keyshift.partitions.proposed=8,16 -X keyshift.report.path="$out/hot.json" \
   -P -t ais -K: -l "$out/hot.txt" 2>"$out/hot.log" || fail "kcat (see $out/hot.log)"
 
