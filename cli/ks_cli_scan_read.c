@@ -251,13 +251,13 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
                  char *err, size_t errsz)
 {
         int64_t started = mono_ms(), last_seen = started, next_progress;
+        int64_t now = started; /* read once a poll */
 
         next_progress = started + 1000;
         r->stopped_by = "end";
         while (!all_done(r)) {
                 rd_kafka_message_t *m;
                 ks_scan_part_t     *s;
-                int64_t             now = mono_ms();
 
                 if (ks_scan_interrupted) {
                         r->stopped_by = "interrupt";
@@ -279,7 +279,8 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
                                  r->timeout_ms);
                         break;
                 }
-                m = rd_kafka_consumer_poll(r->rk, 100);
+                m   = rd_kafka_consumer_poll(r->rk, 100);
+                now = mono_ms();
                 if (!m)
                         continue;
                 if (!m->rkt || m->partition < 0 ||
@@ -300,7 +301,7 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
                          * stops at the last stable offset, and aborted
                          * records and transaction markers leave gaps) */
                         s->done   = 1;
-                        last_seen = mono_ms();
+                        last_seen = now;
                 } else if (m->err) {
                         snprintf(err, errsz, "partition %d: %s",
                                  (int)m->partition, rd_kafka_message_errstr(m));
@@ -312,7 +313,7 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
                         s->records++;
                         s->last = m->offset;
                         r->records++;
-                        last_seen = mono_ms();
+                        last_seen = now;
                         if (m->offset + 1 >= s->end)
                                 s->done = 1;
                 } else {
