@@ -481,6 +481,8 @@ static json_t *partitioner_json(const ks_topic_snapshot_t *s,
         }
         if (o && l->unexplained)
                 json_object_set_new(o, "unexplained", json_true());
+        if (o)
+                json_object_set_new(o, "learning", json_boolean(l->learning));
         return o;
 }
 

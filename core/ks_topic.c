@@ -253,6 +253,14 @@ static void ack_count_publish(ks_topic_t *t);
  *  unconfirmed, and the shadows' memory freed. */
 #define KS_LEARN_MAX_MESSAGES 1000000
 
+/** Messages after which a topic still learning without a single
+ *  successful acknowledgement (a queue-only producer, brokers down,
+ *  purged or timed-out messages) stops the same
+ *  way: the candidates' analyses cost up to three times the topic's, and
+ *  a producer that is acknowledged gets its first acknowledgements long
+ *  before (unless it sends 100,000 messages within its first linger). */
+#define KS_LEARN_NO_ACK_MESSAGES 100000
+
 const char *ks_partitioner_source_name(ks_partitioner_source_t s)
 {
         switch (s) {
@@ -775,7 +783,9 @@ int ks_topic_record_run_locked(ks_topic_t *t, const void *key, size_t keylen,
                         record_run(t->shadow[i], key, keylen, partition, -1,
                                    &sf, messages, bytes, windowed);
                 }
-        if (t->c.total.messages >= KS_LEARN_MAX_MESSAGES) {
+        if (t->c.total.messages >= KS_LEARN_MAX_MESSAGES ||
+            (t->c.total.messages >= KS_LEARN_NO_ACK_MESSAGES &&
+             t->c.ack_messages == t->c.ack_failed)) {
                 /* never settled (no acknowledgements, or no key that
                  * tells the candidates apart): the configured one stays,
                  * unconfirmed */
@@ -1653,6 +1663,7 @@ static void learned_copy(const ks_topic_t *t, ks_topic_learned_t *l)
         l->source      = t->psource;
         l->confirmed   = t->learn.state == KS_LEARN_CONFIRMED;
         l->unexplained = t->unexplained;
+        l->learning    = t->learning;
         l->configured = t->learn.cnt ? t->learn.cand[0] : t->params.partitioner;
         if (t->learn.cnt)
                 ks_learn_evidence(&t->learn, i, &l->discriminating_keys,

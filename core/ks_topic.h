@@ -255,6 +255,7 @@ typedef struct ks_topic_learned {
         ks_partitioner_source_t source;
         int              confirmed;   /**< by deliveries, or config matched */
         int              unexplained; /**< no candidate explains them */
+        int              learning;    /**< candidates still analysed */
         ks_partitioner_t configured;  /**< what the configuration said */
         uint64_t         discriminating_keys, agreeing, disagreeing;
 } ks_topic_learned_t;

@@ -232,12 +232,14 @@ static void test_partitioner_cb_unexplained(void)
                 ks_e2e_system("rm -rf '%s'", dir);
 }
 
-static void test_queue_only_unconfirmed(void)
+/** @brief A queue-only producer of @p n keyed messages to topic "q";
+ *         @returns its final report. */
+static json_t *queue_only(int n)
 {
         const char *dir = ks_e2e_tmpdir("learn-queue");
         char        path[512], errstr[256], key[32];
         rd_kafka_t *rk;
-        json_t     *r, *t;
+        json_t     *r;
         int         i, kl;
 
         snprintf(path, sizeof(path), "%s/report.json", dir);
@@ -245,10 +247,11 @@ static void test_queue_only_unconfirmed(void)
                           ks_e2e_conf("keyshift.report.path", path,
                                       "keyshift.partitions.current", "6",
                                       "bootstrap.servers", "127.0.0.1:1",
+                                      "queue.buffering.max.messages", "200000",
                                       "partitioner", "murmur2_random", NULL),
                           errstr, sizeof(errstr));
         CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
-        for (i = 0; i < 500; i++) {
+        for (i = 0; i < n; i++) {
                 kl = key_of(i, key, sizeof(key));
                 CU_ASSERT_EQUAL(
                     rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("q"),
@@ -262,6 +265,14 @@ static void test_queue_only_unconfirmed(void)
         rd_kafka_flush(rk, 2000);
         rd_kafka_destroy(rk);
         r = ks_e2e_load_json(path);
+        ks_e2e_system("rm -rf '%s'", dir);
+        return r;
+}
+
+static void test_queue_only_unconfirmed(void)
+{
+        json_t *r = queue_only(500), *t;
+
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         t = ks_e2e_get(r, "topics/q");
         CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -271,11 +282,30 @@ static void test_queue_only_unconfirmed(void)
         CU_ASSERT_STRING_EQUAL(
             json_string_value(ks_e2e_get(t, "partitioner/source")), "config");
         CU_ASSERT(json_is_false(ks_e2e_get(t, "partitioner/confirmed")));
+        CU_ASSERT(json_is_true(ks_e2e_get(t, "partitioner/learning")));
         CU_ASSERT_EQUAL(
             ks_e2e_int(t, "partitioner/evidence/discriminating_keys"), 0);
         CU_ASSERT_EQUAL(ks_e2e_int(t, "messages"), 500);
         json_decref(r);
-        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+/** 100,000 messages and not one acknowledgement: learning stops (its
+ *  analyses cost up to three times the topic's), the configured one stays,
+ *  unconfirmed, and the figures are its own. */
+static void test_queue_only_stops_learning(void)
+{
+        json_t *r = queue_only(100500), *t;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        t = ks_e2e_get(r, "topics/q");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "partitioner/learning")));
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "partitioner/confirmed")));
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(t, "partitioner/name")),
+            "murmur2_random");
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "messages"), 100500);
+        json_decref(r);
 }
 
 void ks_test_register(void)
@@ -289,5 +319,7 @@ void ks_test_register(void)
             {"partitioner_cb to partition 0: unexplained, not predictable",
              test_partitioner_cb_unexplained},
             {"queue-only: configured, unconfirmed",
-             test_queue_only_unconfirmed});
+             test_queue_only_unconfirmed},
+            {"queue-only, 100,000 messages: learning stops",
+             test_queue_only_stops_learning});
 }
