@@ -23,6 +23,8 @@
  *           broker thread). Target 2 (>= 0.95).
  *
  * Usage: ksb_produce --queue [--threads 1,2,8] [--msgs M] [--rounds R]
+ *        [--keyshift-partitioner NAME] (B's keyshift.partitioner: no
+ *        learning from deliveries)
  *        ksb_produce --mock [--msgs M] [--rounds R]
  */
 #include <pthread.h>
@@ -339,6 +341,9 @@ int main(int argc, char **argv)
                         mock = 1;
                 else if (!strcmp(argv[i], "--msgs") && i + 1 < argc)
                         msgs = strtoull(argv[++i], NULL, 10);
+                else if (!strcmp(argv[i], "--keyshift-partitioner") &&
+                         i + 1 < argc)
+                        ksb_keyshift_partitioner = argv[++i];
                 else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
                         rounds = atoi(argv[++i]);
                 else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -353,7 +358,8 @@ int main(int argc, char **argv)
                         }
                 } else
                         ksb_die("usage: ksb_produce --queue|--mock [--msgs M] "
-                                "[--rounds R] [--threads 1,2,8]");
+                                "[--rounds R] [--threads 1,2,8] "
+                                "[--keyshift-partitioner NAME]");
         }
         if (mock < 0)
                 ksb_die("say --queue or --mock");

@@ -42,6 +42,8 @@ static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
                 ksb_die("%s=%s: %s", name, value, errstr);
 }
 
+const char *ksb_keyshift_partitioner;
+
 rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                              const char *topic, const char *report_path)
 {
@@ -59,6 +61,9 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                         report_path = path;
                 }
                 set(conf, "keyshift.report.path", report_path);
+                if (ksb_keyshift_partitioner)
+                        set(conf, "keyshift.partitioner",
+                            ksb_keyshift_partitioner);
                 if (setup == KSB_QUEUE_ONLY)
                         set(conf, "keyshift.partitions.current", "6");
         }

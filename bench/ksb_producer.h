@@ -29,6 +29,11 @@ typedef enum ksb_setup {
         KSB_MOCK_CLUSTER,
 } ksb_setup_t;
 
+/** keyshift.partitioner for B, or NULL (the default: keyshift learns the
+ *  partitioner from the deliveries, ks_learn.h; queue-only, it analyses
+ *  each message under every candidate until 1 M messages a topic). */
+extern const char *ksb_keyshift_partitioner;
+
 /** @returns the plugin's full path: $KS_PLUGIN, else the path compiled
  *           in (KSB_PLUGIN), else dies. */
 const char *ksb_plugin_path(void);
