@@ -24,6 +24,7 @@
 #include "ks_cli.h"
 #include "ks_cli_fmt.h"
 #include "ks_cli_audit.h"
+#include "ks_story.h"
 #include "ks_cli_html.h"
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
@@ -235,7 +236,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         int32_t          cur   = ks_cli_topic_current(t);
         ks_cli_keyrank_t kr;
         size_t           i;
-        char             caption[320], verdict[1024];
+        char             caption[320], verdict[2048];
 
         fprintf(fp, "<section class=\"topic\" id=\"topic-");
         ks_cli_fmt_xml(fp, name);
@@ -257,7 +258,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         fprintf(fp, " &middot; partition figures since ");
         ks_cli_fmt_xml(fp, ks_cli_str(pc, "analysis_since", "?"));
         fprintf(fp, "</p>\n<p class=\"verdict\">");
-        ks_cli_fmt_xml(fp, ks_cli_verdict(t, verdict, sizeof(verdict)));
+        ks_cli_fmt_xml(fp, ks_story_headline(t, verdict, sizeof(verdict)));
         fprintf(fp, "</p>\n");
         ks_html_cards(fp, t, cur);
 

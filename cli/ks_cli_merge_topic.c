@@ -24,6 +24,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_report.h"
+#include "ks_story.h"
 
 void ks_cli_merge_sum(json_t *dst, const json_t *src)
 {
@@ -399,6 +400,12 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         json_object_set_new(t, "merge", ks_cli_sketch_json(sk, hot_total));
         json_object_set_new(t, "warnings",
                             ks_cli_merge_warnings(in, n, t, total_inputs));
+        { /* the story of the merged figures (ks_story.h), as the plugin's */
+                char story[2048];
+                json_object_set_new(
+                    t, "summary",
+                    json_string(ks_story_headline(t, story, sizeof(story))));
+        }
         ks_cli_sketch_destroy(sk);
         return t;
 }

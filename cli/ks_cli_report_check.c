@@ -517,6 +517,7 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                 ks_vpop(v, mark);
         }
         ks_check_warnings(v, ks_vget(v, t, "warnings", KS_V_ARR));
+        ks_vget(v, t, "summary", KS_V_STR | KS_V_OPTION);
 }
 
 int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)

@@ -18,6 +18,7 @@
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
 #include "ks_cli_audit.h"
+#include "ks_story.h"
 #include "ks_cli_show.h"
 #include "ks_cli_stats.h"
 
@@ -135,7 +136,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         uint64_t         keyed = ks_cli_u64(keys, "hashed");
         ks_cli_keyrank_t kr;
         char             a[32], b[32], c[32], d[32], e[32], f[32];
-        char             verdict[1024];
+        char             verdict[2048];
         size_t           i;
 
         printf("\n%s== topic %s: ", s->st->bold, name);
@@ -152,7 +153,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                ks_cli_topic_partitioner(t, "?"), ks_cli_str(pc, "source", "?"),
                ks_cli_str(pc, "analysis_since", "?"));
         printf("  %s", s->st->bold);
-        ks_cli_show_wrap(ks_cli_verdict(t, verdict, sizeof(verdict)), 2, 2);
+        ks_cli_show_wrap(ks_story_headline(t, verdict, sizeof(verdict)), 2, 2);
         printf("%s", s->st->off);
         printf("  traffic  %s messages, %s; keyed %s (%s), null key %s, "
                "explicit partition %s\n",

@@ -80,17 +80,6 @@ void ks_cli_keyrank_free(ks_cli_keyrank_t *k);
 double ks_cli_keyrank_share_of_top(const ks_cli_keyrank_t *k, double n);
 
 /**
- * @brief One sentence a Kafka engineer reads first: the proposal that
- *        moves the least keyed traffic and how much, whether partition
- *        skew stays within keyshift's 2.5x limit at every count, the
- *        sizing advice when the report has one, and whether delivered
- *        partitions disagreed with the model (then the figures are in
- *        doubt).
- * @returns @p buf.
- */
-char *ks_cli_verdict(const json_t *topic, char *buf, size_t size);
-
-/**
  * @brief A hot key's verdict (`fixable_by_partitions`, `salt_buckets`) in
  *        a few words for @p buf: "partitions spread it", or "salt into N"
  *        when the key alone exceeds one partition's target rate.

@@ -15,6 +15,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_report_parts.h"
+#include "ks_story.h"
 
 void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 {
@@ -612,6 +613,12 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         topic_warnings(s, wl);
         json_object_set_new(
             o, "warnings", ks_warn_list_json_since(wl, s->name, first_warning));
+        if (o) { /* last: the story reads the figures above (ks_story.h) */
+                char story[2048];
+                json_object_set_new(
+                    o, "summary",
+                    json_string(ks_story_headline(o, story, sizeof(story))));
+        }
         return o;
 }
 

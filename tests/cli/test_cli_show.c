@@ -144,6 +144,68 @@ static void test_show_hot_verdicts(void)
         json_decref(rep);
 }
 
+/** @brief Collapses every run of spaces and newlines in @p s into one
+ *         space (show wraps its headline). */
+static void squeeze(char *s)
+{
+        char *o  = s;
+        int   sp = 0;
+
+        for (; *s; s++) {
+                if (*s == ' ' || *s == '\n') {
+                        sp = 1;
+                        continue;
+                }
+                if (sp && o != s)
+                        *o++ = ' ';
+                sp   = 0;
+                *o++ = *s;
+        }
+        *o = '\0';
+}
+
+/* One story (ks_story.h): the report's summary is what show and html
+ * print as the topic's headline. */
+static void test_one_story(void)
+{
+        ks_clit_run_t r;
+        json_t       *rep;
+        const char   *summary;
+        char          html[700], esc[4096], *page;
+        size_t        o = 0;
+
+        ks_clit_make_report(report, 20000);
+        rep = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        summary = json_string_value(ks_e2e_get(rep, "topics/orders/summary"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
+        CU_ASSERT(ks_clit_has(summary, "Raising "));
+        CU_ASSERT(ks_clit_has(summary, "Sizing advice: "));
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", report), 0);
+        squeeze(r.out);
+        CU_ASSERT(ks_clit_has(r.out, summary));
+        ks_clit_run_free(&r);
+
+        snprintf(html, sizeof(html), "%s.html", report);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "html '%s' -o '%s'", report, html), 0);
+        ks_clit_run_free(&r);
+        for (; *summary && o + 8 < sizeof(esc); summary++)
+                o +=
+                    (size_t)snprintf(esc + o, sizeof(esc) - o, "%s",
+                                     *summary == '\''  ? "&#39;"
+                                     : *summary == '&' ? "&amp;"
+                                     : *summary == '<' ? "&lt;"
+                                     : *summary == '>' ? "&gt;"
+                                     : *summary == '"' ? "&quot;"
+                                                       : (char[]){*summary, 0});
+        page = ks_clit_read(html, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+        CU_ASSERT(ks_clit_has(page, esc));
+        free(page);
+        json_decref(rep);
+}
+
 static void test_show_figures(void)
 {
         ks_clit_run_t r;
@@ -319,6 +381,8 @@ void ks_test_register(void)
         CU_add_test(s, "figures match the report", test_show_figures);
         CU_add_test(s, "hot-key verdicts in show and html",
                     test_show_hot_verdicts);
+        CU_add_test(s, "one story: the report's summary, show and html",
+                    test_one_story);
         CU_add_test(s, "colour on a terminal only",
                     test_show_colour_on_tty_only);
         CU_add_test(s, "producer warnings before the topics",

@@ -1,0 +1,45 @@
+/**
+ * @file ks_story.h
+ * @brief One story per topic: the headline that the report's `summary`,
+ *        `keyshift show` and `keyshift html` all print, made by one
+ *        function from the topic's object in a keyshift.report.v1 report
+ *        (docs/report-schema.md), so that they never disagree.
+ *
+ * The story, in this order, each part only when the report has its
+ * figures:
+ *  1. what the least-moving increase moves (keyed messages and distinct
+ *     keys that change partition, from `proposals[].moved`), or that it
+ *     cannot be predicted (`predictable: false`), or that no proposal is
+ *     above the current count;
+ *  2. whether partitions are balanced: the busiest partition over the
+ *     median now and at each proposal (`skew.partitions`), against the
+ *     limit (`keyshift.partition.skew.max`, 2.5 by default);
+ *  3. what limits the topic: the busiest hot key that more partitions
+ *     cannot spread (`hot_keys[].fixable_by_partitions` false: its rate
+ *     exceeds one partition's target), with its salt buckets;
+ *  4. the advice and the inputs that drove it (`sizing`, ks_sizing.h):
+ *     recommended = the next power of two >= floor, floor = base x skew
+ *     factor, base from throughput (peak / per-consumer rate), planned
+ *     consumers or today's count; when the base is today's count and the
+ *     partitions are balanced, the story says the advice is headroom for
+ *     key skew, not a measured shortage; with an unspreadable hot key the
+ *     advice is for the other keys;
+ *  5. that deliveries disagreed with the model (`acknowledged.mismatched`).
+ *
+ * Thread-safety: a pure function of its arguments.
+ */
+#ifndef KS_STORY_H
+#define KS_STORY_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/**
+ * @brief Writes topic @p topic's headline (plain text, sentences, no
+ *        newline) into @p buf of @p size bytes (cut, never overflowed).
+ * @returns @p buf.
+ */
+const char *ks_story_headline(const json_t *topic, char *buf, size_t size);
+
+#endif /* KS_STORY_H */
