@@ -1213,7 +1213,12 @@ static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
                 promote(t, c);
         } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
                 stop_learning(t);
-                t->unexplained = 1;
+                /* under keyshift.partitions.current the count itself may
+                 * be what is wrong (a rehearsal of 6 partitions on a
+                 * 4-partition mock topic): the configured partitioner
+                 * stays, unconfirmed, and PARTITIONER_MISMATCH asks
+                 * whether the count is real */
+                t->unexplained = t->count_source != KS_COUNT_CONFIG;
                 ack_count_publish(t);
         }
 }
@@ -1417,7 +1422,12 @@ static void learn_suspects(ks_topic_t *t)
                 promote(t, c);
         } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
                 stop_learning(t);
-                t->unexplained = 1;
+                /* under keyshift.partitions.current the count itself may
+                 * be what is wrong (a rehearsal of 6 partitions on a
+                 * 4-partition mock topic): the configured partitioner
+                 * stays, unconfirmed, and PARTITIONER_MISMATCH asks
+                 * whether the count is real */
+                t->unexplained = t->count_source != KS_COUNT_CONFIG;
                 ack_count_publish(t);
         }
 }

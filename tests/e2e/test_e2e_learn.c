@@ -232,6 +232,50 @@ static void test_partitioner_cb_unexplained(void)
                 ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** keyshift.partitions.current=6 on a 4-partition topic (a rehearsal on
+ *  the mock cluster): no candidate explains the deliveries under 6, but
+ *  the count may be what is wrong: the configured partitioner stays, the
+ *  proposals keep their figures, PARTITIONER_MISMATCH asks about the
+ *  count. */
+static void test_override_count_not_unexplained(void)
+{
+        const char       *dir = ks_e2e_tmpdir("learn-override");
+        char              path[512], key[32];
+        ks_e2e_producer_t p;
+        json_t           *r, *t, *w, *prop;
+        int               i, kl;
+
+        snprintf(path, sizeof(path), "%s/report.json", dir);
+        CU_ASSERT_FATAL(!ks_e2e_producer_new(
+            &p,
+            ks_e2e_conf("keyshift.report.path", path,
+                        "keyshift.partitions.current", "6",
+                        "keyshift.partitions.proposed", "12", NULL),
+            "t", 4));
+        for (i = 0; i < MSGS; i++) {
+                kl = key_of(i, key, sizeof(key));
+                ks_e2e_produce(&p, "t", key, (size_t)kl, -1, "position", 8);
+        }
+        ks_e2e_producer_close(&p);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        t = ks_e2e_get(r, "topics/t");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "partition_count/current"), 6);
+        CU_ASSERT(!json_is_true(ks_e2e_get(t, "partitioner/unexplained")));
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "partitioner/learning")));
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(t, "partitioner/source")), "config");
+        prop = ks_e2e_get(t, "proposals/0");
+        CU_ASSERT(!json_is_false(json_object_get(prop, "predictable")));
+        CU_ASSERT(ks_e2e_int(prop, "moved/messages") > 0);
+        w = json_object_get(t, "warnings");
+        CU_ASSERT(ks_e2e_has_warning(w, "PARTITIONER_MISMATCH"));
+        json_decref(r);
+        ks_e2e_producer_free(&p);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 /** @brief A queue-only producer of @p n keyed messages to topic "q";
  *         @returns its final report. */
 static json_t *queue_only(int n)
@@ -321,5 +365,8 @@ void ks_test_register(void)
             {"queue-only: configured, unconfirmed",
              test_queue_only_unconfirmed},
             {"queue-only, 100,000 messages: learning stops",
-             test_queue_only_stops_learning});
+             test_queue_only_stops_learning},
+            {"keyshift.partitions.current: the count may be wrong, "
+             "not unexplained",
+             test_override_count_not_unexplained});
 }
