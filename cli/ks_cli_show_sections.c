@@ -281,6 +281,13 @@ void ks_cli_show_acks(const ks_cli_show_t *s, const json_t *t)
 
         if (json_is_object(json_object_get(t, "audit")))
                 return; /* a scan: stored records, no delivery reports */
+        if (json_is_false(json_object_get(a, "checked"))) {
+                printf(
+                    "  delivery check: %s acknowledged, not checked (%s)\n",
+                    ks_cli_fmt_count(ks_cli_u64(a, "messages"), x, sizeof(x)),
+                    ks_cli_str(a, "not_checked_reason", "?"));
+                return;
+        }
         printf("  delivery check: %s acknowledged, %s matched the model, "
                "%s%s mismatched%s, %s failed\n",
                ks_cli_fmt_count(ks_cli_u64(a, "messages"), x, sizeof(x)),

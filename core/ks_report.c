@@ -273,6 +273,14 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                          (json_int_t)s->topk_total, "entries", hot);
 }
 
+/** @returns whether topic @p s rehearses another count than its own:
+ *           keyshift.partitions.current differs from the cluster's. */
+static int ks_report_rehearsal(const ks_topic_snapshot_t *s)
+{
+        return s->count_source == KS_COUNT_CONFIG && s->metadata_count &&
+               s->metadata_count != s->partition_count;
+}
+
 /**
  * @returns how many of the topic's Schema Registry ids frame two keys or
  *          more; the two of them with the most messages in @p top[0..1]
@@ -351,7 +359,16 @@ static void topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             (int)s->previous_count, (int)s->partition_count,
                             ts);
         }
-        if (c->ack_mismatched) {
+        if (ks_report_rehearsal(s)) {
+                ks_warn_add(
+                    wl, KS_WARN_COUNT_REHEARSED, s->name,
+                    "a rehearsal: keyshift.partitions.current says %d "
+                    "partitions, the topic has %d; every figure is modelled "
+                    "for %d, and the deliveries (to the topic's %d) are not "
+                    "checked against the model",
+                    (int)s->partition_count, (int)s->metadata_count,
+                    (int)s->partition_count, (int)s->metadata_count);
+        } else if (c->ack_mismatched) {
                 char   keybuf[48] = "key 0x", follows[256] = "";
                 size_t f, best                             = 0;
                 for (f = 1; f < 3; f++)
@@ -518,6 +535,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(pc, "compacted",
                             s->compacted < 0 ? json_null()
                                              : json_boolean(s->compacted));
+        if (s->count_source == KS_COUNT_CONFIG)
+                json_object_set_new(pc, "cluster",
+                                    s->metadata_count
+                                        ? json_integer(s->metadata_count)
+                                        : json_null());
         if (s->count_changed_at_ms) {
                 ks_report_rfc3339(s->count_changed_at_ms, ts, sizeof(ts));
                 json_object_set_new(pc, "changed_at", json_string(ts));
@@ -571,6 +593,21 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             (json_int_t)c->ack_pending);
         if (!o)
                 return NULL;
+        if (ks_report_rehearsal(s)) { /* nothing to check them against */
+                json_t *a = json_object_get(o, "acknowledged");
+                json_object_set_new(a, "matched", json_integer(0));
+                json_object_set_new(a, "mismatched", json_integer(0));
+                json_object_set_new(
+                    a, "unverified",
+                    json_integer((json_int_t)(c->ack_unverified +
+                                              c->ack_matched +
+                                              c->ack_mismatched)));
+                json_object_set_new(a, "checked", json_false());
+                json_object_set_new(
+                    a, "not_checked_reason",
+                    json_string("a rehearsal: keyshift.partitions.current "
+                                "differs from the topic's partition count"));
+        }
         json_object_set_new(o, "last_changed_at",
                             *last_changed ? json_string(last_changed)
                                           : json_null());

@@ -291,11 +291,12 @@ static void tell_advice(story_t *s, const json_t *t, long long cur,
 
 const char *ks_story_headline(const json_t *t, char *buf, size_t size)
 {
-        story_t   s = {buf, size, 0};
-        long long cur =
-            integer(json_object_get(t, "partition_count"), "current");
-        int    balanced, hot_key;
-        size_t len;
+        story_t       s       = {buf, size, 0};
+        const json_t *pc      = json_object_get(t, "partition_count");
+        long long     cur     = integer(pc, "current");
+        long long     cluster = integer(pc, "cluster");
+        int           balanced, hot_key;
+        size_t        len;
 
         if (!size)
                 return buf;
@@ -305,6 +306,12 @@ const char *ks_story_headline(const json_t *t, char *buf, size_t size)
                         "can be said of an increase yet.");
                 return buf;
         }
+        if (cluster && cluster != cur)
+                say(&s,
+                    "A rehearsal of %lld partitions (keyshift.partitions."
+                    "current; the topic has %lld): the figures are modelled "
+                    "for %lld. ",
+                    cur, cluster, cur);
         tell_move(&s, t, cur);
         balanced = tell_balance(&s, t, cur);
         hot_key  = tell_hot_key(&s, t);

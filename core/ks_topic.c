@@ -98,8 +98,11 @@ struct ks_topic {
         int             diagnosing; /**< a delivered partition disagreed */
         ks_schema_ids_t schema_ids;
         int             brokers, replication_factor, compacted;
-        int             cleanup_policy_asked;
-        ks_rates_t      rates;
+        /** the cluster's count while the model's comes from
+         *  keyshift.partitions.current (0: unknown) */
+        int32_t    metadata_count;
+        int        cleanup_policy_asked;
+        ks_rates_t rates;
         /* ks_topic_note_changes(): the reporter's last fingerprint of the
          * counters, and when it last saw them change (wall clock ms) */
         uint64_t change_fp;
@@ -988,6 +991,7 @@ typedef struct change_state {
         int64_t             count_changed_at_ms;
         int32_t             partition_count, previous_count;
         int32_t             count_source, brokers, replication_factor;
+        int32_t             metadata_count;
         int32_t             compacted, has_mismatch, diagnosing;
 } change_state_t;
 
@@ -1010,6 +1014,7 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
         st.previous_count      = t->previous_count;
         st.count_source        = (int32_t)t->count_source;
         st.brokers             = t->brokers;
+        st.metadata_count      = t->metadata_count;
         st.replication_factor  = t->replication_factor;
         st.compacted           = t->compacted;
         st.has_mismatch        = t->has_mismatch;
@@ -1471,6 +1476,20 @@ void ks_topic_set_cluster_info(ks_topic_t *t, int brokers,
         pthread_mutex_unlock(&t->lock);
 }
 
+void ks_topic_set_metadata_count(ks_topic_t *t, int32_t count)
+{
+        pthread_mutex_lock(&t->lock);
+        t->metadata_count = count;
+        /* a rehearsal of another count: deliveries to the topic's own
+         * partitions prove nothing of a partitioner under this one */
+        if (t->learning && t->count_source == KS_COUNT_CONFIG && count &&
+            count != t->partition_count) {
+                stop_learning(t);
+                ack_count_publish(t);
+        }
+        pthread_mutex_unlock(&t->lock);
+}
+
 int ks_topic_cleanup_policy_asked(ks_topic_t *t)
 {
         int asked;
@@ -1725,6 +1744,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->has_mismatch        = t->has_mismatch;
                 s->schema_ids          = t->schema_ids;
                 s->brokers             = t->brokers;
+                s->metadata_count      = t->metadata_count;
                 s->replication_factor  = t->replication_factor;
                 s->compacted           = t->compacted;
                 s->mono_ms             = ks_topic_mono_ms();

@@ -303,8 +303,11 @@ typedef struct ks_topic_snapshot {
         int                   brokers;            /**< 0: unknown */
         int                   replication_factor; /**< 0: unknown */
         int                   compacted;          /**< 1, 0, -1: unknown */
-        ks_rates_t            rates;   /**< per-second series since start */
-        int64_t               mono_ms; /**< monotonic time of the snapshot */
+        /** the cluster's count while partition_count comes from
+         *  keyshift.partitions.current; 0: unknown */
+        int32_t    metadata_count;
+        ks_rates_t rates;   /**< per-second series since start */
+        int64_t    mono_ms; /**< monotonic time of the snapshot */
         /** how long ks_topic_snapshot() held the topic's lock (ns, on
          *  CLOCK_MONOTONIC): what the drainer may wait. Not reported. */
         int64_t lock_held_ns;
@@ -521,6 +524,14 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms);
  *         mismatched for good; else a disagreement is confirmed by a
  *         second check (keyshift.partitions.current: each refresh). */
 void ks_topic_settle_acks(ks_topic_t *t, int final);
+
+/**
+ * @brief Records the partition count the cluster's metadata gives while
+ *        the model's count comes from keyshift.partitions.current: when
+ *        they differ the run is a rehearsal of another count, whose
+ *        deliveries cannot be checked against the model (ks_report.c).
+ */
+void ks_topic_set_metadata_count(ks_topic_t *t, int32_t count);
 
 /**
  * @brief Records what metadata and the Admin API say of the topic:

@@ -104,7 +104,10 @@ static void log_one(FILE *fp, const char *client_name, const ks_warn_t *w,
                     size_t topics)
 {
         /* what keyshift learned is information (level 6), not a warning */
-        int level = strcmp(w->code, KS_WARN_PARTITIONER_LEARNED) ? 4 : 6;
+        int level = strcmp(w->code, KS_WARN_PARTITIONER_LEARNED) &&
+                            strcmp(w->code, KS_WARN_COUNT_REHEARSED)
+                        ? 4
+                        : 6;
 
         if (topics == 1)
                 ks_warn_log_line(fp, level, client_name, "%s: %s%s%s", w->code,

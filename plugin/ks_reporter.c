@@ -157,6 +157,10 @@ static void apply_metadata(ks_client_t *c, const struct rd_kafka_metadata *md,
                 return;
         ks_topic_set_cluster_info(t, md->broker_cnt,
                                   mt->partitions[0].replica_cnt, -1);
+        if (c->conf.current_override) { /* the model's count stays */
+                ks_topic_set_metadata_count(t, mt->partition_cnt);
+                return;
+        }
         if (ks_topic_set_partition_count(t, mt->partition_cnt,
                                          KS_COUNT_METADATA, now_ms))
                 ks_warn_log_line(stderr, 5, c->name,
@@ -201,7 +205,7 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         pthread_mutex_lock(&c->lock);
         stopping = c->stop;
         pthread_mutex_unlock(&c->lock);
-        if (stopping || c->conf.current_override)
+        if (stopping)
                 return;
         /* No broker up: rd_kafka_metadata() would wait out its timeout.
          * Not asked, but no answer either: a failure in a row. */
@@ -234,7 +238,8 @@ static void refresh_counts(ks_refresh_ctx_t *ctx)
         ctx->answered = !err;
         /* what was produced before a count changes is analysed under the
          * count it was produced with: the drainer flushes first */
-        for (i = 0; !err && md && i < md->topic_cnt; i++)
+        for (i = 0;
+             !err && md && !c->conf.current_override && i < md->topic_cnt; i++)
                 if (count_changes(c, &md->topics[i])) {
                         ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS,
                                       &c->sync_cancel);

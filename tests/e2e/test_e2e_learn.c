@@ -234,9 +234,10 @@ static void test_partitioner_cb_unexplained(void)
 
 /** keyshift.partitions.current=6 on a 4-partition topic (a rehearsal on
  *  the mock cluster): no candidate explains the deliveries under 6, but
- *  the count may be what is wrong: the configured partitioner stays, the
- *  proposals keep their figures, PARTITIONER_MISMATCH asks about the
- *  count. */
+ *  the count is what differs: the configured partitioner stays, the
+ *  proposals keep their figures, the report says it is a rehearsal
+ *  (COUNT_REHEARSED, partition_count.cluster 4) and checks no delivery
+ *  against a count the topic does not have. */
 static void test_override_count_not_unexplained(void)
 {
         const char       *dir = ks_e2e_tmpdir("learn-override");
@@ -270,7 +271,14 @@ static void test_override_count_not_unexplained(void)
         CU_ASSERT(!json_is_false(json_object_get(prop, "predictable")));
         CU_ASSERT(ks_e2e_int(prop, "moved/messages") > 0);
         w = json_object_get(t, "warnings");
-        CU_ASSERT(ks_e2e_has_warning(w, "PARTITIONER_MISMATCH"));
+        CU_ASSERT(ks_e2e_has_warning(w, "COUNT_REHEARSED"));
+        CU_ASSERT(!ks_e2e_has_warning(w, "PARTITIONER_MISMATCH"));
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "partition_count/cluster"), 4);
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "acknowledged/checked")));
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/mismatched"), 0);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/unverified"), MSGS);
+        CU_ASSERT(strstr(json_string_value(json_object_get(t, "summary")),
+                         "A rehearsal of 6 partitions") != NULL);
         json_decref(r);
         ks_e2e_producer_free(&p);
         ks_e2e_system("rm -rf '%s'", dir);
@@ -366,7 +374,6 @@ void ks_test_register(void)
              test_queue_only_unconfirmed},
             {"queue-only, 100,000 messages: learning stops",
              test_queue_only_stops_learning},
-            {"keyshift.partitions.current: the count may be wrong, "
-             "not unexplained",
+            {"keyshift.partitions.current=6 on 4 partitions: a rehearsal",
              test_override_count_not_unexplained});
 }
