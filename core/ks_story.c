@@ -189,19 +189,13 @@ static int tell_balance(story_t *s, const json_t *t, long long cur)
                     worst_at);
                 return 0;
         }
-        if (worst > limit) {
-                say(s,
-                    "Partitions are uneven: the busiest is %.2fx the median "
-                    "at %lld (limit %.1fx). ",
-                    worst, worst_at, limit);
-                return 0;
-        }
-        say(s, "Partitions are balanced: the busiest is ");
+        say(s, worst > limit ? "Partitions are uneven: the busiest is "
+                             : "Partitions are balanced: the busiest is ");
         for (i = 0; i < n; i++)
                 say(s, "%s%.2fx the median %s%lld", i ? ", " : "", figs[i],
                     counts[i] == cur ? "now at " : "at ", counts[i]);
         say(s, " (limit %.1fx). ", limit);
-        return 1;
+        return worst <= limit;
 }
 
 /** @brief 3: the busiest hot key that more partitions cannot spread.

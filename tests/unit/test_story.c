@@ -91,8 +91,9 @@ static void test_hot_key_changes_advice(void)
             json_pack("{s:f, s:i, s:i, s:f}", "max_over_median", 6.5, "max",
                       650, "median", 100, "limit", 2.5));
         ks_story_headline(t, buf, sizeof(buf));
-        CU_ASSERT(has(buf, "Partitions are uneven: the busiest is 6.50x the "
-                           "median at 12"));
+        CU_ASSERT(has(buf, "Partitions are uneven: the busiest is 1.12x the "
+                           "median now at 6, 6.50x the median at 12 (limit "
+                           "2.5x)"));
         CU_ASSERT(has(buf, "Hot key 219060533 carries 50.0% of the topic "
                            "(5000 msgs/s, above one partition's target of "
                            "830 msgs/s): no partition count can spread it; "
@@ -163,7 +164,7 @@ static void test_balance_from_loads(void)
         json_object_set_new(t, "current", cur);
         ks_story_headline(t, buf, sizeof(buf));
         CU_ASSERT(has(buf, "Partitions are uneven: the busiest is 4.00x the "
-                           "median at 6"));
+                           "median now at 6"));
         json_object_set_new(
             cur, "partitions",
             json_loads("[{\"messages\": 0}, {\"messages\": 5}, {\"messages\": "
