@@ -32,6 +32,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/lintian-overrides
         DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
         RENAME keyshift)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+              ${PROJECT_SOURCE_DIR}/docs/using.md
+              ${PROJECT_SOURCE_DIR}/docs/properties.md
+              ${PROJECT_SOURCE_DIR}/docs/how-it-works.md
               ${PROJECT_SOURCE_DIR}/docs/keyshift-cli.md
               ${PROJECT_SOURCE_DIR}/docs/report-schema.md
               ${PROJECT_SOURCE_DIR}/docs/metrics.md

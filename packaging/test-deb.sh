@@ -14,7 +14,10 @@
 #   - installed into a scratch root with `dpkg -x`, kcat loads the plugin
 #     from there (full path, and by its bare name with the library folder
 #     on LD_LIBRARY_PATH) on the mock cluster and the report counts every
-#     line; the packaged `keyshift show` reads that report.
+#     line; the packaged `keyshift show` reads that report;
+#   - in CI (CI=true) or with KS_DEB_INSTALL=1: `apt-get install ./x.deb`
+#     on this machine, kcat loads `plugin.library.paths=libkeyshift` by its
+#     bare name, /usr/bin/keyshift reads the report, `apt-get purge`.
 #
 # Environment (set by ctest): KS_SOURCE_DIR, KS_BUILD_DIR, KS_PRELOAD.
 set -euo pipefail
@@ -132,3 +135,29 @@ run_kcat "$out/bare.json" libkeyshift \
   fail "the packaged keyshift show"
 grep -q 'topic pkg' "$out/show.txt" || fail "keyshift show: no topic pkg"
 echo "ok: the packaged plugin and command work"
+
+# 5. Installed for real (CI, or KS_DEB_INSTALL=1: it changes the machine):
+# apt-get install ./x.deb, kcat loads the plugin by its bare name from the
+# multiarch folder, /usr/bin/keyshift reads the report; removed after.
+if [ "${CI:-}" = true ] || [ "${KS_DEB_INSTALL:-}" = 1 ]; then
+  sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo -n)
+  if dpkg-query -W -f='${Status}' keyshift 2>/dev/null | grep -q 'ok installed'; then
+    fail "a keyshift package is installed already: this test installs and removes its own"
+  fi
+  trap '"${sudo[@]}" apt-get purge -y -q keyshift >/dev/null 2>&1 || true' EXIT
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" \
+    >"$out/apt.txt" 2>&1 || fail "apt-get install $deb (see $out/apt.txt)"
+  [ -f "/usr/lib/$multiarch/libkeyshift.so" ] || fail "not installed in /usr/lib/$multiarch"
+  run_kcat "$out/installed.json" libkeyshift
+  /usr/bin/keyshift show --color never "$out/installed.json" >"$out/show-installed.txt" ||
+    fail "the installed keyshift show"
+  grep -q 'topic pkg' "$out/show-installed.txt" || fail "installed keyshift show: no topic pkg"
+  "${sudo[@]}" apt-get purge -y -q keyshift >"$out/apt-remove.txt" 2>&1 ||
+    fail "apt-get purge keyshift (see $out/apt-remove.txt)"
+  trap - EXIT
+  [ ! -e "/usr/lib/$multiarch/libkeyshift.so" ] || fail "apt-get purge left the plugin"
+  echo "ok: apt-get install ./$(basename "$deb"), kcat with plugin.library.paths=libkeyshift, purged"
+else
+  echo "not installed system-wide (CI=true or KS_DEB_INSTALL=1 runs apt-get install ./$(basename "$deb") and kcat by the bare name)"
+fi
