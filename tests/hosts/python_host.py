@@ -25,6 +25,7 @@ import json
 import os
 import random
 import sys
+import time
 
 import confluent_kafka
 from confluent_kafka import Producer
@@ -100,7 +101,7 @@ def run(plugin, report_dir, partitioner, lib, keys):
         "keyshift.partitions.proposed": ",".join(map(str, PROPOSED)),
         "keyshift.report.path": report,
         "keyshift.overload": "analyse",
-        "keyshift.report.interval.ms": "0",
+        "keyshift.report.interval.ms": "200",
     })
     maps = mapped_librdkafkas()
     if len(maps) != 1:
@@ -115,6 +116,23 @@ def run(plugin, report_dir, partitioner, lib, keys):
         p.poll(0)
     if p.flush(30) != 0:
         fail("%s: flush left messages" % partitioner)
+    # keyshift learns the count from its own metadata requests (bounded to
+    # 1 s each so that a destroy is never held longer); on a loaded machine
+    # under ASan the whole run can end before one answers. Wait, as a
+    # producer that lives longer than a second would, for a periodic report
+    # with the count, then destroy: the final report is the one checked.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        p.poll(0.1)
+        try:
+            with open(report) as f:
+                pc = json.load(f)["topics"][TOPIC]["partition_count"]
+            if pc["current"] is not None:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+    else:
+        fail("%s: no report with the partition count within 30 s" % partitioner)
     del p
     gc.collect()  # rd_kafka_destroy(): the final report is written
 
