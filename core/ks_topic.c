@@ -1182,6 +1182,25 @@ static void promote(ks_topic_t *t, int i)
         ack_count_publish(t);
 }
 
+/** @brief Acts on what the rule (ks_learn.h) says after new evidence:
+ *         candidate @p c (>= 0) confirmed, or none explains the deliveries.
+ *         @locks t->lock held. */
+static void learn_settle(ks_topic_t *t, int c)
+{
+        if (c >= 0) {
+                promote(t, c);
+        } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
+                stop_learning(t);
+                /* under keyshift.partitions.current the count itself may
+                 * be what is wrong (a rehearsal of 6 partitions on a
+                 * 4-partition mock topic): the configured partitioner
+                 * stays, unconfirmed (COUNT_REHEARSED or
+                 * PARTITIONER_MISMATCH says more) */
+                t->unexplained = t->count_source != KS_COUNT_CONFIG;
+                ack_count_publish(t);
+        }
+}
+
 /** @brief Feeds an acknowledgement to the candidates and the rule
  *         (ks_learn.h). @locks t->lock held. */
 static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
@@ -1214,18 +1233,7 @@ static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
         if (failed || explicit_seen || !t->partition_count)
                 return;
         c = ks_learn_ack(&t->learn, key, keylen, t->partition_count, partition);
-        if (c >= 0) {
-                promote(t, c);
-        } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
-                stop_learning(t);
-                /* under keyshift.partitions.current the count itself may
-                 * be what is wrong (a rehearsal of 6 partitions on a
-                 * 4-partition mock topic): the configured partitioner
-                 * stays, unconfirmed, and PARTITIONER_MISMATCH asks
-                 * whether the count is real */
-                t->unexplained = t->count_source != KS_COUNT_CONFIG;
-                ack_count_publish(t);
-        }
+        learn_settle(t, c);
 }
 
 int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
@@ -1423,18 +1431,7 @@ static void learn_suspects(ks_topic_t *t)
                                 ((uint64_t)sp->family[2] << 16),
                             t->partition_count, sp->actual);
         }
-        if (c >= 0) {
-                promote(t, c);
-        } else if (t->learn.state == KS_LEARN_UNEXPLAINED) {
-                stop_learning(t);
-                /* under keyshift.partitions.current the count itself may
-                 * be what is wrong (a rehearsal of 6 partitions on a
-                 * 4-partition mock topic): the configured partitioner
-                 * stays, unconfirmed, and PARTITIONER_MISMATCH asks
-                 * whether the count is real */
-                t->unexplained = t->count_source != KS_COUNT_CONFIG;
-                ack_count_publish(t);
-        }
+        learn_settle(t, c);
 }
 
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
