@@ -600,6 +600,15 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                                     "source", json_string(source));
                 first = wl.cnt;
                 ks_audit_warnings(c->audit, &h, o->topic, &wl);
+                if (r->compacted == 1)
+                        ks_warn_add(&wl, KS_WARN_TOPIC_COMPACTED, o->topic,
+                                    "the topic is compacted: the records "
+                                    "scanned are what compaction kept (the "
+                                    "latest of each key, and older ones not "
+                                    "compacted yet), so per-record figures "
+                                    "(loads, moved records, rates) undercount "
+                                    "what producers sent; per-key figures "
+                                    "(keys that move, the audit) hold");
                 json_array_extend(
                     json_object_get(topic, "warnings"),
                     ks_warn_list_json_since(&wl, o->topic, first));
@@ -681,7 +690,7 @@ static int ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
                 ks_topic_set_partition_count(c->topic[f], r->partition_count,
                                              KS_COUNT_METADATA, now);
                 ks_topic_set_cluster_info(c->topic[f], r->brokers,
-                                          r->replication_factor, -1);
+                                          r->replication_factor, r->compacted);
         }
         return 0;
 }
@@ -731,6 +740,14 @@ int ks_cli_scan_main(int argc, char **argv)
                 ks_config_destroy(&o.kconf);
                 return ks_cli_fail(CMD, "%s", err);
         }
+        if (r.compacted == 1)
+                fprintf(stderr,
+                        "keyshift scan: %s is compacted (cleanup.policy "
+                        "contains compact): the scan reads what compaction "
+                        "kept, the latest record of each key and the older "
+                        "ones not compacted yet, not every record produced "
+                        "(warning TOPIC_COMPACTED in the report)\n",
+                        o.topic);
         if (ctx_init(&c, &o, &r)) {
                 ctx_free(&c);
                 ks_scan_close(&r);

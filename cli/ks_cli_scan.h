@@ -46,19 +46,22 @@ typedef void(ks_scan_record_cb)(void *opaque, const rd_kafka_message_t *m);
 
 /** What one scan reads and how. */
 typedef struct ks_scan_reader {
-        rd_kafka_t     *rk;
-        const char     *topic;
-        int32_t         partition_count;
-        int             brokers;            /**< in metadata */
-        int             replication_factor; /**< replicas of partition 0 */
-        ks_scan_part_t *parts;              /**< [partition_count] */
-        int             timeout_ms;         /**< metadata, watermarks, idle */
-        uint64_t        max_messages;       /**< 0: no limit */
-        uint64_t        records;            /**< read */
-        uint64_t        to_read;            /**< sum of end - start */
-        const char     *stopped_by; /**< "end", "max-messages", "interrupt",
+        rd_kafka_t *rk;
+        const char *topic;
+        int32_t     partition_count;
+        int         brokers;            /**< in metadata */
+        int         replication_factor; /**< replicas of partition 0 */
+        /** cleanup.policy contains compact (Admin API DescribeConfigs): 1,
+         *  0, or -1 unknown (no answer within timeout_ms) */
+        int             compacted;
+        ks_scan_part_t *parts;        /**< [partition_count] */
+        int             timeout_ms;   /**< metadata, watermarks, idle */
+        uint64_t        max_messages; /**< 0: no limit */
+        uint64_t        records;      /**< read */
+        uint64_t        to_read;      /**< sum of end - start */
+        const char     *stopped_by;   /**< "end", "max-messages", "interrupt",
                                      *   "idle-timeout", "error" */
-        int             progress;   /**< print progress on stderr */
+        int             progress;     /**< print progress on stderr */
 } ks_scan_reader_t;
 
 /** Set by the SIGINT handler: the scan stops and writes what it read. */

@@ -136,6 +136,50 @@ static int start_offsets(ks_scan_reader_t *r, ks_scan_from_t from,
         return 0;
 }
 
+/** @brief Asks the cluster (Admin API DescribeConfigs) whether @p r's
+ *         topic is compacted, waiting up to r->timeout_ms; r->compacted
+ *         stays -1 without an answer (a scan goes on without it). */
+static void ask_cleanup_policy(ks_scan_reader_t *r)
+{
+        rd_kafka_ConfigResource_t *res =
+            rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, r->topic);
+        rd_kafka_AdminOptions_t *opt =
+            rd_kafka_AdminOptions_new(r->rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+        rd_kafka_queue_t *q = rd_kafka_queue_new(r->rk);
+        rd_kafka_event_t *ev;
+        char              errstr[256];
+
+        r->compacted = -1;
+        rd_kafka_AdminOptions_set_request_timeout(opt, r->timeout_ms, errstr,
+                                                  sizeof(errstr));
+        rd_kafka_DescribeConfigs(r->rk, &res, 1, opt, q);
+        ev = rd_kafka_queue_poll(q, r->timeout_ms + 1000);
+        if (ev &&
+            rd_kafka_event_type(ev) == RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT &&
+            !rd_kafka_event_error(ev)) {
+                size_t                            n = 0, cnt = 0, i;
+                const rd_kafka_ConfigResource_t **rs =
+                    rd_kafka_DescribeConfigs_result_resources(
+                        rd_kafka_event_DescribeConfigs_result(ev), &n);
+                const rd_kafka_ConfigEntry_t **e =
+                    rs && n == 1 && !rd_kafka_ConfigResource_error(rs[0])
+                        ? rd_kafka_ConfigResource_configs(rs[0], &cnt)
+                        : NULL;
+                for (i = 0; e && i < cnt; i++) {
+                        const char *v = rd_kafka_ConfigEntry_value(e[i]);
+                        if (!strcmp(rd_kafka_ConfigEntry_name(e[i]),
+                                    "cleanup.policy"))
+                                r->compacted =
+                                    v && strstr(v, "compact") ? 1 : 0;
+                }
+        }
+        if (ev)
+                rd_kafka_event_destroy(ev);
+        rd_kafka_queue_destroy(q);
+        rd_kafka_AdminOptions_destroy(opt);
+        rd_kafka_ConfigResource_destroy(res);
+}
+
 int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
                  ks_scan_from_t from, int64_t from_arg, char *err, size_t errsz)
 {
@@ -155,6 +199,7 @@ int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
         }
         if (find_topic(r, err, errsz))
                 return 1;
+        ask_cleanup_policy(r);
         r->parts = calloc((size_t)r->partition_count, sizeof(*r->parts));
         if (!r->parts) {
                 snprintf(err, errsz, "out of memory");
