@@ -377,6 +377,88 @@ static void test_scan_equals_plugin(void)
         ks_broker_tmpdir_done(dir);
 }
 
+/** @brief Produces @p n keyed records to @p topic in one transaction of
+ *         producer @p rk, committed or aborted. */
+static void transaction(rd_kafka_t *rk, const char *topic, int from, int n,
+                        int commit)
+{
+        rd_kafka_error_t *e;
+        char              key[32];
+        int               i;
+
+        CU_ASSERT_PTR_NULL_FATAL(e = rd_kafka_begin_transaction(rk));
+        for (i = from; i < from + n; i++) {
+                snprintf(key, sizeof(key), "acct-%d", i);
+                CU_ASSERT_EQUAL(
+                    rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic),
+                                      RD_KAFKA_V_KEY(key, strlen(key)),
+                                      RD_KAFKA_V_VALUE("v", 1),
+                                      RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                      RD_KAFKA_V_END),
+                    0);
+        }
+        e = commit ? rd_kafka_commit_transaction(rk, 30000)
+                   : rd_kafka_abort_transaction(rk, 30000);
+        if (e) {
+                printf("\ntransaction: %s\n", rd_kafka_error_string(e));
+                rd_kafka_error_destroy(e);
+                CU_FAIL("transaction");
+        }
+}
+
+/** Transactional records: the scan reads committed ones only
+ *  (isolation.level=read_committed); an aborted transaction's records and
+ *  the transaction markers are skipped, and the scan still ends. */
+static void test_scan_aborted_transactions(void)
+{
+        const char       *dir  = ks_e2e_tmpdir("scan-txn");
+        rd_kafka_conf_t  *conf = rd_kafka_conf_new();
+        rd_kafka_t       *rk;
+        rd_kafka_error_t *e;
+        char              topic[128], report[600], errstr[256], txid[64];
+        json_t           *r;
+
+        ks_broker_topic_name("scan-txn", topic, sizeof(topic));
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, 3) == 0);
+        snprintf(txid, sizeof(txid), "keyshift-scan-test-%ld", (long)getpid());
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "bootstrap.servers",
+                                          ks_broker_bootstrap(), errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "transactional.id", txid,
+                                          errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(
+            rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr)));
+        e = rd_kafka_init_transactions(rk, 60000);
+        if (e) {
+                printf("\ninit_transactions: %s\n", rd_kafka_error_string(e));
+                rd_kafka_error_destroy(e);
+                CU_FAIL_FATAL("init_transactions");
+        }
+        transaction(rk, topic, 0, 300, 1);
+        transaction(rk, topic, 300, 200, 0); /* aborted */
+        transaction(rk, topic, 500, 100, 1);
+        rd_kafka_destroy(rk);
+
+        snprintf(report, sizeof(report), "%s/scan.json", dir);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("timeout 120 %s scan -b %s -t %s -o %s > "
+                          "%s/scan.out 2>&1",
+                          cli(), ks_broker_bootstrap(), topic, report, dir),
+            0);
+        r = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT(json_is_true(ks_e2e_get(r, "scan/complete")));
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "scan/records"), 400);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(json_object_get(json_object_get(r, "topics"), topic),
+                       "messages"),
+            400);
+        json_decref(r);
+        ks_broker_delete_topic(topic);
+        ks_broker_tmpdir_done(dir);
+}
+
 /** @brief Runs the CLI with @p args; @returns its exit status and its
  *         stderr in @p out. */
 static int run(const char *dir, const char *args, char *out, size_t size)
@@ -446,6 +528,64 @@ static void test_bad_inputs(void)
                  ks_broker_bootstrap());
         expect(dir, args, 2, "murmur2_random");
 
+        /* --from past the end of a topic that has records */
+        ks_broker_topic_name("scan-end", empty, sizeof(empty));
+        CU_ASSERT_FATAL(ks_broker_create_topic(empty, 2) == 0);
+        {
+                ks_broker_producer_t pr;
+                CU_ASSERT_FATAL(
+                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 10) == 0);
+                for (int i = 0; i < 10; i++)
+                        ks_broker_produce(&pr, empty, (size_t)i, "k", 1, "v",
+                                          1);
+                ks_broker_flush(&pr);
+                ks_broker_producer_free(&pr);
+        }
+        snprintf(args, sizeof(args),
+                 "--bootstrap %s --topic %s --from @99999999999999",
+                 ks_broker_bootstrap(), empty);
+        expect(dir, args, 1, "past the end");
+        snprintf(args, sizeof(args), "--bootstrap %s --topic %s --from latest",
+                 ks_broker_bootstrap(), empty);
+        expect(dir, args, 1, "past the end");
+        ks_broker_delete_topic(empty);
+
+        /* a compacted topic: read, and said so */
+        ks_broker_topic_name("scan-compact", empty, sizeof(empty));
+        CU_ASSERT_FATAL(ks_broker_create_topic_config(
+                            empty, 2, "cleanup.policy", "compact") == 0);
+        {
+                ks_broker_producer_t pr;
+                char                 out[4096], p[700];
+                json_t              *r;
+                CU_ASSERT_FATAL(
+                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 20) == 0);
+                for (int i = 0; i < 20; i++) {
+                        char k[16];
+                        snprintf(k, sizeof(k), "k%d", i % 7);
+                        ks_broker_produce(&pr, empty, (size_t)i, k, strlen(k),
+                                          "v", 1);
+                }
+                ks_broker_flush(&pr);
+                ks_broker_producer_free(&pr);
+                snprintf(args, sizeof(args), "--bootstrap %s --topic %s",
+                         ks_broker_bootstrap(), empty);
+                CU_ASSERT_EQUAL(run(dir, args, out, sizeof(out)), 0);
+                CU_ASSERT_PTR_NOT_NULL(strstr(out, "is compacted"));
+                snprintf(p, sizeof(p), "%s/bad.json", dir);
+                r = ks_e2e_load_json(p);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                snprintf(p, sizeof(p), "topics/%s", empty);
+                CU_ASSERT(json_is_true(json_object_get(
+                    json_object_get(ks_e2e_get(r, p), "partition_count"),
+                    "compacted")));
+                CU_ASSERT(ks_e2e_has_warning(
+                    json_object_get(ks_e2e_get(r, p), "warnings"),
+                    "TOPIC_COMPACTED"));
+                json_decref(r);
+        }
+        ks_broker_delete_topic(empty);
+
         /* nothing listens on port 1: fails within the stated timeout */
         t0 = ks_broker_now_s();
         expect(dir, "--bootstrap 127.0.0.1:1 --topic x --timeout-ms 2000", 1,
@@ -461,5 +601,7 @@ void ks_test_register(void)
             {"three producers, an increase: audit and analysis", test_scan},
             {"the plugin's and the scan's figures of the same records",
              test_scan_equals_plugin},
+            {"aborted transactions are not read",
+             test_scan_aborted_transactions},
             {"bad inputs fail clearly", test_bad_inputs});
 }
