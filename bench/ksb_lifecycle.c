@@ -4,7 +4,13 @@
  *        keyshift adds to a producer's life beyond the produce path.
  *
  *   ksb_lifecycle [--topics 100,1000,10000] [--idle-s 10] [--interval-ms 2000]
- *                 [--rounds 1]
+ *                 [--rounds 1] [--queue-only 1]
+ *
+ * --queue-only 1: no broker (bootstrap 127.0.0.1:1), the messages queued
+ * and purged before the idle wait, keyshift told the count
+ * (keyshift.partitions.current=6): the mock cluster takes over 20 minutes
+ * to create and deliver to 10,000 topics, with or without keyshift, so
+ * the 10,000-topic destroy is measured this way.
  *
  * For each topic count N, a producer on librdkafka's mock cluster sends 3
  * keyed messages to each of N topics, flushes, lets two report intervals
@@ -48,6 +54,7 @@ typedef struct life_opts {
         int  idle_s;
         int  interval_ms;
         int  rounds;
+        int  queue_only; /**< no broker: messages queued, then purged */
 } life_opts_t;
 
 typedef struct life_result {
@@ -137,7 +144,16 @@ static void one_life(long topics, const life_opts_t *o, const char *report,
                 set(conf, "keyshift.topics.max", buf);
                 unlink(report);
         }
-        set(conf, "test.mock.num.brokers", "1");
+        if (o->queue_only) {
+                /* nothing listens: no metadata, messages only queued;
+                 * keyshift is told the count, so every topic is analysed */
+                set(conf, "bootstrap.servers", "127.0.0.1:1");
+                set(conf, "queue.buffering.max.messages", "10000000");
+                if (report)
+                        set(conf, "keyshift.partitions.current", "6");
+        } else {
+                set(conf, "test.mock.num.brokers", "1");
+        }
         set(conf, "client.id", report ? "ksb-life-with" : "ksb-life-without");
         rd_kafka_conf_set_log_cb(conf, quiet_log);
         if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr,
@@ -160,8 +176,13 @@ static void one_life(long topics, const life_opts_t *o, const char *report,
                 }
                 rd_kafka_poll(rk, 0);
         }
-        if (rd_kafka_flush(rk, 900000))
+        if (o->queue_only) {
+                rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE |
+                                       RD_KAFKA_PURGE_F_INFLIGHT);
+                rd_kafka_flush(rk, 60000); /* the purged messages' reports */
+        } else if (rd_kafka_flush(rk, 900000)) {
                 ksb_die("flush timed out with %ld topics", topics);
+        }
         r->produce_s = (double)(ksb_now_ns() - t0) / 1e9;
 
         /* settle: the reports of the first intervals after the traffic
@@ -205,6 +226,8 @@ static void parse(int argc, char **argv, life_opts_t *o)
                         o->idle_s = atoi(argv[i + 1]);
                 } else if (!strcmp(argv[i], "--interval-ms")) {
                         o->interval_ms = atoi(argv[i + 1]);
+                } else if (!strcmp(argv[i], "--queue-only")) {
+                        o->queue_only = atoi(argv[i + 1]);
                 } else if (!strcmp(argv[i], "--rounds")) {
                         o->rounds = atoi(argv[i + 1]);
                 } else {
@@ -245,22 +268,24 @@ int main(int argc, char **argv)
                                  b.idle_cpu_s, b.idle_wall_s, b.idle_ks_cpu_s,
                                  a.destroy_s, b.destroy_s);
                 }
-                snprintf(id, sizeof(id), "life.destroy.%ld", n);
+                snprintf(id, sizeof(id), "life.destroy.%ld%s", n,
+                         o.queue_only ? ".queue" : "");
                 snprintf(what, sizeof(what),
-                         "rd_kafka_destroy(), %ld topics: with - without "
+                         "rd_kafka_destroy(), %ld topics%s: with - without "
                          "keyshift",
-                         n);
+                         n, o.queue_only ? " (queue-only)" : "");
                 ksb_result(id, what,
                            n >= 10000  ? "<="
                            : n >= 1000 ? "<="
                                        : "-",
                            n >= 10000 ? 3.0 : 1.0, "s", destroy,
                            (size_t)o.rounds);
-                snprintf(id, sizeof(id), "life.idle_cpu.%ld", n);
+                snprintf(id, sizeof(id), "life.idle_cpu.%ld%s", n,
+                         o.queue_only ? ".queue" : "");
                 snprintf(what, sizeof(what),
-                         "idle producer, %ld topics, %d ms reports: keyshift's "
-                         "CPU (with - without)",
-                         n, o.interval_ms);
+                         "idle producer, %ld topics%s, %d ms reports: "
+                         "keyshift's CPU (with - without)",
+                         n, o.queue_only ? " (queue-only)" : "", o.interval_ms);
                 ksb_result(id, what, n == 1000 ? "<=" : "-", 0.05, "core", idle,
                            (size_t)o.rounds);
         }
