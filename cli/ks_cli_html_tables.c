@@ -204,9 +204,16 @@ void ks_cli_html_clients(FILE *fp, const json_t *topic)
                         fprintf(fp, "<tr><td class=\"ok\">none</td></tr>\n");
                 fprintf(fp, "</tbody></table>\n");
         }
+        if (json_is_object(json_object_get(topic, "audit")))
+                return; /* a scan: stored records, no delivery reports */
         fprintf(fp,
                 "<table class=\"ks-table ks-acks\"><caption>Delivery check: "
                 "delivered partitions against the model</caption><tbody>\n");
+        if (json_is_false(json_object_get(ack, "checked"))) {
+                fprintf(fp, "<tr><td>not checked: ");
+                ks_cli_fmt_xml(fp, ks_cli_str(ack, "not_checked_reason", "?"));
+                fprintf(fp, "</td></tr>\n");
+        }
         {
                 static const char *const f[] = {"messages",
                                                 "matched",
