@@ -89,7 +89,7 @@ typedef struct ks_client {
          * whole timeout for a usable broker, even while the client is
          * being destroyed */
         pthread_mutex_t brokers_lock;
-        char            broker_up_names[KS_BROKERS_TRACKED][64];
+        char            broker_up_names[KS_BROKERS_TRACKED][96];
         int             broker_up_cnt;
         atomic_int      brokers_up;
         int metadata_timeout_ms; /**< reporter thread: adapts (ks_reporter.c) */
@@ -121,7 +121,8 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m);
 /** @brief on_acknowledgement. @locality broker threads or poll(). */
 void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m);
 
-/** @brief on_broker_state_change: counts the brokers that are UP.
+/** @brief on_broker_state_change: counts the brokers that are UP, each
+ *  named by @p name "<id>/<host>:<port>".
  *  @locality librdkafka's broker threads. */
 void ks_client_on_broker_state(ks_client_t *c, const char *name,
                                const char *state);

@@ -128,8 +128,15 @@ on_broker_state_change(rd_kafka_t *rk, int32_t broker_id, const char *secproto,
                        const char *name, int port, const char *state,
                        void *ic_opaque)
 {
-        (void)rk, (void)broker_id, (void)secproto, (void)port;
-        ks_client_on_broker_state(ic_opaque, name, state);
+        char id[96];
+
+        (void)rk, (void)secproto;
+        /* a broker is its id, host and port: the bootstrap connection
+         * (id -1) and the broker it leads to may share host and port, and
+         * the first going down must not count the second as down (the
+         * mock cluster: every topic's count stayed unknown) */
+        snprintf(id, sizeof(id), "%d/%.64s:%d", (int)broker_id, name, port);
+        ks_client_on_broker_state(ic_opaque, id, state);
         return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 

@@ -211,6 +211,43 @@ def run(plugin, report_dir, partitioner, lib, keys):
     return maps[0]
 
 
+def many_topics(plugin, report_dir, n=20):
+    """One keyed message to each of n topics on the mock cluster: every
+    topic's partition count must come from metadata. The bootstrap
+    connection and the broker it leads to share host and port there; when
+    keyshift counted brokers by host, the first going down made it think
+    no broker was up, and most counts stayed unknown (METADATA_FAILED)."""
+    report = os.path.join(report_dir, "report-many.json")
+    p = Producer({
+        "plugin.library.paths": plugin,
+        "test.mock.num.brokers": 1,
+        "keyshift.report.path": report,
+        "keyshift.report.interval.ms": "500",
+    })
+    for i in range(n):
+        p.produce("many-%02d" % i, key=b"k%d" % i, value=b"v")
+    if p.flush(30) != 0:
+        fail("many topics: flush left messages")
+    deadline = time.monotonic() + 20
+    unknown = None
+    while time.monotonic() < deadline:
+        p.poll(0.2)
+        try:
+            with open(report) as f:
+                topics = json.load(f)["topics"]
+            unknown = [t for t, v in topics.items()
+                       if v["partition_count"]["current"] is None]
+            if len(topics) == n and not unknown:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+    del p
+    gc.collect()
+    if unknown is None or unknown:
+        fail("many topics: counts still unknown after 20 s: %s" % unknown)
+    print("ok %d topics: every partition count known" % n, flush=True)
+
+
 def main():
     plugin, report_dir = sys.argv[1], sys.argv[2]
     partitioners = sys.argv[3:] or ["consistent_random", "murmur2_random",
@@ -228,6 +265,7 @@ def main():
     for partitioner in partitioners:
         if run(plugin, report_dir, partitioner, lib, keys) != maps[0]:
             fail("keyshift ran with another librdkafka than the client's")
+    many_topics(plugin, report_dir)
 
 if __name__ == "__main__":
     main()
