@@ -195,6 +195,23 @@ static int check_path_dir(const char *prop, const char *path, char *errstr,
                          path, prop);
                 return -1;
         }
+        /* the report replaces the file at the path (a rename): anything
+         * but a regular file there would be replaced itself */
+        if (!strchr(path, '%') && lstat(path, &st) == 0 &&
+            !S_ISREG(st.st_mode)) {
+                snprintf(errstr, size,
+                         "Invalid value \"%s\" for %s: "
+                         "expected a regular file or a new name (it is %s, "
+                         "which the report would replace)",
+                         path, prop,
+                         S_ISLNK(st.st_mode)    ? "a symbolic link: give its "
+                                                  "target"
+                         : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                             ? "a device"
+                             : "not a regular file");
+                return -1;
+        }
         return 0;
 }
 

@@ -301,8 +301,20 @@ int ks_report_writer_end(ks_report_writer_t *w, const ks_warn_list_t *wl,
 int ks_report_writer_finish(ks_report_writer_t *w, char *errstr,
                             size_t errstr_size)
 {
+        struct stat st;
+
         if (w->fp && !w->failed)
                 writer_close(w);
+        /* the path is replaced only when it is a report of ours or new: a
+         * symbolic link, FIFO, device or folder there (e.g. /dev/stdout
+         * as root) would itself be replaced by the rename */
+        if (!w->failed && !lstat(w->path, &st) && !S_ISREG(st.st_mode)) {
+                snprintf(w->errstr, sizeof(w->errstr),
+                         "%s exists and is not a regular file (a symbolic "
+                         "link, FIFO, device or folder): not replaced",
+                         w->path);
+                w->failed = 1;
+        }
         if (!w->failed && rename(w->tmp, w->path)) {
                 snprintf(w->errstr, sizeof(w->errstr),
                          "cannot rename %s to %s: %s", w->tmp, w->path,

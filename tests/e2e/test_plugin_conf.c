@@ -42,6 +42,46 @@ static void expect_set(const char *name, const char *value,
         rd_kafka_conf_destroy(conf);
 }
 
+/* The report replaces the file at its path (a rename): a symbolic link,
+ * FIFO or device there is refused at rd_kafka_conf_set(), and one that
+ * appears later is left as it is (REPORT_WRITE_FAILED), never replaced. */
+static void test_report_path_not_regular(void)
+{
+        const char      *dir = ks_e2e_tmpdir("conf-paths");
+        char             fifo[512], link[512], target[512], later[512];
+        char             errstr[512];
+        rd_kafka_conf_t *conf;
+        rd_kafka_t      *rk;
+        struct stat      st;
+
+        snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+        snprintf(link, sizeof(link), "%s/link.json", dir);
+        snprintf(target, sizeof(target), "%s/target.json", dir);
+        snprintf(later, sizeof(later), "%s/later.json", dir);
+        CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+        CU_ASSERT_EQUAL_FATAL(symlink(target, link), 0);
+        expect_set("keyshift.report.path", fifo, RD_KAFKA_CONF_INVALID);
+        expect_set("keyshift.report.path", link, RD_KAFKA_CONF_INVALID);
+        expect_set("keyshift.report.path", "/dev/full", RD_KAFKA_CONF_INVALID);
+        expect_set("keyshift.report.path", target, RD_KAFKA_CONF_OK);
+
+        /* a FIFO made after the configuration: the report is not written
+         * over it */
+        conf = ks_e2e_conf("keyshift.report.path", later, "bootstrap.servers",
+                           "127.0.0.1:1", NULL);
+        rk   = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        CU_ASSERT_EQUAL(mkfifo(later, 0600), 0);
+        rd_kafka_destroy(rk);
+        CU_ASSERT_EQUAL(lstat(later, &st), 0);
+        CU_ASSERT(S_ISFIFO(st.st_mode));
+        CU_ASSERT_EQUAL(lstat(fifo, &st), 0);
+        CU_ASSERT(S_ISFIFO(st.st_mode));
+        CU_ASSERT_EQUAL(lstat(link, &st), 0);
+        CU_ASSERT(S_ISLNK(st.st_mode));
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 static void test_values(void)
 {
         static const struct {
@@ -839,6 +879,8 @@ void ks_test_register(void)
 {
         KS_ADD_SUITE("configuration through librdkafka",
                      {"accepted and refused values", test_values},
+                     {"a report path that is not a regular file",
+                      test_report_path_not_regular},
                      {"rd_kafka_conf_dup and dup_filter", test_conf_dup});
         KS_ADD_SUITE("live producers",
                      {"two producers in one process", test_two_producers},
