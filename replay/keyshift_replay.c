@@ -686,7 +686,11 @@ static void replay_print_topic(const char *name, json_t *t)
         printf("  topic %s: %d partitions (%s), %.0f messages, partitioner "
                "%s\n",
                name, current, replay_str(pc, "source"),
-               replay_num(t, "messages"), replay_str(t, "partitioner"));
+               replay_num(t, "messages"),
+               json_is_object(json_object_get(t, "partitioner"))
+                   /* {name, source, ...} since the partitioner is learned */
+                   ? replay_str(json_object_get(t, "partitioner"), "name")
+                   : replay_str(t, "partitioner"));
         replay_print_load(
             "load now:",
             json_object_get(json_object_get(t, "current"), "partitions"));

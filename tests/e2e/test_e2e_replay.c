@@ -221,6 +221,10 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
                                 (long long)e.top_count);
         }
         /* The summary says where the report went. */
+        /* the summary names the partitioner (an object in the report) */
+        CU_ASSERT_EQUAL(
+            ks_e2e_system("grep -q 'partitioner %s$' '%s'", partitioner, out),
+            0);
         CU_ASSERT_EQUAL(ks_e2e_system("grep -q 'report: %s' '%s'", report, out),
                         0);
         free(e.mmsis);
