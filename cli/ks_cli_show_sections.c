@@ -325,10 +325,14 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
         if (json_is_boolean(json_object_get(sz, "already_sufficient")))
                 n += snprintf(
                     text + n, sizeof(text) - (size_t)n,
-                    "; the current count is %s",
+                    "; the current count %s",
                     json_is_true(json_object_get(sz, "already_sufficient"))
-                        ? "already sufficient"
-                        : "too low");
+                        ? "already meets the floor"
+                    : !strcmp(ks_cli_str(b, "base_source", ""), "current_count")
+                        /* floor = today's count x a factor >= 2: the
+                         * advice is headroom, not a measured shortage */
+                        ? "is below it by the skew factor's headroom"
+                        : "is below it");
         if (json_is_object(rb))
                 snprintf(text + n, sizeof(text) - (size_t)n,
                          "; a rebalance at %lld stalls consumers %.2f s "

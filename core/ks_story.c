@@ -207,6 +207,11 @@ static int tell_hot_key(story_t *s, const json_t *t)
             json_object_get(json_object_get(t, "sizing"), "basis");
         size_t i;
 
+        /* under 10 s of traffic a key's rate says little (HOT_KEY is held
+         * back then too, ks_report_sizing.c) */
+        if (json_is_false(
+                json_object_get(json_object_get(t, "sizing"), "enough_data")))
+                return 0;
         json_array_foreach(hot, i, h)
         {
                 const json_t *key = json_object_get(h, "key");
@@ -274,6 +279,8 @@ static void tell_advice(story_t *s, const json_t *t, long long cur,
             hot_key ? "For the other keys, s" : "S", rec, base, why,
             num(basis, "skew_factor"), num(basis, "measured_key_skew"), floor,
             rec == floor ? "a power of two" : "rounded up to a power of two");
+        if (json_is_false(json_object_get(sz, "enough_data")))
+                say(s, "(Rough: under 10 s of traffic measured.) ");
         if (json_is_true(json_object_get(sz, "already_sufficient")))
                 say(s, "The current %lld partitions already meet the floor. ",
                     cur);

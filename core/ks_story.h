@@ -16,7 +16,9 @@
  *     limit (`keyshift.partition.skew.max`, 2.5 by default);
  *  3. what limits the topic: the busiest hot key that more partitions
  *     cannot spread (`hot_keys[].fixable_by_partitions` false: its rate
- *     exceeds one partition's target), with its salt buckets;
+ *     exceeds one partition's target), with its salt buckets; held back
+ *     under 10 s of traffic (`sizing.enough_data` false), as HOT_KEY is,
+ *     and the advice is then marked rough;
  *  4. the advice and the inputs that drove it (`sizing`, ks_sizing.h):
  *     recommended = the next power of two >= floor, floor = base x skew
  *     factor, base from throughput (peak / per-consumer rate), planned

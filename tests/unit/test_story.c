@@ -101,6 +101,13 @@ static void test_hot_key_changes_advice(void)
         CU_ASSERT(has(buf, "For the other keys, sizing advice: 32 partitions"));
         /* not balanced: no "headroom" claim */
         CU_ASSERT_PTR_NULL(strstr(buf, "headroom"));
+        /* under 10 s of traffic: no verdict on a key, the advice rough */
+        json_object_set_new(json_object_get(t, "sizing"), "enough_data",
+                            json_false());
+        ks_story_headline(t, buf, sizeof(buf));
+        CU_ASSERT_PTR_NULL(strstr(buf, "Hot key"));
+        CU_ASSERT(has(buf, "Sizing advice: 32 partitions"));
+        CU_ASSERT(has(buf, "(Rough: under 10 s of traffic measured.)"));
         json_decref(t);
 }
 
