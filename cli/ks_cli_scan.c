@@ -542,9 +542,17 @@ static int choose_family(const scan_opts_t *o, const ks_audit_history_t *h,
                 *source = "audit";
                 return f;
         }
-        if (h->cnt) {
-                *source = "audit history";
-                return h->steps[0].family;
+        if (h->cnt) { /* unless another family explains as many there */
+                int32_t  n   = h->steps[0].count;
+                uint64_t e   = ks_audit_explained(a, h->steps[0].family, n);
+                int      tie = 0;
+                for (f = 0; f < KS_AUDIT_FAMILIES; f++)
+                        tie |= f != h->steps[0].family &&
+                               ks_audit_explained(a, f, n) >= e;
+                if (!tie) {
+                        *source = "audit history";
+                        return h->steps[0].family;
+                }
         }
         *source = "default";
         return 1; /* murmur2: Java's */
@@ -595,9 +603,15 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         };
         topic = ks_report_topic(&s, &ropts, &wl);
         if (topic) {
-                /* the audit, not keyshift.partitioner, chose it */
-                json_object_set_new(json_object_get(topic, "partitioner"),
-                                    "source", json_string(source));
+                /* the audit, not keyshift.partitioner, chose it; its
+                 * evidence is the audit's, and only a family the records
+                 * single out is confirmed */
+                json_t *pt_o = json_object_get(topic, "partitioner");
+                json_object_set_new(pt_o, "source", json_string(source));
+                json_object_set_new(pt_o, "confirmed",
+                                    json_boolean(!strncmp(source, "audit", 5)));
+                json_object_del(pt_o, "evidence");
+                json_object_del(pt_o, "learning");
                 first = wl.cnt;
                 ks_audit_warnings(c->audit, &h, o->topic, &wl);
                 if (r->compacted == 1)

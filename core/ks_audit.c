@@ -325,6 +325,11 @@ int ks_audit_newest_family(const ks_audit_t *a,
                 if (best < 0 || n[f] > n[best])
                         best = f;
         }
+        /* a tie tells nothing (one partition: every family explains every
+         * record) */
+        for (f = 0; f < KS_AUDIT_FAMILIES; f++)
+                if (f != best && n[f] == n[best])
+                        return -1;
         return total && 2 * n[best] > total ? best : -1;
 }
 

@@ -133,8 +133,9 @@ uint64_t ks_audit_unexplained(const ks_audit_t *a);
  *        KS_AUDIT_NEWEST per partition) under the current count.
  * @param counts if not NULL, receives how many of them each family
  *        explains.
- * @returns 0..2, or -1 when there is no keyed record or no family
- *          explains more than half of them.
+ * @returns 0..2, or -1 when there is no keyed record, no family
+ *          explains more than half of them, or two explain as many (a
+ *          1-partition topic: every family explains every record).
  */
 int ks_audit_newest_family(const ks_audit_t *a,
                            uint64_t          counts[KS_AUDIT_FAMILIES]);

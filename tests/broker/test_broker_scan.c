@@ -550,6 +550,40 @@ static void test_bad_inputs(void)
         expect(dir, args, 1, "past the end");
         ks_broker_delete_topic(empty);
 
+        /* one partition: every family explains every record, so the
+         * records single out none (the proposals use the default) */
+        ks_broker_topic_name("scan-one", empty, sizeof(empty));
+        CU_ASSERT_FATAL(ks_broker_create_topic(empty, 1) == 0);
+        {
+                ks_broker_producer_t pr;
+                char                 out[4096], p[700];
+                json_t              *r, *pt;
+                CU_ASSERT_FATAL(
+                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 50) == 0);
+                for (int i = 0; i < 50; i++) {
+                        char k[16];
+                        snprintf(k, sizeof(k), "k%d", i);
+                        ks_broker_produce(&pr, empty, (size_t)i, k, strlen(k),
+                                          "v", 1);
+                }
+                ks_broker_flush(&pr);
+                ks_broker_producer_free(&pr);
+                snprintf(args, sizeof(args), "--bootstrap %s --topic %s",
+                         ks_broker_bootstrap(), empty);
+                CU_ASSERT_EQUAL(run(dir, args, out, sizeof(out)), 0);
+                snprintf(p, sizeof(p), "%s/bad.json", dir);
+                r = ks_e2e_load_json(p);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                snprintf(p, sizeof(p), "topics/%s/partitioner", empty);
+                pt = ks_e2e_get(r, p);
+                CU_ASSERT_STRING_EQUAL(
+                    json_string_value(json_object_get(pt, "source")),
+                    "default");
+                CU_ASSERT(json_is_false(json_object_get(pt, "confirmed")));
+                json_decref(r);
+        }
+        ks_broker_delete_topic(empty);
+
         /* a compacted topic: read, and said so */
         ks_broker_topic_name("scan-compact", empty, sizeof(empty));
         CU_ASSERT_FATAL(ks_broker_create_topic_config(
