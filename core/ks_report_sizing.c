@@ -35,14 +35,24 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
 {
         ks_sizing_input_t   in;
         ks_sizing_json_t    out;
-        ks_sizing_hot_in_t *hot = calloc(s->hot_cnt + 1, sizeof(*hot));
-        uint32_t           *ph  = malloc((s->sample_cnt + 1) * sizeof(*ph));
-        uint64_t           *pm  = malloc((s->sample_cnt + 1) * sizeof(*pm));
+        ks_sizing_hot_in_t *hot;
+        uint32_t           *ph;
+        uint64_t           *pm;
         uint64_t           *loads[KEYSHIFT_PROPOSED_MAX + 1] = {NULL};
         json_t             *hk = json_object_get(o, "hot_keys");
         json_t             *pr = json_object_get(o, "proposals");
         size_t              i;
 
+        /* no count yet and no consumer input: the floor would start from
+         * an unknown count (a short producer, explicit partitions only) */
+        if (!s->partition_count && !(opts->sizing->consumer_msgs_per_s > 0) &&
+            !(opts->sizing->consumers_max > 0)) {
+                json_object_set_new(o, "sizing", json_null());
+                return;
+        }
+        hot = calloc(s->hot_cnt + 1, sizeof(*hot));
+        ph  = malloc((s->sample_cnt + 1) * sizeof(*ph));
+        pm  = malloc((s->sample_cnt + 1) * sizeof(*pm));
         memset(&in, 0, sizeof(in));
         in.topic  = s->name;
         in.params = opts->sizing;
