@@ -181,9 +181,57 @@ static void test_risky_sizing(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/* No broker: the partition count never comes. No advice may be built on
+ * an unknown count (it was "2 partitions = 1 base x 2"); a consumer input
+ * makes one possible. */
+static void unknown_count(const char *consumers, int want_sizing)
+{
+        const char *dir = ks_e2e_tmpdir("sizing-unknown");
+        char        path[512], errstr[256], at[600];
+        rd_kafka_t *rk;
+        json_t     *r;
+        int         i;
+
+        snprintf(path, sizeof(path), "%s/report.json", dir);
+        rk =
+            rd_kafka_new(RD_KAFKA_PRODUCER,
+                         ks_e2e_conf("keyshift.report.path", path,
+                                     "bootstrap.servers", "127.0.0.1:1",
+                                     "keyshift.consumers.max", consumers, NULL),
+                         errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        for (i = 0; i < 100; i++)
+                CU_ASSERT_EQUAL(
+                    rd_kafka_producev(
+                        rk, RD_KAFKA_V_TOPIC("u"), RD_KAFKA_V_KEY("k", 1),
+                        RD_KAFKA_V_PARTITION(i % 4), RD_KAFKA_V_VALUE("v", 1),
+                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                        RD_KAFKA_V_END),
+                    0);
+        rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+        rd_kafka_flush(rk, 2000);
+        rd_kafka_destroy(rk);
+        r = ks_e2e_load_json(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        snprintf(at, sizeof(at), "topics/u/partition_count/current");
+        CU_ASSERT(json_is_null(ks_e2e_get(r, at)));
+        CU_ASSERT(want_sizing ? json_is_object(ks_e2e_get(r, "topics/u/sizing"))
+                              : json_is_null(ks_e2e_get(r, "topics/u/sizing")));
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
+static void test_unknown_count_no_advice(void)
+{
+        unknown_count("0", 0);
+        unknown_count("12", 1);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "sizing on the AIS replay",
-            {"risky_ais.txt.gz: hot MMSIs, skew, sizing", test_risky_sizing});
+            {"risky_ais.txt.gz: hot MMSIs, skew, sizing", test_risky_sizing},
+            {"an unknown count: no advice from it",
+             test_unknown_count_no_advice});
 }
