@@ -440,11 +440,57 @@ int ks_config_copy(ks_config_t *dst, const ks_config_t *src)
         return 0;
 }
 
+/** @returns the edit distance (Levenshtein) of @p a and @p b, at most
+ *           64 characters each (longer: a large distance). */
+static size_t edit_distance(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b), i, j, row[65], prev, cur;
+
+        if (la > 64 || lb > 64)
+                return 99;
+        for (j = 0; j <= lb; j++)
+                row[j] = j;
+        for (i = 1; i <= la; i++) {
+                prev   = row[0];
+                row[0] = i;
+                for (j = 1; j <= lb; j++) {
+                        cur = prev + (a[i - 1] != b[j - 1]);
+                        if (row[j] + 1 < cur)
+                                cur = row[j] + 1;
+                        if (row[j - 1] + 1 < cur)
+                                cur = row[j - 1] + 1;
+                        prev   = row[j];
+                        row[j] = cur;
+                }
+        }
+        return row[lb];
+}
+
+/** @returns the known property closest to @p name (a typo), or NULL. */
+static const char *closest_property(const char *name)
+{
+        const char *best   = NULL, *n;
+        size_t      best_d = 4, d, i; /* up to 3 edits */
+
+        for (i = 0; i < sizeof(ks_props) / sizeof(ks_props[0]); i++)
+                if ((d = edit_distance(name, ks_props[i].name)) < best_d) {
+                        best_d = d;
+                        best   = ks_props[i].name;
+                }
+        for (i = 0; (n = ks_sizing_param_descs[i].name); i++)
+                if ((d = edit_distance(name, n)) < best_d) {
+                        best_d = d;
+                        best   = n;
+                }
+        return best;
+}
+
 ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                               const char *value, char *errstr,
                               size_t errstr_size)
 {
-        size_t i, off;
+        const char *like;
+        size_t      i, off;
 
         if (strncmp(name, KS_PREFIX, strlen(KS_PREFIX)))
                 return KS_CONFIG_UNKNOWN;
@@ -464,8 +510,17 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                         return ks_props[i].set(conf, value ? value : "", errstr,
                                                errstr_size);
 
-        off = (size_t)snprintf(errstr, errstr_size,
-                               "Unknown property %s: keyshift knows", name);
+        /* a typo first: the list after it may be cut by the host's errstr
+         * size (Python's shows about nine names) */
+        if ((like = closest_property(name)))
+                off = (size_t)snprintf(errstr, errstr_size,
+                                       "Unknown property %s: did you mean "
+                                       "%s? keyshift knows",
+                                       name, like);
+        else
+                off = (size_t)snprintf(errstr, errstr_size,
+                                       "Unknown property %s: keyshift knows",
+                                       name);
         for (i = 0;
              i < sizeof(ks_props) / sizeof(ks_props[0]) && off < errstr_size;
              i++)

@@ -165,6 +165,23 @@ static void test_values(void)
                 expect_set(cases[i].name, cases[i].value,
                            cases[i].ok ? RD_KAFKA_CONF_OK
                                        : RD_KAFKA_CONF_INVALID);
+        /* a typo is named first (the list after it may be cut by the
+         * host's errstr size) */
+        {
+                rd_kafka_conf_t *conf        = plugin_conf();
+                char             errstr[160] = "";
+                CU_ASSERT_EQUAL(rd_kafka_conf_set(conf,
+                                                  "keyshift.partition.proposed",
+                                                  "12", errstr, sizeof(errstr)),
+                                RD_KAFKA_CONF_INVALID);
+                CU_ASSERT_PTR_NOT_NULL(strstr(
+                    errstr, "did you mean keyshift.partitions.proposed?"));
+                CU_ASSERT_EQUAL(rd_kafka_conf_set(conf, "keyshift.zzzzzzzz",
+                                                  "1", errstr, sizeof(errstr)),
+                                RD_KAFKA_CONF_INVALID);
+                CU_ASSERT_PTR_NULL(strstr(errstr, "did you mean"));
+                rd_kafka_conf_destroy(conf);
+        }
         /* librdkafka's own properties are untouched. */
         expect_set("linger.ms", "5", RD_KAFKA_CONF_OK);
         expect_set("no.such.librdkafka.property", "1", RD_KAFKA_CONF_UNKNOWN);
