@@ -100,52 +100,72 @@ const char *ks_cli_audit_ranges(const json_t *step, int max, char *buf,
         return buf;
 }
 
+/** One history step as text, for a table row. */
+typedef struct audit_row {
+        const char *family;
+        int         count;
+        char        records[32], share[32], where[1024];
+} audit_row_t;
+
+/** @brief Step @p i of @p audit's history as text (at most @p max
+ *         partitions in `where`). */
+static void audit_row(const json_t *audit, size_t i, int max, audit_row_t *r)
+{
+        const json_t *st = json_array_get(
+            json_object_get(json_object_get(audit, "history"), "steps"), i);
+        uint64_t records = ks_cli_u64(st, "records");
+
+        r->family = ks_cli_str(st, "family", "?");
+        r->count  = (int)ks_cli_u64(st, "count");
+        ks_cli_fmt_count(records, r->records, sizeof(r->records));
+        ks_cli_fmt_pct(share(records, ks_cli_u64(audit, "keyed_records")),
+                       r->share, sizeof(r->share));
+        ks_cli_audit_ranges(st, max, r->where, sizeof(r->where));
+}
+
+/** @returns the number of history steps of @p audit. */
+static size_t audit_steps(const json_t *audit)
+{
+        return json_array_size(
+            json_object_get(json_object_get(audit, "history"), "steps"));
+}
+
 void ks_cli_show_audit(const json_t *topic)
 {
         const json_t *audit = json_object_get(topic, "audit");
-        const json_t *steps =
-            json_object_get(json_object_get(audit, "history"), "steps");
-        uint64_t keyed = ks_cli_u64(audit, "keyed_records");
-        char     text[2048], a[32], b[32];
-        size_t   i;
+        char          text[2048];
+        audit_row_t   r;
+        size_t        i;
 
         if (!json_is_object(audit))
                 return;
         printf("\n  ");
         ks_cli_show_wrap(ks_cli_audit_summary(audit, text, sizeof(text)), 2, 2);
-        if (!json_array_size(steps))
+        if (!audit_steps(audit))
                 return;
         printf("  %-4s %-11s %5s %10s %7s  %s\n", "step", "partitioner",
                "count", "records", "share",
-               "where (partition first-last "
-               "offset)");
-        for (i = 0; i < json_array_size(steps); i++) {
-                const json_t *st = json_array_get(steps, i);
-                printf(
-                    "  %-4zu %-11s %5d %10s %7s  %s\n", i + 1,
-                    ks_cli_str(st, "family", "?"), (int)ks_cli_u64(st, "count"),
-                    ks_cli_fmt_count(ks_cli_u64(st, "records"), a, sizeof(a)),
-                    ks_cli_fmt_pct(share(ks_cli_u64(st, "records"), keyed), b,
-                                   sizeof(b)),
-                    ks_cli_audit_ranges(st, 4, text, sizeof(text)));
+               "where (partition first-last offset)");
+        for (i = 0; i < audit_steps(audit); i++) {
+                audit_row(audit, i, 4, &r);
+                printf("  %-4zu %-11s %5d %10s %7s  %s\n", i + 1, r.family,
+                       r.count, r.records, r.share, r.where);
         }
 }
 
 void ks_cli_html_audit(FILE *fp, const json_t *topic)
 {
         const json_t *audit = json_object_get(topic, "audit");
-        const json_t *steps =
-            json_object_get(json_object_get(audit, "history"), "steps");
-        uint64_t keyed = ks_cli_u64(audit, "keyed_records");
-        char     text[2048], a[32], b[32];
-        size_t   i;
+        char          text[2048];
+        audit_row_t   r;
+        size_t        i;
 
         if (!json_is_object(audit))
                 return;
         fprintf(fp, "<p class=\"audit\">");
         ks_cli_fmt_xml(fp, ks_cli_audit_summary(audit, text, sizeof(text)));
         fprintf(fp, "</p>\n");
-        if (!json_array_size(steps))
+        if (!audit_steps(audit))
                 return;
         fprintf(fp, "<table class=\"ks-table ks-audit\"><caption>Which "
                     "partitioner and partition count placed the stored "
@@ -154,20 +174,15 @@ void ks_cli_html_audit(FILE *fp, const json_t *topic)
                     "<th class=\"num\">records</th><th class=\"num\">share"
                     "</th><th>where (partition first-last offset)</th></tr>"
                     "</thead><tbody>\n");
-        for (i = 0; i < json_array_size(steps); i++) {
-                const json_t *st = json_array_get(steps, i);
+        for (i = 0; i < audit_steps(audit); i++) {
+                audit_row(audit, i, 8, &r);
                 fprintf(fp, "<tr><td class=\"num\">%zu</td><td><code>", i + 1);
-                ks_cli_fmt_xml(fp, ks_cli_str(st, "family", "?"));
-                fprintf(
-                    fp,
-                    "</code></td><td class=\"num\">%d</td><td "
-                    "class=\"num\">%s</td><td class=\"num\">%s</td><td>",
-                    (int)ks_cli_u64(st, "count"),
-                    ks_cli_fmt_count(ks_cli_u64(st, "records"), a, sizeof(a)),
-                    ks_cli_fmt_pct(share(ks_cli_u64(st, "records"), keyed), b,
-                                   sizeof(b)));
-                ks_cli_fmt_xml(fp,
-                               ks_cli_audit_ranges(st, 8, text, sizeof(text)));
+                ks_cli_fmt_xml(fp, r.family);
+                fprintf(fp,
+                        "</code></td><td class=\"num\">%d</td><td "
+                        "class=\"num\">%s</td><td class=\"num\">%s</td><td>",
+                        r.count, r.records, r.share);
+                ks_cli_fmt_xml(fp, r.where);
                 fprintf(fp, "</td></tr>\n");
         }
         fprintf(fp, "</tbody></table>\n");

@@ -459,6 +459,25 @@ static void test_scan_aborted_transactions(void)
         ks_broker_tmpdir_done(dir);
 }
 
+/** @brief Produces @p n records with keys "k<i % @p keys>" to @p topic
+ *         (librdkafka's default partitioner) and waits for them. */
+static void produce_small(const char *topic, int n, int keys)
+{
+        ks_broker_producer_t pr;
+        int                  i;
+
+        CU_ASSERT_FATAL(
+            ks_broker_producer_new(&pr, rd_kafka_conf_new(), (size_t)n) == 0);
+        for (i = 0; i < n; i++) {
+                char k[16];
+                snprintf(k, sizeof(k), "k%d", i % keys);
+                ks_broker_produce(&pr, topic, (size_t)i, k, strlen(k), "v", 1);
+        }
+        ks_broker_flush(&pr);
+        CU_ASSERT_EQUAL(pr.failed, 0);
+        ks_broker_producer_free(&pr);
+}
+
 /** @brief Runs the CLI with @p args; @returns its exit status and its
  *         stderr in @p out. */
 static int run(const char *dir, const char *args, char *out, size_t size)
@@ -531,16 +550,7 @@ static void test_bad_inputs(void)
         /* --from past the end of a topic that has records */
         ks_broker_topic_name("scan-end", empty, sizeof(empty));
         CU_ASSERT_FATAL(ks_broker_create_topic(empty, 2) == 0);
-        {
-                ks_broker_producer_t pr;
-                CU_ASSERT_FATAL(
-                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 10) == 0);
-                for (int i = 0; i < 10; i++)
-                        ks_broker_produce(&pr, empty, (size_t)i, "k", 1, "v",
-                                          1);
-                ks_broker_flush(&pr);
-                ks_broker_producer_free(&pr);
-        }
+        produce_small(empty, 10, 1);
         snprintf(args, sizeof(args),
                  "--bootstrap %s --topic %s --from @99999999999999",
                  ks_broker_bootstrap(), empty);
@@ -555,19 +565,9 @@ static void test_bad_inputs(void)
         ks_broker_topic_name("scan-one", empty, sizeof(empty));
         CU_ASSERT_FATAL(ks_broker_create_topic(empty, 1) == 0);
         {
-                ks_broker_producer_t pr;
-                char                 out[4096], p[700];
-                json_t              *r, *pt;
-                CU_ASSERT_FATAL(
-                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 50) == 0);
-                for (int i = 0; i < 50; i++) {
-                        char k[16];
-                        snprintf(k, sizeof(k), "k%d", i);
-                        ks_broker_produce(&pr, empty, (size_t)i, k, strlen(k),
-                                          "v", 1);
-                }
-                ks_broker_flush(&pr);
-                ks_broker_producer_free(&pr);
+                char    out[4096], p[700];
+                json_t *r, *pt;
+                produce_small(empty, 50, 50);
                 snprintf(args, sizeof(args), "--bootstrap %s --topic %s",
                          ks_broker_bootstrap(), empty);
                 CU_ASSERT_EQUAL(run(dir, args, out, sizeof(out)), 0);
@@ -589,19 +589,9 @@ static void test_bad_inputs(void)
         CU_ASSERT_FATAL(ks_broker_create_topic_config(
                             empty, 2, "cleanup.policy", "compact") == 0);
         {
-                ks_broker_producer_t pr;
-                char                 out[4096], p[700];
-                json_t              *r;
-                CU_ASSERT_FATAL(
-                    ks_broker_producer_new(&pr, rd_kafka_conf_new(), 20) == 0);
-                for (int i = 0; i < 20; i++) {
-                        char k[16];
-                        snprintf(k, sizeof(k), "k%d", i % 7);
-                        ks_broker_produce(&pr, empty, (size_t)i, k, strlen(k),
-                                          "v", 1);
-                }
-                ks_broker_flush(&pr);
-                ks_broker_producer_free(&pr);
+                char    out[4096], p[700];
+                json_t *r;
+                produce_small(empty, 20, 7);
                 snprintf(args, sizeof(args), "--bootstrap %s --topic %s",
                          ks_broker_bootstrap(), empty);
                 CU_ASSERT_EQUAL(run(dir, args, out, sizeof(out)), 0);
