@@ -33,7 +33,6 @@
  * topics and +3 s at 10,000; idle CPU under 5 % of a core at 1,000 topics
  * with a 2 s interval.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,46 +64,6 @@ typedef struct life_result {
         double produce_s;
         int    report_seen; /**< B: the periodic report existed */
 } life_result_t;
-
-/** @returns the CPU seconds of this process's threads whose name starts
- *           with @p prefix (/proc/self/task/<tid>/stat: utime + stime). */
-static double threads_cpu_s(const char *prefix)
-{
-        DIR           *d = opendir("/proc/self/task");
-        struct dirent *e;
-        double         sum = 0;
-        long           hz  = sysconf(_SC_CLK_TCK);
-
-        while (d && (e = readdir(d))) {
-                char               path[300], buf[1024], *p;
-                FILE              *fp;
-                unsigned long long ut, st;
-                size_t             n;
-
-                if (e->d_name[0] == '.')
-                        continue;
-                snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
-                         e->d_name);
-                if (!(fp = fopen(path, "r")))
-                        continue;
-                n = fread(buf, 1, sizeof(buf) - 1, fp);
-                fclose(fp);
-                buf[n] = 0;
-                /* "tid (comm) state ..." : fields 14 and 15 are utime, stime */
-                if (!(p = strchr(buf, '(')) ||
-                    strncmp(p + 1, prefix, strlen(prefix)) ||
-                    !(p = strrchr(buf, ')')) ||
-                    sscanf(p + 2,
-                           "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
-                           "%llu",
-                           &ut, &st) != 2)
-                        continue;
-                sum += (double)(ut + st) / (double)hz;
-        }
-        if (d)
-                closedir(d);
-        return sum;
-}
 
 static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
 {
@@ -191,10 +150,10 @@ static void one_life(long topics, const life_opts_t *o, const char *report,
         usleep((useconds_t)(2 * o->interval_ms + 1000) * 1000);
         t0 = ksb_now_ns();
         c0 = ksb_process_cpu_ns();
-        k0 = threads_cpu_s("ks:");
+        k0 = (double)ksb_threads_cpu_ns("ks:") / 1e9;
         sleep((unsigned)o->idle_s);
         r->idle_cpu_s    = (double)(ksb_process_cpu_ns() - c0) / 1e9;
-        r->idle_ks_cpu_s = threads_cpu_s("ks:") - k0;
+        r->idle_ks_cpu_s = (double)ksb_threads_cpu_ns("ks:") / 1e9 - k0;
         r->idle_wall_s   = (double)(ksb_now_ns() - t0) / 1e9;
         r->report_seen   = report && !stat(report, &st);
 

@@ -4,6 +4,7 @@
  */
 #include "ksb_stats.h"
 
+#include <dirent.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,58 @@ uint64_t ksb_process_cpu_ns(void)
 uint64_t ksb_thread_cpu_ns(void)
 {
         return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+uint64_t ksb_threads_cpu_ns(const char *prefix)
+{
+        DIR           *d = opendir("/proc/self/task");
+        struct dirent *e;
+        uint64_t       sum = 0;
+
+        while (d && (e = readdir(d))) {
+                char            path[300], comm[64] = "";
+                FILE           *fp;
+                long            tid;
+                struct timespec ts;
+
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+                         e->d_name);
+                if (!(fp = fopen(path, "r")))
+                        continue;
+                if (!fgets(comm, sizeof(comm), fp))
+                        comm[0] = '\0';
+                fclose(fp);
+                if (strncmp(comm, prefix, strlen(prefix)))
+                        continue;
+                tid = strtol(e->d_name, NULL, 10);
+                if (!clock_gettime((clockid_t)((~(unsigned long)tid) << 3 | 6),
+                                   &ts))
+                        sum += (uint64_t)ts.tv_sec * 1000000000u +
+                               (uint64_t)ts.tv_nsec;
+        }
+        if (d)
+                closedir(d);
+        return sum;
+}
+
+uint64_t ksb_threads_quiet_cpu_ns(const char *prefix, uint64_t quiet_ns,
+                                  int step_ms, int max_ms)
+{
+        uint64_t prev = ksb_threads_cpu_ns(prefix), cur = prev;
+        int      waited;
+
+        for (waited = 0; waited < max_ms; waited += step_ms) {
+                struct timespec ts = {step_ms / 1000,
+                                      (long)(step_ms % 1000) * 1000000};
+                nanosleep(&ts, NULL);
+                cur = ksb_threads_cpu_ns(prefix);
+                if (cur - prev < quiet_ns)
+                        break;
+                prev = cur;
+        }
+        return cur;
 }
 
 double ksb_tsc_per_ns(void)

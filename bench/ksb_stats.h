@@ -35,6 +35,28 @@ uint64_t ksb_process_cpu_ns(void);
 /** @returns the calling thread's CPU time in nanoseconds. */
 uint64_t ksb_thread_cpu_ns(void);
 
+/**
+ * @brief The CPU time, in nanoseconds, of this process's threads whose
+ *        name (comm, as pthread_setname_np() set it) starts with
+ *        @p prefix: keyshift's are "ks:reporter" and "ks:drainer". Each
+ *        thread is read through its own CPU clock (Linux: the clock id
+ *        of thread id tid is ((~tid) << 3) | 6, CPUCLOCK_SCHED of a
+ *        thread), so the figure has nanosecond resolution, not /proc's
+ *        clock ticks.
+ */
+uint64_t ksb_threads_cpu_ns(const char *prefix);
+
+/**
+ * @brief Waits until the threads named @p prefix... are idle: their CPU
+ *        grows by under @p quiet_ns in @p step_ms, at most @p max_ms in
+ *        all. @returns their CPU time then (ksb_threads_cpu_ns()).
+ *        Deferred work (keyshift's drainer emptying its rings after the
+ *        producing threads stopped) is then counted with the block that
+ *        caused it, not with the next one.
+ */
+uint64_t ksb_threads_quiet_cpu_ns(const char *prefix, uint64_t quiet_ns,
+                                  int step_ms, int max_ms);
+
 /** @returns the time-stamp counter (ordered after earlier loads). */
 static inline uint64_t ksb_tsc(void)
 {
