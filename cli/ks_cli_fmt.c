@@ -96,6 +96,23 @@ const char *ks_cli_fmt_key(const json_t *obj, size_t width, char *buf,
         return buf;
 }
 
+const char *ks_cli_fmt_pad(const char *s, size_t width, char *buf, size_t size)
+{
+        size_t               cols = 0, n = 0;
+        const unsigned char *p;
+
+        for (p = (const unsigned char *)s; *p; p++)
+                cols += (*p & 0xc0) != 0x80; /* not a continuation byte */
+        n = (size_t)snprintf(buf, size, "%s", s);
+        while (cols < width && n + 1 < size) {
+                buf[n++] = ' ';
+                cols++;
+        }
+        if (n < size)
+                buf[n] = '\0';
+        return buf;
+}
+
 void ks_cli_fmt_xml(FILE *fp, const char *s)
 {
         for (; s && *s; s++) {

@@ -39,6 +39,15 @@ const char *ks_cli_fmt_pct(double f, char *buf, size_t size);
 const char *ks_cli_fmt_key(const json_t *obj, size_t width, char *buf,
                            size_t size);
 
+/**
+ * @brief Pads @p s with spaces on the right to @p width terminal columns,
+ *        counting UTF-8 characters rather than bytes (printf's %-Ns counts
+ *        bytes: a key with multi-byte characters misaligned the columns
+ *        after it). Characters are taken as one column wide. @returns @p s
+ *        padded in @p buf (@p size bytes).
+ */
+const char *ks_cli_fmt_pad(const char *s, size_t width, char *buf, size_t size);
+
 /** @brief Writes @p s with &, <, >, " and ' escaped for HTML and SVG. */
 void ks_cli_fmt_xml(FILE *fp, const char *s);
 

@@ -147,9 +147,11 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 int           moved = 0;
                 uint64_t      err   = ks_cli_u64(h, "messages_error");
 
+                char padded[160];
                 printf(
-                    "  %-3zu %-32s %10s %7s  ", i + 1,
-                    ks_cli_fmt_key(h, 32, k, sizeof(k)),
+                    "  %-3zu %s %10s %7s  ", i + 1,
+                    ks_cli_fmt_pad(ks_cli_fmt_key(h, 32, k, sizeof(k)), 32,
+                                   padded, sizeof(padded)),
                     ks_cli_fmt_count(ks_cli_u64(h, "messages"), a, sizeof(a)),
                     ks_cli_fmt_pct(ks_cli_num(h, "share"), b, sizeof(b)));
                 if (json_is_integer(pcur))

@@ -206,6 +206,53 @@ static void test_one_story(void)
         json_decref(rep);
 }
 
+/** @returns the column (UTF-8 characters) of the first @p c in the line
+ *           of @p out that starts with @p prefix, or -1. */
+static long column_of(const char *out, const char *prefix, char c)
+{
+        const char *l   = strstr(out, prefix);
+        long        col = 0;
+
+        if (l && *l == '\n')
+                l++; /* the line itself */
+
+        for (; l && *l && *l != '\n'; l++) {
+                if (*l == c)
+                        return col;
+                col += ((unsigned char)*l & 0xc0) != 0x80;
+        }
+        return -1;
+}
+
+/* A hot key with multi-byte characters: its row's columns line up with
+ * the others' (printf pads by bytes). */
+static void test_show_utf8_key_columns(void)
+{
+        ks_clit_run_t r;
+        json_t       *rep, *h;
+        char          path[700];
+
+        ks_clit_make_report(report, 20000);
+        rep = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        h = json_array_get(ks_e2e_get(rep, "topics/orders/hot_keys"), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+        json_object_set_new(h, "key",
+                            json_string("\xc3\xbc\xe2\x82\xac"
+                                        "2"));
+        snprintf(path, sizeof(path), "%s.utf8.json", report);
+        CU_ASSERT_FATAL(json_dump_file(rep, path, 0) == 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show --color never '%s'", path),
+                              0);
+        CU_ASSERT(ks_clit_has(r.out, "\xc3\xbc\xe2\x82\xac"
+                                     "2"));
+        CU_ASSERT(column_of(r.out, "\n  1   ", '%') > 0);
+        CU_ASSERT_EQUAL(column_of(r.out, "\n  1   ", '%'),
+                        column_of(r.out, "\n  2   ", '%'));
+        ks_clit_run_free(&r);
+        json_decref(rep);
+}
+
 static void test_show_figures(void)
 {
         ks_clit_run_t r;
@@ -383,6 +430,8 @@ void ks_test_register(void)
                     test_show_hot_verdicts);
         CU_add_test(s, "one story: the report's summary, show and html",
                     test_one_story);
+        CU_add_test(s, "a multi-byte hot key keeps the columns",
+                    test_show_utf8_key_columns);
         CU_add_test(s, "colour on a terminal only",
                     test_show_colour_on_tty_only);
         CU_add_test(s, "producer warnings before the topics",
