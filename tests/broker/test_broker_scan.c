@@ -378,15 +378,17 @@ static void test_scan_equals_plugin(void)
 }
 
 /** @brief Produces @p n keyed records to @p topic in one transaction of
- *         producer @p rk, committed or aborted. */
-static void transaction(rd_kafka_t *rk, const char *topic, int from, int n,
-                        int commit)
+ *         producer @p rk, committed or aborted. @returns 0, or -1 when
+ *         the transaction failed (printed). */
+static int transaction(rd_kafka_t *rk, const char *topic, int from, int n,
+                       int commit)
 {
         rd_kafka_error_t *e;
         char              key[32];
         int               i;
 
-        CU_ASSERT_PTR_NULL_FATAL(e = rd_kafka_begin_transaction(rk));
+        if ((e = rd_kafka_begin_transaction(rk)))
+                goto failed;
         for (i = from; i < from + n; i++) {
                 snprintf(key, sizeof(key), "acct-%d", i);
                 CU_ASSERT_EQUAL(
@@ -397,30 +399,32 @@ static void transaction(rd_kafka_t *rk, const char *topic, int from, int n,
                                       RD_KAFKA_V_END),
                     0);
         }
+        /* every record delivered (its partition added to the transaction)
+         * before the transaction ends: an abort right after producing can
+         * fail with INVALID_TXN_STATE (librdkafka issue #4849) */
+        rd_kafka_flush(rk, 30000);
         e = commit ? rd_kafka_commit_transaction(rk, 30000)
                    : rd_kafka_abort_transaction(rk, 30000);
-        if (e) {
-                printf("\ntransaction: %s\n", rd_kafka_error_string(e));
-                rd_kafka_error_destroy(e);
-                CU_FAIL("transaction");
-        }
+        if (!e)
+                return 0;
+failed:
+        printf("\n    transaction: %s\n", rd_kafka_error_string(e));
+        rd_kafka_error_destroy(e);
+        return -1;
 }
 
-/** Transactional records: the scan reads committed ones only
- *  (isolation.level=read_committed); an aborted transaction's records and
- *  the transaction markers are skipped, and the scan still ends. */
-static void test_scan_aborted_transactions(void)
+/** @brief Writes 300 committed, 200 aborted and 100 committed records to
+ *         a new 3-partition topic (@p topic) with a transactional producer
+ *         of id @p txid. @returns 0, or -1 when a transaction failed. */
+static int produce_transactions(const char *topic, const char *txid)
 {
-        const char       *dir  = ks_e2e_tmpdir("scan-txn");
         rd_kafka_conf_t  *conf = rd_kafka_conf_new();
         rd_kafka_t       *rk;
         rd_kafka_error_t *e;
-        char              topic[128], report[600], errstr[256], txid[64];
-        json_t           *r;
+        char              errstr[256];
+        int               r = -1;
 
-        ks_broker_topic_name("scan-txn", topic, sizeof(topic));
         CU_ASSERT_FATAL(ks_broker_create_topic(topic, 3) == 0);
-        snprintf(txid, sizeof(txid), "keyshift-scan-test-%ld", (long)getpid());
         CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "bootstrap.servers",
                                           ks_broker_bootstrap(), errstr,
                                           sizeof(errstr)) == RD_KAFKA_CONF_OK);
@@ -429,16 +433,45 @@ static void test_scan_aborted_transactions(void)
                                           sizeof(errstr)) == RD_KAFKA_CONF_OK);
         CU_ASSERT_PTR_NOT_NULL_FATAL(
             rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr)));
-        e = rd_kafka_init_transactions(rk, 60000);
-        if (e) {
-                printf("\ninit_transactions: %s\n", rd_kafka_error_string(e));
+        if ((e = rd_kafka_init_transactions(rk, 60000))) {
+                printf("\n    init_transactions: %s\n",
+                       rd_kafka_error_string(e));
                 rd_kafka_error_destroy(e);
-                CU_FAIL_FATAL("init_transactions");
+        } else if (!transaction(rk, topic, 0, 300, 1) &&
+                   !transaction(rk, topic, 300, 200, 0) && /* aborted */
+                   !transaction(rk, topic, 500, 100, 1)) {
+                r = 0;
         }
-        transaction(rk, topic, 0, 300, 1);
-        transaction(rk, topic, 300, 200, 0); /* aborted */
-        transaction(rk, topic, 500, 100, 1);
         rd_kafka_destroy(rk);
+        return r;
+}
+
+/** Transactional records: the scan reads committed ones only
+ *  (isolation.level=read_committed); an aborted transaction's records and
+ *  the transaction markers are skipped, and the scan still ends. A
+ *  transaction the client or broker fails (librdkafka 2.0.2 against Kafka
+ *  4.x, rarely) is not what is tested: the records are written once more,
+ *  to a new topic with a new transactional id, and a second failure fails
+ *  the test. */
+static void test_scan_aborted_transactions(void)
+{
+        const char *dir = ks_e2e_tmpdir("scan-txn");
+        char        topic[128], report[600], txid[64];
+        json_t     *r;
+        int         attempt, ok = 0;
+
+        for (attempt = 0; attempt < 2 && !ok; attempt++) {
+                ks_broker_topic_name("scan-txn", topic, sizeof(topic));
+                snprintf(txid, sizeof(txid), "keyshift-scan-test-%ld-%d",
+                         (long)getpid(), attempt);
+                ok = !produce_transactions(topic, txid);
+                if (!ok) {
+                        printf("    (attempt %d failed: writing again)\n",
+                               attempt + 1);
+                        ks_broker_delete_topic(topic);
+                }
+        }
+        CU_ASSERT_FATAL(ok);
 
         snprintf(report, sizeof(report), "%s/scan.json", dir);
         CU_ASSERT_EQUAL_FATAL(
