@@ -1029,6 +1029,36 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
         return changed;
 }
 
+/** @returns whether @p t has explicit-partition traffic (counted, or
+ *           noted by on_send before the drainer counted it): deliveries
+ *           then prove nothing on their own. @locks t->lock held. */
+static int explicit_seen(const ks_topic_t *t)
+{
+        return t->c.explicit_partition.messages ||
+               atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
+}
+
+/**
+ * @brief Where @p t, under partitioner @p model, places an acknowledged
+ *        message's @p key; for a hashed key that was delivered (not
+ *        @p failed: a failure is counted as such, its hash not needed)
+ *        its partitioner hash in *@p phash, else 0. @p cached: through
+ *        this thread's hash cache (ks_phash_cache.h), which holds the
+ *        hashes of the model in use.
+ */
+static ks_placement_t ack_placement(const ks_topic_t *t, ks_partitioner_t model,
+                                    const void *key, size_t keylen, int failed,
+                                    int cached, uint32_t *phash)
+{
+        ks_placement_t pk = ks_partitioner_placement(
+            model, t->params.sticky_linger_ms, key, keylen);
+
+        *phash = pk != KS_PLACE_HASHED || failed ? 0
+                 : cached ? ks_phash_cached(model, key, keylen)
+                          : ks_partitioner_hash(model, key, keylen);
+        return pk;
+}
+
 /**
  * @brief The checks of an acknowledgement that need the lock: counted
  *        against @p t's model (@p pk, @p phash for its partitioner).
@@ -1063,9 +1093,7 @@ static int ack_locked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
                         t->c.ack_unverified++;
         } else if ((expected = ks_partition_of(phash, cur)) == partition) {
                 t->c.ack_matched++;
-        } else if (t->c.explicit_partition.messages ||
-                   atomic_load_explicit(&t->explicit_seen,
-                                        memory_order_relaxed)) {
+        } else if (explicit_seen(t)) {
                 /* It may have been sent to this partition explicitly. */
                 t->c.ack_unverified++;
                 t->c.ack_disagree_explicit++;
@@ -1206,31 +1234,26 @@ static void learn_settle(ks_topic_t *t, int c)
 static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
                       int32_t partition, int failed)
 {
-        int explicit_seen =
-            t->c.explicit_partition.messages ||
-            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
-        size_t i;
-        int    c;
+        int explicit = explicit_seen(t);
+        uint32_t phash;
+        size_t   i;
+        int      c;
 
         for (i = 1; i < KS_LEARN_CANDIDATES; i++) {
                 ks_topic_t    *s = t->shadow[i];
                 ks_placement_t pk;
                 if (!s)
                         continue;
-                atomic_store_explicit(&s->explicit_seen, explicit_seen,
+                atomic_store_explicit(&s->explicit_seen, explicit,
                                       memory_order_relaxed);
-                pk = ks_partitioner_placement(s->params.partitioner,
-                                              s->params.sticky_linger_ms, key,
-                                              keylen);
-                ack_locked(s, pk,
-                           pk == KS_PLACE_HASHED && !failed
-                               ? ks_partitioner_hash(s->params.partitioner, key,
-                                                     keylen)
-                               : 0,
-                           key, keylen, partition, failed);
+                /* not through this thread's hash cache, which holds the
+                 * model's hashes */
+                pk = ack_placement(s, s->params.partitioner, key, keylen,
+                                   failed, 0, &phash);
+                ack_locked(s, pk, phash, key, keylen, partition, failed);
         }
         /* explicit partitions make a delivery prove nothing */
-        if (failed || explicit_seen || !t->partition_count)
+        if (failed || explicit || !t->partition_count)
                 return;
         c = ks_learn_ack(&t->learn, key, keylen, t->partition_count, partition);
         learn_settle(t, c);
@@ -1241,25 +1264,17 @@ int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
 {
         ks_partitioner_t model = (ks_partitioner_t)atomic_load_explicit(
             &t->model, memory_order_relaxed);
-        ks_placement_t pk = ks_partitioner_placement(
-            model, t->params.sticky_linger_ms, key, keylen);
-        /* a failure is counted as such first: its hash is not needed */
-        uint32_t phash = pk == KS_PLACE_HASHED && !failed
-                             ? ks_phash_cached(model, key, keylen)
-                             : 0;
-        int      suspect;
+        uint32_t       phash;
+        ks_placement_t pk =
+            ack_placement(t, model, key, keylen, failed, 1, &phash);
+        int suspect;
 
         if (ack_unlocked(t, pk, phash, partition, failed))
                 return 0;
         pthread_mutex_lock(&t->lock);
-        if (model != t->params.partitioner) { /* promote() came between */
-                model = t->params.partitioner;
-                pk = ks_partitioner_placement(model, t->params.sticky_linger_ms,
-                                              key, keylen);
-                phash = pk == KS_PLACE_HASHED && !failed
-                            ? ks_phash_cached(model, key, keylen)
-                            : 0;
-        }
+        if (model != t->params.partitioner) /* promote() came between */
+                pk = ack_placement(t, t->params.partitioner, key, keylen,
+                                   failed, 1, &phash);
         suspect = ack_locked(t, pk, phash, key, keylen, partition, failed);
         if ((t->learning || t->unexplained) && !failed)
                 delivered_add(t, partition, bytes);
@@ -1302,9 +1317,7 @@ static ks_mismatch_example_t suspect_key(const ks_topic_t *t, size_t i)
  */
 static void verify_suspects(ks_topic_t *t, int final)
 {
-        int explicit_seen =
-            t->c.explicit_partition.messages ||
-            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed);
+        int explicit    = explicit_seen(t);
         int    confirm  = final || t->has_mismatch;
         int    mismatch = 0;
         size_t i, kept = 0;
@@ -1313,7 +1326,7 @@ static void verify_suspects(ks_topic_t *t, int final)
                 const ks_suspect_t *s = &t->suspects[i];
                 if (ks_partition_of(s->phash, t->partition_count) ==
                         s->actual ||
-                    explicit_seen)
+                    explicit)
                         continue;
                 confirm |= s->checked;
                 mismatch = 1;
@@ -1325,7 +1338,7 @@ static void verify_suspects(ks_topic_t *t, int final)
                     ks_partition_of(s->phash, t->partition_count);
                 if (expected == s->actual) {
                         t->c.ack_matched++;
-                } else if (explicit_seen) {
+                } else if (explicit) {
                         t->c.ack_unverified++;
                         t->c.ack_disagree_explicit++;
                 } else if (!confirm) { /* kept for the next answer */
@@ -1417,8 +1430,7 @@ static void learn_suspects(ks_topic_t *t)
         size_t i;
         int    c = -1;
 
-        if (t->c.explicit_partition.messages ||
-            atomic_load_explicit(&t->explicit_seen, memory_order_relaxed))
+        if (explicit_seen(t))
                 return;
         for (i = 0;
              i < t->suspect_cnt && c < 0 && t->learn.state == KS_LEARN_LEARNING;
