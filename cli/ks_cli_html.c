@@ -236,7 +236,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         int32_t          cur   = ks_cli_topic_current(t);
         ks_cli_keyrank_t kr;
         size_t           i;
-        char             caption[320], verdict[2048];
+        char             caption[320], verdict[KS_STORY_MAX];
 
         fprintf(fp, "<section class=\"topic\" id=\"topic-");
         ks_cli_fmt_xml(fp, name);

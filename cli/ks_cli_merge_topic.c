@@ -401,7 +401,7 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         json_object_set_new(t, "warnings",
                             ks_cli_merge_warnings(in, n, t, total_inputs));
         { /* the story of the merged figures (ks_story.h), as the plugin's */
-                char story[2048];
+                char story[KS_STORY_MAX];
                 json_object_set_new(
                     t, "summary",
                     json_string(ks_story_headline(t, story, sizeof(story))));

@@ -136,7 +136,7 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         uint64_t         keyed = ks_cli_u64(keys, "hashed");
         ks_cli_keyrank_t kr;
         char             a[32], b[32], c[32], d[32], e[32], f[32];
-        char             verdict[2048];
+        char             verdict[KS_STORY_MAX];
         size_t           i;
 
         printf("\n%s== topic %s: ", s->st->bold, name);

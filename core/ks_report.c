@@ -204,11 +204,7 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                 json_t *prop  = json_object();
                 json_t *moves = json_object();
                 json_t *o;
-                /* no modelled partitioner explains the deliveries: where
-                 * the key sits now or later is not known */
-                int32_t pc = s->partition_count && !s->learned.unexplained
-                                 ? ks_partition_of(e->phash, s->partition_count)
-                                 : -1;
+                int32_t pc = ks_report_partition_now(s, e->phash);
 
                 for (j = 0; pc >= 0 && j < s->proposal_cnt; j++) {
                         int32_t pp = ks_partition_of(
@@ -651,7 +647,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(
             o, "warnings", ks_warn_list_json_since(wl, s->name, first_warning));
         if (o) { /* last: the story reads the figures above (ks_story.h) */
-                char story[2048];
+                char story[KS_STORY_MAX];
                 json_object_set_new(
                     o, "summary",
                     json_string(ks_story_headline(o, story, sizeof(story))));

@@ -77,8 +77,13 @@ void ks_report_count_names(const ks_topic_snapshot_t *s,
                          (int)s->proposals[j].partition_count);
 }
 
-/** @returns {"<count>": partition} of phash at each proposed count ({}
- * when no modelled partitioner explains the deliveries). */
+int32_t ks_report_partition_now(const ks_topic_snapshot_t *s, uint32_t phash)
+{
+        return s->partition_count && !s->learned.unexplained
+                   ? ks_partition_of(phash, s->partition_count)
+                   : -1;
+}
+
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
                                       const ks_report_count_name_t *names,
                                       uint32_t                      phash)
@@ -110,6 +115,7 @@ json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
 
                 for (j = 0; j < v->nslots; j++) {
                         const ks_mixed_slot_t *sl = &v->slot[j];
+                        int32_t now = ks_report_partition_now(s, sl->phash);
                         if (!*logical && !sl->key_truncated)
                                 ks_keyenc_logical(sl->key, sl->keylen,
                                                   (ks_keyenc_t)sl->enc, logical,
@@ -122,10 +128,7 @@ json_t *ks_report_mixed_keys(const ks_topic_snapshot_t *s, int max)
                                 ks_report_hex(sl->key, sl->keylen),
                                 "key_truncated", sl->key_truncated,
                                 "partition_current",
-                                s->partition_count && !s->learned.unexplained
-                                    ? json_integer(ks_partition_of(
-                                          sl->phash, s->partition_count))
-                                    : json_null(),
+                                now >= 0 ? json_integer(now) : json_null(),
                                 "partition_proposed",
                                 ks_report_proposed_partitions(s, names,
                                                               sl->phash)));

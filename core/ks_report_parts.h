@@ -56,8 +56,13 @@ typedef char ks_report_count_name_t[16];
  *         s->proposal_cnt): formatted once per topic, not once per key. */
 void ks_report_count_names(const ks_topic_snapshot_t *s,
                            ks_report_count_name_t    *names);
+/** @returns the partition of @p phash under the current count, or -1
+ *           when it is not known: no count yet, or no modelled
+ *           partitioner explains the deliveries (learned.unexplained). */
+int32_t ks_report_partition_now(const ks_topic_snapshot_t *s, uint32_t phash);
 /** @returns {"<count>": partition} of @p phash at each proposed count,
- *           @p names from ks_report_count_names(). */
+ *           @p names from ks_report_count_names() ({} when no modelled
+ *           partitioner explains the deliveries). */
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
                                       const ks_report_count_name_t *names,
                                       uint32_t                      phash);

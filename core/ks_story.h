@@ -37,6 +37,9 @@
 
 #include <jansson.h>
 
+/** Bytes a headline needs at most (its five parts, with a long key). */
+#define KS_STORY_MAX 2048
+
 /**
  * @brief Writes topic @p topic's headline (plain text, sentences, no
  *        newline) into @p buf of @p size bytes (cut, never overflowed).
