@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ais_nmea.h"
+#include "ais_reader.h"
 #include "ksb_stats.h"
 
 /** Size of the MMSI range used, 201000000 .. 775999999. */
@@ -106,6 +108,55 @@ void ksb_stream_distinct(ksb_stream_t *st, size_t keys)
         snprintf(st->name, sizeof(st->name), "distinct-%zuM", keys / 1000000);
         for (i = 0; i < keys; i++)
                 ksb_key_make(&st->msgs[i], (uint32_t)i, 0);
+}
+
+const char *ksb_ais_log_path(void)
+{
+        static char path[1024];
+        const char *base = getenv("KS_SHARED_DATA");
+
+        snprintf(path, sizeof(path), "%s/ais/risky_ais.txt.gz",
+                 base && *base ? base : KSB_SHARED_DATA);
+        return path;
+}
+
+void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n)
+{
+        char              errstr[256];
+        ks_ais_decoder_t *dec = ks_ais_decoder_new();
+        ks_ais_reader_t  *rd = ks_ais_reader_open(path, errstr, sizeof(errstr));
+        ks_ais_msg_t      m;
+        const char       *line;
+        size_t            len, logged = 0, cap = 32768, i;
+        uint32_t         *mmsi = malloc(cap * sizeof(*mmsi));
+
+        if (!dec || !rd || !mmsi)
+                ksb_die("%s: %s", path, rd ? "out of memory" : errstr);
+        while (ks_ais_reader_next(rd, &line, &len) == 1) {
+                if (ks_ais_decode_line(dec, line, len, &m) != KS_AIS_KEYED)
+                        continue;
+                if (logged == cap &&
+                    !(mmsi = realloc(mmsi, (cap *= 2) * sizeof(*mmsi))))
+                        ksb_die("out of memory");
+                mmsi[logged++] = m.mmsi;
+        }
+        ks_ais_reader_close(rd);
+        ks_ais_decoder_destroy(dec);
+        if (!logged)
+                ksb_die("%s: no keyed AIS message", path);
+        st->msgs = alloc_msgs(n);
+        st->n    = n;
+        st->keys = 0;
+        snprintf(st->name, sizeof(st->name), "risky_ais-x%zu",
+                 (n + logged - 1) / logged);
+        for (i = 0; i < n; i++) {
+                /* keyshift-replay's key: the MMSI's decimal text */
+                ksb_key_t *k = &st->msgs[i];
+                k->id        = mmsi[i % logged];
+                k->len = (uint8_t)snprintf((char *)k->bytes, sizeof(k->bytes),
+                                           "%u", k->id);
+        }
+        free(mmsi);
 }
 
 void ksb_stream_free(ksb_stream_t *st)

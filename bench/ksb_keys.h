@@ -62,6 +62,18 @@ void ksb_stream_zipf(ksb_stream_t *st, size_t n, size_t keys, double s,
 /** @brief @p keys messages, each a different key (ids 0..keys-1), text. */
 void ksb_stream_distinct(ksb_stream_t *st, size_t keys);
 
+/** @returns the risky_ais log: $KS_SHARED_DATA/ais/risky_ais.txt.gz, else
+ *           the checkout's ../shared/data (compiled in). */
+const char *ksb_ais_log_path(void);
+
+/**
+ * @brief @p n messages keyed as keyshift-replay keys the AIS log @p path
+ *        (each keyed sentence's MMSI as decimal text), in the log's order,
+ *        the log repeated until @p n (risky_ais: 27,941 keyed messages over
+ *        2,184 MMSIs, busiest 427). Dies if the log cannot be read.
+ */
+void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n);
+
 void ksb_stream_free(ksb_stream_t *st);
 
 #endif /* KSB_KEYS_H */

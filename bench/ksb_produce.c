@@ -65,7 +65,9 @@ typedef struct worker {
         const ksb_key_t   *msgs;
         size_t             n;
         pthread_barrier_t *go;
-        uint64_t           cpu_ns; /**< out: this thread's CPU producing */
+        uint64_t           cpu_ns;  /**< out: this thread's CPU producing */
+        uint64_t           bracket; /**< out: its TSC ticks in the bracket */
+        uint64_t           spin; /**< out: its ticks spinning (--calibrate) */
 } worker_t;
 
 static void *worker_main(void *arg)
@@ -75,10 +77,14 @@ static void *worker_main(void *arg)
         size_t    i;
 
         pthread_barrier_wait(w->go);
+        ksb_bracket_take();
+        ksb_spin_take();
         c0 = ksb_thread_cpu_ns();
         for (i = 0; i < w->n; i++)
                 produce_one(w->rk, w->rkt, &w->msgs[i]);
-        w->cpu_ns = ksb_thread_cpu_ns() - c0;
+        w->cpu_ns  = ksb_thread_cpu_ns() - c0;
+        w->bracket = ksb_bracket_take();
+        w->spin    = ksb_spin_take();
         return NULL;
 }
 
@@ -98,6 +104,11 @@ typedef struct block {
          *  producing threads' wall time (librdkafka's and the other
          *  producer's threads included, the drainer's tail excluded) */
         double proc_cpu_per_msg;
+        /** ns per message inside the bracket (ksb_producer.h) plus, with
+         *  keyshift, its threads' CPU as in cpu_per_msg: with keyshift
+         *  minus without is keyshift's own CPU per message */
+        double direct_per_msg;
+        double spin_per_msg; /**< ns per message spun (--calibrate) */
 } block_t;
 
 /** @brief One timed block: @p threads threads, @p n messages in all,
@@ -110,7 +121,8 @@ static block_t run_block(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
         worker_t          w[64];
         pthread_barrier_t go;
         size_t            per = n / (size_t)threads;
-        uint64_t          t0, t1, c0, c1, k0 = 0, k1 = 0, own = 0;
+        uint64_t          t0, t1, c0, c1, k0 = 0, k1 = 0, own = 0, br = 0;
+        uint64_t          sp = 0;
         block_t           b;
         int               i;
 
@@ -119,7 +131,8 @@ static block_t run_block(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
         pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
         for (i = 0; i < threads; i++) {
                 w[i] = (worker_t){rk,  rkt, st->msgs + off + per * (size_t)i,
-                                  per, &go, 0};
+                                  per, &go, 0,
+                                  0,   0};
                 pthread_create(&th[i], NULL, worker_main, &w[i]);
         }
         if (keyshift) /* idle before: nothing of an earlier block counts */
@@ -136,17 +149,22 @@ static block_t run_block(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
                 k1 = ksb_threads_quiet_cpu_ns("ks:", KSB_QUIET_NS,
                                               KSB_QUIET_STEP_MS, 10000);
         pthread_barrier_destroy(&go);
-        for (i = 0; i < threads; i++)
+        for (i = 0; i < threads; i++) {
                 own += w[i].cpu_ns;
+                br += w[i].bracket;
+                sp += w[i].spin;
+        }
         ksb_producer_drain(rk);
         if (keyshift) /* the purge's delivery reports: no block's */
                 ksb_threads_quiet_cpu_ns("ks:", KSB_QUIET_NS, KSB_QUIET_STEP_MS,
                                          2000);
-        b.rate = (double)(per * (size_t)threads) / ((double)(t1 - t0) / 1e9);
-        b.cpu_per_msg =
-            (double)(own + (k1 - k0)) / (double)(per * (size_t)threads);
-        b.proc_cpu_per_msg =
-            (double)(c1 - c0) / (double)(per * (size_t)threads);
+        n                  = per * (size_t)threads;
+        b.rate             = (double)n / ((double)(t1 - t0) / 1e9);
+        b.cpu_per_msg      = (double)(own + (k1 - k0)) / (double)n;
+        b.proc_cpu_per_msg = (double)(c1 - c0) / (double)n;
+        b.direct_per_msg =
+            ((double)br / ksb_tsc_per_ns() + (double)(k1 - k0)) / (double)n;
+        b.spin_per_msg = (double)sp / ksb_tsc_per_ns() / (double)n;
         return b;
 }
 
@@ -202,106 +220,171 @@ static void check_report(const char *path)
         unlink(path);
 }
 
-static void queue_mode(const ksb_stream_t *st, const int *tcounts, int tcnt,
-                       size_t msgs, int rounds)
+/** @brief A pair of producers, A without keyshift and B with it (or, with
+ *         ksb_spin_ns, with the calibration spin), topic handles, warmed
+ *         up; bracketed (ksb_producer.h) if @p bracket. */
+static void pair_new(rd_kafka_t *rk[2], rd_kafka_topic_t *rkt[2],
+                     const ksb_stream_t *st, size_t msgs, const char *report,
+                     int bracket)
 {
-        char              report[256];
-        rd_kafka_t       *rk[2];
-        rd_kafka_topic_t *rkt[2];
-        double            ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
-        double            proc[KSB_ROUNDS_MAX];
-        double            dmed[KSB_ROUNDS_MAX], dp99[KSB_ROUNDS_MAX];
-        uint32_t         *lat;
-        size_t            off = 0;
-        int               v, r, c;
+        int v;
 
-        snprintf(report, sizeof(report), "/tmp/ksb-produce-%ld.json",
-                 (long)getpid());
-        rk[0] = ksb_producer_new(KSB_QUEUE_ONLY, NULL, KSB_TOPIC, NULL);
+        ksb_bracket = bracket;
+        rk[0]       = ksb_producer_new(KSB_QUEUE_ONLY, NULL, KSB_TOPIC, NULL);
         rk[1] = ksb_producer_new(KSB_QUEUE_ONLY, ksb_plugin_path(), KSB_TOPIC,
                                  report);
+        ksb_bracket = 0;
         for (v = 0; v < 2; v++) {
                 rkt[v] = rd_kafka_topic_new(rk[v], KSB_TOPIC, NULL);
                 run_block(rk[v], rkt[v], st, 0, msgs / 4, 1, v); /* warm-up */
         }
+}
 
-        for (c = 0; c < tcnt; c++) {
-                int  t = tcounts[c];
-                char id[64], what[160];
+static void pair_destroy(rd_kafka_t *rk[2], rd_kafka_topic_t *rkt[2])
+{
+        int v;
 
-                for (r = 0; r < rounds; r++) {
-                        block_t b[2];
-                        for (v = 0; v < 2; v++) {
-                                int which = r % 2 ? 1 - v : v; /* AB, BA */
-                                b[which]  = run_block(rk[which], rkt[which], st,
-                                                      off, msgs, t, which);
-                        }
-                        off += msgs;
-                        ratio[r] = b[1].rate / b[0].rate;
-                        cpu[r]   = b[1].cpu_per_msg - b[0].cpu_per_msg;
-                        proc[r] = b[1].proc_cpu_per_msg - b[0].proc_cpu_per_msg;
-                        ksb_note("queue %d thread(s) round %d: without %.0f "
-                                 "msg/s, with %.0f msg/s, ratio %.3f; CPU/msg "
-                                 "(producing threads + keyshift's) %.0f / "
-                                 "%.0f ns; process CPU/msg (former method) "
-                                 "%.0f / %.0f ns",
-                                 t, r, b[0].rate, b[1].rate, ratio[r],
-                                 b[0].cpu_per_msg, b[1].cpu_per_msg,
-                                 b[0].proc_cpu_per_msg, b[1].proc_cpu_per_msg);
-                }
-                snprintf(id, sizeof(id), "%d.produce.queue.threads%d.ratio",
-                         t == 1 ? 2 : 3, t);
-                snprintf(what, sizeof(what),
-                         "produce() throughput with/without, queue only, %d "
-                         "thread(s)",
-                         t);
-                ksb_result(id, what, ">=", 0.90, "x", ratio, (size_t)rounds);
-                snprintf(id, sizeof(id), "4.produce.queue.threads%d.cpu", t);
-                snprintf(what, sizeof(what),
-                         "CPU per message with - without (producing threads' "
-                         "own + keyshift's threads until idle), %d thread(s)",
-                         t);
-                ksb_result(id, what, t == 1 ? "<=" : "-", 100, "ns", cpu,
-                           (size_t)rounds);
-                snprintf(id, sizeof(id),
-                         "4.produce.queue.threads%d.cpu_process", t);
-                snprintf(what, sizeof(what),
-                         "the former figure: process CPU per message with - "
-                         "without over the produce calls, %d thread(s)",
-                         t);
-                ksb_result(id, what, "-", 0, "ns", proc, (size_t)rounds);
-        }
-
-        lat = malloc(msgs * sizeof(*lat));
-        if (!lat)
-                ksb_die("out of memory");
-        for (r = 0; r < rounds; r++) {
-                double med[2], p99[2];
-                for (v = 0; v < 2; v++) {
-                        int which = r % 2 ? 1 - v : v;
-                        run_latency(rk[which], rkt[which], st, off, msgs, lat,
-                                    &med[which], &p99[which]);
-                }
-                off += msgs;
-                dmed[r] = med[1] - med[0];
-                dp99[r] = p99[1] - p99[0];
-                ksb_note("produce() latency round %d: without median %.0f p99 "
-                         "%.0f ns; with median %.0f p99 %.0f ns",
-                         r, med[0], p99[0], med[1], p99[1]);
-        }
-        ksb_result("1.produce.queue.median_delta",
-                   "produce() median with - without (on_send), 1 thread",
-                   "<=", 50, "ns", dmed, (size_t)rounds);
-        ksb_result("1.produce.queue.p99_delta",
-                   "produce() p99 with - without, 1 thread", "<=", 500, "ns",
-                   dp99, (size_t)rounds);
-        free(lat);
         for (v = 0; v < 2; v++) {
                 rd_kafka_topic_destroy(rkt[v]);
                 ksb_producer_drain(rk[v]);
                 rd_kafka_destroy(rk[v]);
         }
-        check_report(report);
+}
+
+/**
+ * @brief Queue-only rounds on stream @p st, figure ids tagged @p tag
+ *        ("queue", "queue.distinct", ...). Each round runs an A/B pair of
+ *        plain producers (the throughput ratio: nothing but keyshift
+ *        differs) and an A/B pair of bracketed ones (keyshift's CPU per
+ *        message: its on_send timed inside produce(), plus its threads'
+ *        CPU until they are idle, minus the bracket's own cost measured on
+ *        A). The former with - without CPU of the producing threads is
+ *        printed beside it: it also holds librdkafka's own cost, which
+ *        moves with keyshift's (at 2 threads, produce() contends less for
+ *        librdkafka's locks when each call takes a little longer), so it
+ *        can go negative. With @p latency, then single-thread rounds time
+ *        each produce() call.
+ */
+static void queue_mode(const ksb_stream_t *st, const char *tag,
+                       const int *tcounts, int tcnt, size_t msgs, int rounds,
+                       int latency)
+{
+        char              report[2][256];
+        rd_kafka_t       *rk[2], *rkb[2];
+        rd_kafka_topic_t *rkt[2], *rktb[2];
+        double            ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
+        double            ww[KSB_ROUNDS_MAX], spun[KSB_ROUNDS_MAX];
+        double            dmed[KSB_ROUNDS_MAX], dp99[KSB_ROUNDS_MAX];
+        uint32_t         *lat;
+        size_t            off = 0;
+        int               v, r, c;
+
+        for (v = 0; v < 2; v++)
+                snprintf(report[v], sizeof(report[v]),
+                         "/tmp/ksb-produce-%ld-%d.json", (long)getpid(), v);
+        pair_new(rk, rkt, st, msgs, report[0], 0);
+        pair_new(rkb, rktb, st, msgs, report[1], 1);
+
+        for (c = 0; c < tcnt; c++) {
+                int  t = tcounts[c];
+                char id[96], what[192];
+
+                for (r = 0; r < rounds; r++) {
+                        block_t b[2], bb[2];
+                        for (v = 0; v < 2; v++) {
+                                int which = r % 2 ? 1 - v : v; /* AB, BA */
+                                b[which]  = run_block(rk[which], rkt[which], st,
+                                                      off, msgs, t, which);
+                        }
+                        for (v = 0; v < 2; v++) {
+                                int which = r % 2 ? v : 1 - v; /* BA, AB */
+                                bb[which] = run_block(rkb[which], rktb[which],
+                                                      st, off, msgs, t, which);
+                        }
+                        off += msgs;
+                        ratio[r] = b[1].rate / b[0].rate;
+                        cpu[r]   = bb[1].direct_per_msg - bb[0].direct_per_msg;
+                        ww[r]    = bb[1].cpu_per_msg - bb[0].cpu_per_msg;
+                        spun[r]  = bb[1].spin_per_msg;
+                        ksb_note("%s %d thread(s) round %d: without %.0f "
+                                 "msg/s, with %.0f msg/s, ratio %.3f; "
+                                 "bracket %.1f / %.1f ns/msg (keyshift %.1f); "
+                                 "producing threads + keyshift's %.0f / %.0f "
+                                 "ns/msg (with - without %.0f)",
+                                 tag, t, r, b[0].rate, b[1].rate, ratio[r],
+                                 bb[0].direct_per_msg, bb[1].direct_per_msg,
+                                 cpu[r], bb[0].cpu_per_msg, bb[1].cpu_per_msg,
+                                 ww[r]);
+                }
+                snprintf(id, sizeof(id), "%d.produce.%s.threads%d.ratio",
+                         t == 1 ? 2 : 3, tag, t);
+                snprintf(what, sizeof(what),
+                         "produce() throughput with/without, %s, %d "
+                         "thread(s), %s",
+                         ksb_floor         ? "the floor (hash + 4 counters)"
+                         : ksb_spin_ns > 0 ? "calibration spin"
+                                           : "queue only",
+                         t, st->name);
+                ksb_result(id, what, ">=", 0.95, "x", ratio, (size_t)rounds);
+                snprintf(id, sizeof(id), "4.produce.%s.threads%d.cpu", tag, t);
+                snprintf(what, sizeof(what),
+                         "keyshift's CPU per message: on_send in produce() "
+                         "(bracketed) + its threads, %d thread(s), %s",
+                         t, st->name);
+                ksb_result(id, what,
+                           ksb_spin_ns > 0 || ksb_floor ? "-" : "<=", 100, "ns",
+                           cpu, (size_t)rounds);
+                snprintf(id, sizeof(id),
+                         "4.produce.%s.threads%d.cpu_with_without", tag, t);
+                snprintf(what, sizeof(what),
+                         "producing threads' CPU + keyshift's, with - without "
+                         "(holds librdkafka's own changes), %d thread(s)",
+                         t);
+                ksb_result(id, what, "-", 0, "ns", ww, (size_t)rounds);
+                if (ksb_spin_ns <= 0)
+                        continue;
+                snprintf(id, sizeof(id), "4.produce.%s.threads%d.spun", tag, t);
+                snprintf(what, sizeof(what),
+                         "what the calibration spin took by its own clock "
+                         "(the bracket finds this + one interceptor call), "
+                         "%d thread(s)",
+                         t);
+                ksb_result(id, what, "-", 0, "ns", spun, (size_t)rounds);
+        }
+
+        if (latency) {
+                lat = malloc(msgs * sizeof(*lat));
+                if (!lat)
+                        ksb_die("out of memory");
+                for (r = 0; r < rounds; r++) {
+                        double med[2], p99[2];
+                        for (v = 0; v < 2; v++) {
+                                int which = r % 2 ? 1 - v : v;
+                                run_latency(rk[which], rkt[which], st, off,
+                                            msgs, lat, &med[which],
+                                            &p99[which]);
+                        }
+                        off += msgs;
+                        dmed[r] = med[1] - med[0];
+                        dp99[r] = p99[1] - p99[0];
+                        ksb_note("produce() latency round %d: without median "
+                                 "%.0f p99 %.0f ns; with median %.0f p99 "
+                                 "%.0f ns",
+                                 r, med[0], p99[0], med[1], p99[1]);
+                }
+                ksb_result("1.produce.queue.median_delta",
+                           "produce() median with - without (on_send), 1 "
+                           "thread",
+                           "<=", 50, "ns", dmed, (size_t)rounds);
+                ksb_result("1.produce.queue.p99_delta",
+                           "produce() p99 with - without, 1 thread", "<=", 500,
+                           "ns", dp99, (size_t)rounds);
+                free(lat);
+        }
+        pair_destroy(rk, rkt);
+        pair_destroy(rkb, rktb);
+        for (v = 0; v < 2; v++)
+                check_report(report[v]);
 }
 
 /** @returns messages/s of one mock-cluster block (produce + flush). */
@@ -372,8 +455,10 @@ static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
 
 int main(int argc, char **argv)
 {
-        int          tcounts[8] = {1, 2, 8}, tcnt = 3, rounds = 7, mock = -1;
-        size_t       msgs = 0;
+        int          tcounts[8] = {1, 2, 8}, tcnt = 3, rounds = 15, mock = -1;
+        size_t       msgs   = 0;
+        const char  *stream = "zipf";
+        char         tag[64];
         ksb_stream_t st;
         int          i;
 
@@ -387,6 +472,12 @@ int main(int argc, char **argv)
                 else if (!strcmp(argv[i], "--keyshift-partitioner") &&
                          i + 1 < argc)
                         ksb_keyshift_partitioner = argv[++i];
+                else if (!strcmp(argv[i], "--stream") && i + 1 < argc)
+                        stream = argv[++i];
+                else if (!strcmp(argv[i], "--floor"))
+                        ksb_floor = 1;
+                else if (!strcmp(argv[i], "--calibrate") && i + 1 < argc)
+                        ksb_spin_ns = atof(argv[++i]);
                 else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
                         rounds = atoi(argv[++i]);
                 else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -402,6 +493,8 @@ int main(int argc, char **argv)
                 } else
                         ksb_die("usage: ksb_produce --queue|--mock [--msgs M] "
                                 "[--rounds R] [--threads 1,2,8] "
+                                "[--stream zipf|distinct|ais] [--calibrate NS] "
+                                "[--floor] "
                                 "[--keyshift-partitioner NAME]");
         }
         if (mock < 0)
@@ -412,11 +505,30 @@ int main(int argc, char **argv)
         if (!msgs)
                 msgs = mock ? 300000 : 400000;
         ksb_note("plugin %s", ksb_plugin_path());
-        ksb_stream_zipf(&st, 4000000, 100000, 1.0, 0.01, 7);
+        ksb_tsc_per_ns(); /* measured once, before any thread reads it */
+        if (!strcmp(stream, "distinct"))
+                /* every message a key never seen: one stream, no repeats */
+                ksb_stream_distinct(&st, msgs * (size_t)(rounds * tcnt + 1));
+        else if (!strcmp(stream, "ais"))
+                ksb_stream_ais(&st, ksb_ais_log_path(), 4000000);
+        else if (!strcmp(stream, "zipf"))
+                ksb_stream_zipf(&st, 4000000, 100000, 1.0, 0.01, 7);
+        else
+                ksb_die("stream: zipf, distinct or ais");
+        if (ksb_floor)
+                snprintf(tag, sizeof(tag), "floor");
+        else if (ksb_spin_ns > 0)
+                snprintf(tag, sizeof(tag), "cal%.0f", ksb_spin_ns);
+        else
+                snprintf(tag, sizeof(tag), "queue%s%s",
+                         strcmp(stream, "zipf") ? "." : "",
+                         strcmp(stream, "zipf") ? stream : "");
         if (mock)
                 mock_mode(&st, msgs, rounds);
         else
-                queue_mode(&st, tcounts, tcnt, msgs, rounds);
+                queue_mode(&st, tag, tcounts, tcnt, msgs, rounds,
+                           !strcmp(stream, "zipf") && ksb_spin_ns <= 0 &&
+                               !ksb_floor);
         ksb_stream_free(&st);
         return 0;
 }

@@ -6,10 +6,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <librdkafka/rdkafka_mock.h>
 
+#include "ks_hash.h"
+#include "ks_partitioner.h"
 #include "ksb_stats.h"
 
 const char *ksb_plugin_path(void)
@@ -43,6 +46,126 @@ static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
 }
 
 const char *ksb_keyshift_partitioner;
+int         ksb_bracket;
+double      ksb_spin_ns;
+int         ksb_floor;
+
+static __thread uint64_t bracket_t0, bracket_ticks, spin_ticks;
+/** brackets timed, and those longer than KSB_BRACKET_PREEMPTED_NS */
+static __thread uint64_t bracket_n, bracket_long;
+
+/** A bracket longer than this held a preemption (the thread descheduled
+ *  between its two reads: with 8 threads on 2 CPUs, one call in a few
+ *  hundred): its wall time is another thread's; it counts as the mean of
+ *  the others. */
+#define KSB_BRACKET_PREEMPTED_NS 20000.0
+
+uint64_t ksb_spin_take(void)
+{
+        uint64_t t = spin_ticks;
+        spin_ticks = 0;
+        return t;
+}
+
+uint64_t ksb_bracket_take(void)
+{
+        uint64_t t = bracket_ticks;
+
+        if (bracket_long && bracket_n > bracket_long)
+                t = (uint64_t)((double)t * (double)bracket_n /
+                               (double)(bracket_n - bracket_long));
+        bracket_ticks = bracket_n = bracket_long = 0;
+        return t;
+}
+
+static rd_kafka_resp_err_t bracket_open(rd_kafka_t *rk, rd_kafka_message_t *m,
+                                        void *opaque)
+{
+        (void)rk, (void)m, (void)opaque;
+        bracket_t0 = ksb_tsc();
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+static rd_kafka_resp_err_t bracket_close(rd_kafka_t *rk, rd_kafka_message_t *m,
+                                         void *opaque)
+{
+        uint64_t d = ksb_tsc() - bracket_t0;
+
+        (void)rk, (void)m, (void)opaque;
+        bracket_n++;
+        if ((double)d > KSB_BRACKET_PREEMPTED_NS * ksb_tsc_per_ns())
+                bracket_long++;
+        else
+                bracket_ticks += d;
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+static rd_kafka_resp_err_t spin(rd_kafka_t *rk, rd_kafka_message_t *m,
+                                void *opaque)
+{
+        uint64_t t0  = ksb_tsc(), t;
+        uint64_t end = t0 + (uint64_t)(ksb_spin_ns * ksb_tsc_per_ns());
+
+        (void)rk, (void)m, (void)opaque;
+        while ((t = ksb_tsc()) < end)
+                ;
+        spin_ticks += t - t0; /* what it spun, by its own clock */
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+/** The floor's counters: messages and bytes per partition under the
+ *  current count (6) and three proposed (12, 16, 24), per thread. */
+static const uint32_t    floor_counts[4] = {6, 12, 16, 24};
+static __thread uint64_t floor_load[4][24][2];
+
+/** The floor (--floor): what exact per-message figures cost at least, an
+ *  on_send that hashes the key as the consistent partitioner does (zlib's
+ *  CRC-32, as keyshift) and counts the message and its bytes in its
+ *  partition under 4 counts, on the producing thread (no ring, no
+ *  drainer, no lock, no read-modify-write shared with another thread). */
+static rd_kafka_resp_err_t floor_on_send(rd_kafka_t *rk, rd_kafka_message_t *m,
+                                         void *opaque)
+{
+        uint32_t h;
+        int      i;
+
+        (void)rk, (void)opaque;
+        if (!m->key)
+                return RD_KAFKA_RESP_ERR_NO_ERROR;
+        h = ks_hash_crc32(m->key, m->key_len);
+        for (i = 0; i < 4; i++) {
+                uint64_t *l = floor_load[i][ks_partition_of_m(
+                    h, ks_partition_m(floor_counts[i]), floor_counts[i])];
+                l[0]++;
+                l[1] += m->key_len + m->len;
+        }
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
+/** on_new: registers the on_send named by @p opaque ("ksb-open", ...). */
+static rd_kafka_resp_err_t add_on_send(rd_kafka_t            *rk,
+                                       const rd_kafka_conf_t *conf,
+                                       void *opaque, char *errstr,
+                                       size_t errstr_size)
+{
+        const char *name = opaque;
+
+        (void)conf, (void)errstr, (void)errstr_size;
+        return rd_kafka_interceptor_add_on_send(
+            rk, name,
+            !strcmp(name, "ksb-open")    ? bracket_open
+            : !strcmp(name, "ksb-close") ? bracket_close
+            : !strcmp(name, "ksb-floor") ? floor_on_send
+                                         : spin,
+            NULL);
+}
+
+static void add_on_new(rd_kafka_conf_t *conf, const char *name)
+{
+        if (rd_kafka_conf_interceptor_add_on_new(conf, name, add_on_send,
+                                                 (void *)name))
+                ksb_die("cannot add interceptor %s", name);
+}
 
 rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                              const char *topic, const char *report_path)
@@ -51,6 +174,12 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
         rd_kafka_t      *rk;
         char             errstr[512], path[512];
 
+        if (ksb_bracket)
+                add_on_new(conf, "ksb-open");
+        if (plugin && (ksb_spin_ns > 0 || ksb_floor)) {
+                add_on_new(conf, ksb_floor ? "ksb-floor" : "ksb-spin");
+                plugin = NULL;
+        }
         if (plugin) { /* before any keyshift.* property */
                 set(conf, "plugin.library.paths", plugin);
                 set(conf, "keyshift.partitions.proposed", "12,16,24");
@@ -67,6 +196,8 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                 if (setup == KSB_QUEUE_ONLY)
                         set(conf, "keyshift.partitions.current", "6");
         }
+        if (ksb_bracket)
+                add_on_new(conf, "ksb-close");
         set(conf, "client.id", plugin ? "ksb-with" : "ksb-without");
         set(conf, "queue.buffering.max.messages", "10000000");
         set(conf, "queue.buffering.max.kbytes", "2147483647");

@@ -34,6 +34,43 @@ typedef enum ksb_setup {
  *  each message under every candidate until 1 M messages a topic). */
 extern const char *ksb_keyshift_partitioner;
 
+/**
+ * The bracket: producers made while ksb_bracket is set get two on_send
+ * interceptors of the bench's own, "ksb-open" registered before
+ * `plugin.library.paths` is set and "ksb-close" after it, so librdkafka
+ * calls them in that order around keyshift's on_send (interceptors run in
+ * the order they were added). Each reads the TSC; the ticks between them
+ * add up per thread (ksb_bracket_take()). A producer without keyshift gets
+ * the same pair with nothing between: its ticks are the bracket's own
+ * cost, which the difference removes. So keyshift's on_send is timed on
+ * the producing thread inside the real produce(), and nothing else that
+ * thread does (librdkafka's own work, its lock waits) enters the figure.
+ */
+extern int ksb_bracket;
+
+/** > 0: a producer asked for with a plugin gets, instead of keyshift, an
+ *  on_send between the bracket's two that spins this many nanoseconds on
+ *  the TSC: a known cost the measurement must find (calibration). */
+extern double ksb_spin_ns;
+
+/** Set: a producer asked for with a plugin gets, instead of keyshift, the
+ *  floor (ksb_producer.c): an on_send that hashes the key with zlib's
+ *  CRC-32 and counts it per partition under 4 counts, inline. What exact
+ *  per-message figures cost at least, in the same measurement. */
+extern int ksb_floor;
+
+/** @returns the calling thread's TSC ticks spent spinning (ksb_spin_ns)
+ *           by the spin's own clock since its last call, and starts again:
+ *           the calibration's known part (the rest of what the bracket
+ *           finds is librdkafka calling one more interceptor). */
+uint64_t ksb_spin_take(void);
+
+/** @returns the calling thread's TSC ticks inside brackets since its last
+ *           call (0 at its first), and starts counting again. A bracket
+ *           over 20 us held a preemption and counts as the mean of the
+ *           others. */
+uint64_t ksb_bracket_take(void);
+
 /** @returns the plugin's full path: $KS_PLUGIN, else the path compiled
  *           in (KSB_PLUGIN), else dies. */
 const char *ksb_plugin_path(void);
