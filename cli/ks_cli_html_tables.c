@@ -69,10 +69,20 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
                 const json_t *mv   = json_object_get(h, "moves");
                 const json_t *pcur = json_object_get(h, "partition_current");
                 uint64_t      err  = ks_cli_u64(h, "messages_error");
+                uint64_t      serr = ks_cli_u64(h, "messages_sampling_error");
 
                 fprintf(fp, "<tr><td class=\"num\">%zu</td>", i + 1);
                 ks_td_text(fp, "key", ks_cli_fmt_key(h, 40, key, sizeof(key)));
-                if (err)
+                if (serr)
+                        fprintf(fp,
+                                "<td class=\"num\" title=\"an estimate from "
+                                "sampled messages: within &#xB1;%llu (3 "
+                                "standard errors), and may be up to %llu too "
+                                "high\">%llu&#x2009;&#xB1;</td>",
+                                (unsigned long long)serr,
+                                (unsigned long long)err,
+                                (unsigned long long)ks_cli_u64(h, "messages"));
+                else if (err)
                         fprintf(fp,
                                 "<td class=\"num\" title=\"may be up to %llu "
                                 "too high\">%llu&#x2009;*</td>",

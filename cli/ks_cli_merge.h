@@ -61,13 +61,19 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
 /**
  * @returns the topic's `hot_keys` array from the merged summary, busiest
  *          first, at most @p max, in the report's form (key, key_hex,
- *          key_length, key_truncated, messages, messages_error, bytes,
+ *          key_length, key_truncated, messages, messages_error,
+ *          messages_sampling_error, bytes,
  *          share of @p topic_messages, partition_current,
  *          partition_proposed, moves).
  */
 json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                                const int32_t *props, size_t prop_cnt,
                                uint64_t topic_messages, size_t max);
+
+/** @returns the topic's `hot_keys_sampling` object of the merged inputs
+ *           (their runs of one passed by, and those the hot-key summary got
+ *           by sample, summed; ks_run_hot_t in ks_topic.h). */
+json_t *ks_cli_sketch_hot_sampling(const ks_cli_sketch_t *m);
 
 /** @returns the merged `merge` object; @p hot_total is the hot-key
  *           summary's stream total (the inputs' totals summed). */

@@ -29,12 +29,16 @@
 #include "ks_keysample.h"
 #include "ks_partitioner.h"
 #include "ks_report.h"
+#include "ks_topic.h"
 #include "ks_topk.h"
 
 struct ks_cli_sketch {
         ks_hll_t        hll;
         ks_keysample_t *sample;
         ks_topk_t      *hot;
+        /* the inputs' runs of one passed by and those the hot-key summary
+         * got by sample (ks_run_hot_t), summed */
+        uint64_t hot_passed_by, hot_sampled;
 };
 
 ks_cli_sketch_t *ks_cli_sketch_new(size_t sample_capacity, size_t hot_capacity)
@@ -126,6 +130,8 @@ static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
         }
         ks_topk_merge(m->hot, one);
         ks_topk_destroy(one);
+        m->hot_passed_by += ks_cli_u64(hot, "passed_by");
+        m->hot_sampled += ks_cli_u64(hot, "sampled");
         return 0;
 }
 
@@ -245,14 +251,17 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                 ks_cli_fmt_hex(e[i].key, kl, hex);
                 json_array_append_new(
                     arr,
-                    json_pack("{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:f, s:o, "
-                              "s:o, s:o}",
+                    json_pack("{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:f, "
+                              "s:o, s:o, s:o}",
                               "key", ks_sketch_key_json(e[i].key, kl),
                               "key_hex", hex, "key_length", (int)e[i].keylen,
                               "key_truncated", e[i].keylen > KS_TOPK_KEY_MAX,
                               "messages", (json_int_t)e[i].count,
-                              "messages_error", (json_int_t)e[i].error, "bytes",
-                              (json_int_t)e[i].bytes, "share",
+                              "messages_error", (json_int_t)e[i].error,
+                              "messages_sampling_error",
+                              (json_int_t)ks_topic_hot_sampling_error(
+                                  m->hot_sampled, e[i].count),
+                              "bytes", (json_int_t)e[i].bytes, "share",
                               topic_messages
                                   ? (double)e[i].count / (double)topic_messages
                                   : 0.0,
@@ -262,6 +271,13 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
         }
         free(e);
         return arr;
+}
+
+json_t *ks_cli_sketch_hot_sampling(const ks_cli_sketch_t *m)
+{
+        return json_pack("{s:i, s:I, s:I}", "one_in", KS_HOT_SAMPLE_ONE_IN,
+                         "messages_passed_by", (json_int_t)m->hot_passed_by,
+                         "messages_sampled", (json_int_t)m->hot_sampled);
 }
 
 json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
@@ -306,11 +322,14 @@ json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
                               (json_int_t)he[i].error, "bytes",
                               (json_int_t)he[i].bytes));
         }
-        o = json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:o}}", "distinct_hll",
-                      ks_report_hll_json(&m->hll), "key_sample", "capacity",
-                      (int)ks_keysample_capacity(m->sample), "entries", sample,
-                      "hot_keys", "capacity", (int)hcap, "total",
-                      (json_int_t)hot_total, "entries", hot);
+        o = json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:i, s:I, s:I, s:o}}",
+                      "distinct_hll", ks_report_hll_json(&m->hll), "key_sample",
+                      "capacity", (int)ks_keysample_capacity(m->sample),
+                      "entries", sample, "hot_keys", "capacity", (int)hcap,
+                      "total", (json_int_t)hot_total, "sampled_one_in",
+                      KS_HOT_SAMPLE_ONE_IN, "passed_by",
+                      (json_int_t)m->hot_passed_by, "sampled",
+                      (json_int_t)m->hot_sampled, "entries", hot);
         free(se);
         free(he);
         return o;

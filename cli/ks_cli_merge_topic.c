@@ -397,6 +397,8 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
             t, "hot_keys",
             ks_cli_sketch_hot_keys(sk, cur, pcounts, json_array_size(ps),
                                    ks_cli_u64(t, "messages"), hot_max));
+        json_object_set_new(t, "hot_keys_sampling",
+                            ks_cli_sketch_hot_sampling(sk));
         json_object_set_new(t, "merge", ks_cli_sketch_json(sk, hot_total));
         json_object_set_new(t, "warnings",
                             ks_cli_merge_warnings(in, n, t, total_inputs));

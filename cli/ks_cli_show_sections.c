@@ -187,6 +187,9 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 if (err)
                         printf(" %s(count may be %s high)%s", s->st->dim,
                                ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
+                if ((err = ks_cli_u64(h, "messages_sampling_error")))
+                        printf(" %s(sampled: +/- %s)%s", s->st->dim,
+                               ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
                 printf("\n");
         }
         if (verdicts)

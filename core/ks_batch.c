@@ -47,6 +47,10 @@
 /** Slot flags. */
 #define KS_SLOT_NULL 1  /**< the key is NULL */
 #define KS_SLOT_FRESH 4 /**< taken during a flush's first pass */
+/** A run of one passed by (pass_by()), and whether the hot-key summary
+ *  sees it (ks_run_hot_t). */
+#define KS_SLOT_PASSED 8
+#define KS_SLOT_SAMPLED 16
 
 /**
  * A slot's tag word, in the tag array beside the slots (4 B a slot, 16
@@ -126,9 +130,13 @@ struct ks_batch {
         /* passing the table by (pass_by(), pass_decide()): the mode, the
          * messages to pass by before the next trial window, and
          * stats.probes and .found when the window under way began */
-        int              passing;
-        uint32_t         pass_left;
-        uint64_t         w_probes0, w_found0;
+        int      passing;
+        uint32_t pass_left;
+        uint64_t w_probes0, w_found0;
+        /* which runs of one passed by the hot-key summary sees: a random
+         * one in KS_HOT_SAMPLE_ONE_IN (xorshift64, Marsaglia 2003; never
+         * a function of the key, so every key is sampled alike) */
+        uint64_t         rng;
         ks_batch_stats_t stats;
 };
 
@@ -151,6 +159,7 @@ ks_batch_t *ks_batch_new(size_t bytes)
 
         if (!b)
                 return NULL;
+        b->rng = 0x9E3779B97F4A7C15ULL; /* any seed but 0 */
         /* a table of whole huge pages is asked to be backed by them: a
          * message's slot is a random line of it, and the table spans more
          * 4 KiB pages than the TLB holds (~10 % of the drainer's time on a
@@ -340,9 +349,12 @@ static void apply_run(ks_batch_t *b, ks_batch_hold_t *held,
         ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
         hold(held, s->t);
         if (s->messages) {
-                ks_topic_record_run_locked(s->t, key_of(s), s->keylen,
-                                           s->partition, &f, s->messages,
-                                           s->bytes, 0);
+                ks_topic_record_run_locked(
+                    s->t, key_of(s), s->keylen, s->partition, &f, s->messages,
+                    s->bytes,
+                    !(s->flags & KS_SLOT_PASSED) ? KS_RUN_HOT_NOW
+                    : s->flags & KS_SLOT_SAMPLED ? KS_RUN_HOT_SAMPLED
+                                                 : KS_RUN_HOT_SKIPPED);
                 b->stats.runs++;
         }
         if (s->offer_messages)
@@ -576,13 +588,20 @@ static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
                     size_t keylen, int32_t partition, uint32_t nb)
 {
         ks_batch_slot_t *r = aside_run(b);
+        unsigned         sampled;
 
+        b->rng ^= b->rng << 13;
+        b->rng ^= b->rng >> 7;
+        b->rng ^= b->rng << 17;
+        sampled =
+            (b->rng >> 40) % KS_HOT_SAMPLE_ONE_IN == 0 ? KS_SLOT_SAMPLED : 0;
         *r = (ks_batch_slot_t){.t         = t,
                                .messages  = 1,
                                .partition = partition,
                                .bytes     = nb,
                                .keylen    = (uint8_t)keylen,
-                               .flags     = (uint8_t)(key ? 0 : KS_SLOT_NULL)};
+                               .flags     = (uint8_t)((key ? 0 : KS_SLOT_NULL) |
+                                                  KS_SLOT_PASSED | sampled)};
         ks_bytes_copy_small(r->key, key, keylen);
         b->stats.passed_by++;
 }

@@ -60,7 +60,12 @@
  *    found, a probe (a miss: the tags, the slot taken, the eviction)
  *    costs more than the runs it saves (bench/README.md). Every figure
  *    that does not depend on the order runs come in is the same either
- *    way (a run is a run); the few that do depended on the table's order
+ *    way (a run is a run), but the hot-key summary's: it is offered one
+ *    run of one passed by in KS_HOT_SAMPLE_ONE_IN, at random, weighted
+ *    (ks_run_hot_t in ks_topic.h: a new key costs the summary's work only
+ *    when sampled; the report states the sampling error beside each hot
+ *    key's count); the few figures that depend on the order depended on
+ *    the table's order
  *    already (ks_keyenc.h rule 2's text-looking 4-byte keys; which
  *    encodings the mixed-key sample and which Schema Registry ids the id
  *    list keep). A topic whose partition count is not known yet is not

@@ -214,13 +214,17 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                                             json_boolean(pp != pc));
                 }
                 o = json_pack(
-                    "{s:o, s:o, s:i, s:b, s:I, s:I, s:I, s:f, s:o, s:o, s:o}",
+                    "{s:o, s:o, s:i, s:b, s:I, s:I, s:I, s:I, s:f, s:o, s:o, "
+                    "s:o}",
                     "key", ks_report_key(e->key, kl), "key_hex",
                     ks_report_hex(e->key, kl), "key_length", (int)e->keylen,
                     "key_truncated", e->keylen > KS_TOPK_KEY_MAX, "messages",
                     (json_int_t)e->count, "messages_error",
-                    (json_int_t)e->error, "bytes", (json_int_t)e->bytes,
-                    "share", ks_report_frac(e->count, s->c.total.messages),
+                    (json_int_t)e->error, "messages_sampling_error",
+                    (json_int_t)ks_topic_hot_sampling_error(s->c.hot_sampled,
+                                                            e->count),
+                    "bytes", (json_int_t)e->bytes, "share",
+                    ks_report_frac(e->count, s->c.total.messages),
                     "partition_current",
                     pc >= 0 ? json_integer(pc) : json_null(),
                     "partition_proposed", prop, "moves", moves);
@@ -261,12 +265,14 @@ static json_t *merge_json(const ks_topic_snapshot_t *s)
                                    (json_int_t)e->error, "bytes",
                                    (json_int_t)e->bytes));
         }
-        return json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:o}}",
-                         "distinct_hll", ks_report_hll_json(&s->hll),
-                         "key_sample", "capacity", (int)s->sample_capacity,
-                         "entries", sample, "hot_keys", "capacity",
-                         (int)s->topk_capacity, "total",
-                         (json_int_t)s->topk_total, "entries", hot);
+        return json_pack(
+            "{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:i, s:I, s:I, s:o}}",
+            "distinct_hll", ks_report_hll_json(&s->hll), "key_sample",
+            "capacity", (int)s->sample_capacity, "entries", sample, "hot_keys",
+            "capacity", (int)s->topk_capacity, "total",
+            (json_int_t)s->topk_total, "sampled_one_in", KS_HOT_SAMPLE_ONE_IN,
+            "passed_by", (json_int_t)s->c.hot_passed_by, "sampled",
+            (json_int_t)s->c.hot_sampled, "entries", hot);
 }
 
 /** @returns whether topic @p s rehearses another count than its own:
@@ -638,6 +644,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         }
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
+        json_object_set_new(
+            o, "hot_keys_sampling",
+            json_pack("{s:i, s:I, s:I}", "one_in", KS_HOT_SAMPLE_ONE_IN,
+                      "messages_passed_by", (json_int_t)c->hot_passed_by,
+                      "messages_sampled", (json_int_t)c->hot_sampled));
         json_object_set_new(o, "merge",
                             opts->bulk_by_writer ? json_null() : merge_json(s));
         if (opts->sizing)

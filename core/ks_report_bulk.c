@@ -282,6 +282,12 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
         put_u64(o, s->topk_capacity);
         PUT_LIT(o, ",\"total\":");
         put_u64(o, s->topk_total);
+        PUT_LIT(o, ",\"sampled_one_in\":");
+        put_u64(o, KS_HOT_SAMPLE_ONE_IN);
+        PUT_LIT(o, ",\"passed_by\":");
+        put_u64(o, s->c.hot_passed_by);
+        PUT_LIT(o, ",\"sampled\":");
+        put_u64(o, s->c.hot_sampled);
         PUT_LIT(o, ",\"entries\":[");
         for (i = 0; i < s->hot_cnt; i++) {
                 const ks_topk_entry_t *e = &s->hot[i];

@@ -9,6 +9,7 @@
  */
 #include "ks_topic.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -715,12 +716,22 @@ static int record_run(ks_topic_t *t, const void *key, size_t keylen,
                 load_add(&t->c.hashed, messages, bytes);
                 ks_hll_add(&t->hll, f->h64);
                 sample_key(t, key, keylen, f->h64, f->phash, messages, bytes);
-                if (!windowed)
+                if (windowed == KS_RUN_HOT_NOW) {
                         ks_topk_add_n(t->topk, key, keylen, f->h64, f->phash,
                                       messages, bytes);
-                else
+                } else if (windowed == KS_RUN_HOT_WINDOW) {
                         offer = !ks_topk_window_bump(t->topk, f->h64, messages,
                                                      bytes);
+                } else {
+                        t->c.hot_passed_by += messages;
+                        if (windowed == KS_RUN_HOT_SAMPLED) {
+                                t->c.hot_sampled += messages;
+                                ks_topk_add_n(t->topk, key, keylen, f->h64,
+                                              f->phash,
+                                              messages * KS_HOT_SAMPLE_ONE_IN,
+                                              bytes * KS_HOT_SAMPLE_ONE_IN);
+                        }
+                }
                 if (f->has_logical)
                         ks_mixed_add_n(t->mixed, f->lhash, enc, key, keylen,
                                        f->phash, messages, bytes);
@@ -804,6 +815,14 @@ int ks_topic_record_stored_locked(ks_topic_t *t, const void *key, size_t keylen,
 {
         return record_run(t, key, keylen, -1, stored < 0 ? INT32_MAX : stored,
                           f, messages, bytes, 0);
+}
+
+uint64_t ks_topic_hot_sampling_error(uint64_t sampled, uint64_t count)
+{
+        if (!sampled)
+                return 0;
+        return (uint64_t)ceil(3.0 *
+                              sqrt((double)count * (KS_HOT_SAMPLE_ONE_IN - 1)));
 }
 
 void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,

@@ -154,6 +154,11 @@ typedef struct ks_topic_counters {
                                *   in total (ks_stage.h) */
         uint64_t  explicit_out_of_range; /**< explicit partition >= count */
         uint64_t  key_encodings[KS_KEYENC__CNT]; /**< messages per encoding */
+        /* the hot-key summary's share of runs of one passed by the
+         * drainer's key table (ks_run_hot_t) */
+        uint64_t hot_passed_by; /**< hashed messages passed by */
+        uint64_t hot_sampled;   /**< of those, offered to the summary
+                                       *   (each weighted KS_HOT_SAMPLE_ONE_IN) */
         /* delivery reports (on_acknowledgement) */
         uint64_t ack_messages;
         uint64_t ack_matched;         /**< partition == the model's */
@@ -373,6 +378,41 @@ void ks_topic_lock(ks_topic_t *t);
 void ks_topic_unlock(ks_topic_t *t);
 
 /**
+ * How a run reaches the hot-key summary (ks_topic_record_run_locked()'s
+ * @p hot). Runs of one that the drainer's key table passed by (ks_batch.h:
+ * a stream whose keys rarely repeat) are offered one in
+ * KS_HOT_SAMPLE_ONE_IN, chosen at random whatever the key, each weighted
+ * KS_HOT_SAMPLE_ONE_IN: a new key then costs the summary's work (~25-35 ns,
+ * bench/README.md) only when sampled. A listed key's count is then an
+ * estimate: its sampled part c_s = KS_HOT_SAMPLE_ONE_IN x Binomial(m, 1 /
+ * KS_HOT_SAMPLE_ONE_IN) for its m messages passed by has variance
+ * m (KS_HOT_SAMPLE_ONE_IN - 1), so the report states
+ * 3 sqrt(count (KS_HOT_SAMPLE_ONE_IN - 1)) beside each count
+ * (ks_topic_hot_sampling_error(): count >= c_s, so at least 3 standard
+ * errors), on top of Space-Saving's one-sided bound. Runs of the table
+ * (a key counted in its slot) are offered whole, as before: exact streams
+ * stay exact. Every other figure counts every message.
+ */
+typedef enum ks_run_hot {
+        KS_RUN_HOT_NOW     = 0, /**< the summary counts the run at once */
+        KS_RUN_HOT_WINDOW  = 1, /**< the run belongs to a window (below) */
+        KS_RUN_HOT_SAMPLED = 2, /**< a run of one passed by and sampled:
+                                 *   counted at once, weighted */
+        KS_RUN_HOT_SKIPPED = 3, /**< a run of one passed by, not sampled:
+                                 *   the summary does not see it */
+} ks_run_hot_t;
+
+/** One run of one passed by in this many is offered to the hot-key
+ *  summary (ks_run_hot_t). */
+#define KS_HOT_SAMPLE_ONE_IN 8
+
+/** @returns the sampling error (3 standard errors, messages) stated beside
+ *           a hot key's @p count on a topic whose hot-key summary got
+ *           @p sampled messages by sample (ks_topic_counters_t.hot_sampled;
+ *           0: none, and the error is 0), ks_run_hot_t. */
+uint64_t ks_topic_hot_sampling_error(uint64_t sampled, uint64_t count);
+
+/**
  * @brief Counts @p messages identical messages (same key, same partition
  *        argument), @p bytes key + value bytes in all, whose key has facts
  *        @p f: exactly what as many ks_topic_record_at() calls do, except
@@ -380,10 +420,12 @@ void ks_topic_unlock(ks_topic_t *t);
  *        moved figures are sums, so they are exact; the sketches take
  *        weighted updates (ks_topk_add_n(), ks_keysample_add_payload_n(),
  *        ks_mixed_add_n()) with unchanged error bounds.
- * @param windowed 0: the hot-key summary counts the run at once. 1: the
- *        run belongs to a window begun with ks_topic_window_begin_locked()
- *        (one run per key and window): a key the summary monitors is
- *        counted, another is left for ks_topic_offer_run_locked().
+ * @param windowed a ks_run_hot_t. KS_RUN_HOT_NOW (0): the hot-key summary
+ *        counts the run at once. KS_RUN_HOT_WINDOW (1): the run belongs to
+ *        a window begun with ks_topic_window_begin_locked() (one run per
+ *        key and window): a key the summary monitors is counted, another
+ *        is left for ks_topic_offer_run_locked(). KS_RUN_HOT_SAMPLED,
+ *        KS_RUN_HOT_SKIPPED: a run of one the key table passed by.
  * @returns 1 when the run must be offered to the hot-key summary, after
  *          every run of the window was recorded; else 0.
  * @locks the caller holds ks_topic_lock(t).

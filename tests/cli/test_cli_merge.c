@@ -25,6 +25,7 @@
 #include "cli_test_support.h"
 #include "ks_e2e_support.h"
 #include "ks_test.h"
+#include "ks_topic.h"
 
 #define N_MSGS 150000
 #define N_IDS 30000
@@ -552,6 +553,105 @@ static void test_merge_schema_ids(void)
         json_decref(m);
 }
 
+/** @brief Produces @p n messages to "orders": the ids (hot key h for
+ *         message i when i % 10 == 0: h = (i / 10) % 13 folded to 0..6,
+ *         else a key never seen: "order-<base + i>"), into @p path; counts
+ *         each hot key's messages in @p hot_true. */
+static void produce_spiked(const char *path, int base, int n,
+                           uint64_t hot_true[7])
+{
+        ks_e2e_producer_t p;
+        rd_kafka_conf_t  *conf;
+        char              key[32];
+        int               i, kl;
+
+        conf = ks_e2e_conf(
+            "keyshift.report.path", path, "keyshift.report.interval.ms", "0",
+            "keyshift.partitions.proposed", "12", "keyshift.partitions.current",
+            "6", "queue.buffering.max.messages", "400000", NULL);
+        CU_ASSERT_FATAL(ks_e2e_producer_new(&p, conf, "orders", 6) == 0);
+        for (i = 0; i < n; i++) {
+                if (i % 10 == 0) { /* under a fifth: the table is passed by */
+                        int h = (i / 10) % 13;
+                        h     = h < 7 ? h / 2 : h - 6; /* 0-3 twice as busy */
+                        kl    = snprintf(key, sizeof(key), "hot-%d", h);
+                        hot_true[h]++;
+                } else {
+                        kl = snprintf(key, sizeof(key), "order-%d", base + i);
+                }
+                ks_e2e_produce(&p, "orders", key, (size_t)kl, -1, "v", 1);
+        }
+        ks_e2e_producer_close(&p);
+        CU_ASSERT_EQUAL(p.dr_cnt, (size_t)n);
+        ks_e2e_producer_free(&p);
+}
+
+/* New keys, with hot keys among them: the key table passes the stream by
+ * and the hot-key summary sees it by sample; each producer's report and
+ * the merge say so, state the sampling error beside each count, and the
+ * true counts are within it; show and html print it. */
+static void test_merge_sampled_hot_keys(void)
+{
+        enum { N = 250000 };
+        char          pa[700], pb[700], pm[700];
+        uint64_t      truth[7] = {0};
+        json_t       *m, *hot, *hs;
+        ks_clit_run_t r;
+        size_t        i, k;
+        uint64_t      sampled = 0;
+
+        snprintf(pa, sizeof(pa), "%s/orders-a.json", dir);
+        snprintf(pb, sizeof(pb), "%s/orders-b.json", dir);
+        snprintf(pm, sizeof(pm), "%s/orders.json", dir);
+        produce_spiked(pa, 0, N, truth);
+        produce_spiked(pb, N, N, truth);
+        for (i = 0; i < 2; i++) {
+                json_t *a = json_load_file(i ? pb : pa, 0, NULL);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+                hs = ks_e2e_get(a, "topics/orders/hot_keys_sampling");
+                CU_ASSERT(ks_e2e_int(hs, "messages_passed_by") > N / 2);
+                CU_ASSERT(ks_e2e_int(hs, "messages_sampled") > 0);
+                sampled += (uint64_t)ks_e2e_int(hs, "messages_sampled");
+                json_decref(a);
+        }
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s' -o '%s'", pa, pb, pm),
+                        0);
+        ks_clit_run_free(&r);
+        m = json_load_file(pm, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        hs = ks_e2e_get(m, "topics/orders/hot_keys_sampling");
+        CU_ASSERT_EQUAL((uint64_t)ks_e2e_int(hs, "messages_sampled"), sampled);
+        CU_ASSERT_EQUAL(ks_e2e_int(hs, "one_in"), KS_HOT_SAMPLE_ONE_IN);
+        hot = ks_e2e_get(m, "topics/orders/hot_keys");
+        for (k = 0, i = 0; i < json_array_size(hot); i++) {
+                json_t     *h   = json_array_get(hot, i);
+                const char *key = json_string_value(json_object_get(h, "key"));
+                double      c   = (double)ks_e2e_int(h, "messages");
+                double      e   = (double)ks_e2e_int(h, "messages_error");
+                double se = (double)ks_e2e_int(h, "messages_sampling_error");
+                int    id;
+                if (!key || sscanf(key, "hot-%d", &id) != 1 || id < 0 || id > 6)
+                        continue;
+                k++;
+                CU_ASSERT_EQUAL((uint64_t)se, ks_topic_hot_sampling_error(
+                                                  sampled, (uint64_t)c));
+                CU_ASSERT((double)truth[id] >= c - e - se);
+                CU_ASSERT((double)truth[id] <= c + se);
+        }
+        CU_ASSERT_EQUAL(k, 7); /* every hot key listed */
+        json_decref(m);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", pm), 0);
+        CU_ASSERT(ks_clit_has(r.out, "(sampled: +/- "));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "html '%s' -o '%s/orders.html'", pm, dir), 0);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_e2e_system("grep -q 'an estimate from sampled "
+                                      "messages' '%s/orders.html'",
+                                      dir),
+                        0);
+}
+
 void ks_test_register(void)
 {
         CU_pSuite s = CU_add_suite("cli merge", setup, NULL);
@@ -565,4 +665,6 @@ void ks_test_register(void)
                     test_merge_refuses);
         CU_add_test(s, "schema ids of several producers",
                     test_merge_schema_ids);
+        CU_add_test(s, "hot keys seen by sample: stated, merged, printed",
+                    test_merge_sampled_hot_keys);
 }

@@ -8,11 +8,13 @@
  *        its bounds against exact counts; and the hot-key window merge
  *        rule by hand.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ks_batch.h"
+#include "ks_report.h"
 #include "ks_test.h"
 #include "ks_topic.h"
 #include "ks_topk.h"
@@ -185,15 +187,63 @@ static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
                 CU_ASSERT_EQUAL(a->mixed[i].messages, b->mixed[i].messages);
         CU_ASSERT_EQUAL(a->rates.msgs, b->rates.msgs);
         CU_ASSERT_EQUAL(a->rates.bytes, b->rates.bytes);
-        CU_ASSERT_EQUAL(a->topk_total, b->topk_total);
+        /* a stream the table passed by offers the hot-key summary one run
+         * of one in KS_HOT_SAMPLE_ONE_IN, weighted: its total is then an
+         * estimate, within 3 standard errors of the exact one */
+        CU_ASSERT_EQUAL(b->c.hot_passed_by, 0);
+        if (!a->c.hot_passed_by) {
+                CU_ASSERT_EQUAL(a->topk_total, b->topk_total);
+        } else {
+                CU_ASSERT(fabs((double)a->topk_total - (double)b->topk_total) <=
+                          3.0 * sqrt((double)a->c.hot_passed_by *
+                                     (KS_HOT_SAMPLE_ONE_IN - 1)));
+        }
+}
+
+/** The report says what was sampled and states each hot key's sampling
+ *  error beside its count (what show and html print). */
+static void expect_report_states_sampling(const ks_topic_snapshot_t *s)
+{
+        ks_warn_list_t   wl;
+        ks_report_opts_t o = {20, 0, 0, NULL, 0, 0, 0};
+        json_t          *j, *hs, *hot;
+        size_t           i;
+
+        ks_warn_list_init(&wl);
+        j = ks_report_topic(s, &o, &wl);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        hs  = json_object_get(j, "hot_keys_sampling");
+        hot = json_object_get(j, "hot_keys");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(hs, "one_in")),
+                        KS_HOT_SAMPLE_ONE_IN);
+        CU_ASSERT_EQUAL((uint64_t)json_integer_value(
+                            json_object_get(hs, "messages_sampled")),
+                        s->c.hot_sampled);
+        CU_ASSERT_EQUAL((uint64_t)json_integer_value(
+                            json_object_get(hs, "messages_passed_by")),
+                        s->c.hot_passed_by);
+        CU_ASSERT(json_array_size(hot) > 0);
+        for (i = 0; i < json_array_size(hot); i++) {
+                json_t  *h = json_array_get(hot, i);
+                uint64_t m = (uint64_t)json_integer_value(
+                    json_object_get(h, "messages"));
+                uint64_t e = (uint64_t)json_integer_value(
+                    json_object_get(h, "messages_sampling_error"));
+                CU_ASSERT_EQUAL(
+                    e, ks_topic_hot_sampling_error(s->c.hot_sampled, m));
+                CU_ASSERT(s->c.hot_sampled ? e > 0 : e == 0);
+        }
+        json_decref(j);
+        ks_warn_list_clear(&wl);
 }
 
 /** Space-Saving's bounds on the windowed summary, against exact counts. */
 static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
                                size_t n, int topic)
 {
-        uint64_t *exact = calloc(KEY_IDS, sizeof(*exact));
-        uint64_t  total = 0, bound;
+        uint64_t *exact           = calloc(KEY_IDS, sizeof(*exact));
+        uint64_t  total           = 0, bound, serr;
+        size_t    sampled_checked = 0;
         size_t    i, k;
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(exact);
@@ -203,7 +253,8 @@ static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
                         exact[m[i].key_id]++;
                         total++;
                 }
-        CU_ASSERT(s->topk_total >= total); /* the empty key counts too */
+        if (!s->c.hot_sampled)
+                CU_ASSERT(s->topk_total >= total); /* the empty key too */
         bound = s->topk_total / s->topk_capacity;
         for (k = 0; k < s->hot_cnt; k++) {
                 const ks_topk_entry_t *e = &s->hot[k];
@@ -220,14 +271,24 @@ static void expect_topk_bounds(const ks_topic_snapshot_t *s, const msg_t *m,
                         continue;
                 }
                 truth = exact[id];
-                CU_ASSERT(e->count - e->error <= truth);
-                CU_ASSERT(truth <= e->count);
+                /* Space-Saving's one-sided bound, widened by the sampling
+                 * error the report states (0 on a stream the table took
+                 * whole) */
+                serr = ks_topic_hot_sampling_error(s->c.hot_sampled, e->count);
+                CU_ASSERT(e->count - e->error <= truth + serr);
+                CU_ASSERT(truth <= e->count + serr);
                 CU_ASSERT(e->error <= bound);
+                sampled_checked += serr > 0;
                 exact[id] = UINT64_MAX; /* seen */
         }
         for (i = 0; i < KEY_IDS; i++) /* every key above N/m is listed */
                 if (exact[i] != UINT64_MAX)
-                        CU_ASSERT(exact[i] <= bound);
+                        CU_ASSERT(exact[i] <=
+                                  bound + ks_topic_hot_sampling_error(
+                                              s->c.hot_sampled, exact[i]));
+        /* a stream passed by was checked against its stated error */
+        CU_ASSERT(!s->c.hot_sampled || sampled_checked > 0);
+        expect_report_states_sampling(s);
         free(exact);
 }
 
