@@ -137,9 +137,13 @@
  *  mode stays. */
 #define KS_BATCH_PASS_BELOW 48
 #define KS_BATCH_PASS_ABOVE 64
-/** Messages passing the table by between two trials: 1 message in 8
- *  still probes it. */
-#define KS_BATCH_PASS_SPAN (7 * KS_BATCH_PASS_WINDOW)
+/** Messages passing the table by between two trials: 1 message in 32
+ *  still probes it (1 in 8 before issue "Zero drag, decided": a trial's
+ *  probes, each a miss of the tags and of the slot taken, were 10 ns of
+ *  the 13 that ks_batch_add() cost a message of new keys, bench/README.md;
+ *  a stream that starts repeating is back in the table within 131,072
+ *  messages, ~45 ms at 3 M messages/s). */
+#define KS_BATCH_PASS_SPAN (31 * KS_BATCH_PASS_WINDOW)
 /** Messages the drainer looks ahead at most (ks_batch_prefetch()): a
  *  slot is not fetched for a message that will pass the table by. */
 #define KS_BATCH_PASS_AHEAD 64
