@@ -110,6 +110,37 @@ void ksb_stream_distinct(ksb_stream_t *st, size_t keys)
                 ksb_key_make(&st->msgs[i], (uint32_t)i, 0);
 }
 
+static const uint32_t *sort_by_mmsi;
+
+static int by_mmsi(const void *a, const void *b)
+{
+        uint32_t x = sort_by_mmsi[*(const size_t *)a];
+        uint32_t y = sort_by_mmsi[*(const size_t *)b];
+
+        return x < y ? -1 : x > y;
+}
+
+void ksb_stream_spiked(ksb_stream_t *st, size_t n, size_t hot, double share,
+                       uint64_t seed)
+{
+        uint64_t rng = seed;
+        size_t   i, fresh = hot;
+
+        st->msgs = alloc_msgs(n);
+        st->n    = n;
+        snprintf(st->name, sizeof(st->name), "spiked-%zuM-%zu@%.0f%%",
+                 n / 1000000, hot, share * 100);
+        for (i = 0; i < n; i++) {
+                double u = (double)(ksb_splitmix64(&rng) >> 11) * 0x1p-53;
+                /* hot key r (0-based): the lower ids busier */
+                size_t r = u < share
+                               ? (size_t)((double)hot * pow(u / share, 3.0))
+                               : fresh++;
+                ksb_key_make(&st->msgs[i], (uint32_t)r, 0);
+        }
+        st->keys = fresh;
+}
+
 const char *ksb_ais_log_path(void)
 {
         static char path[1024];
@@ -127,8 +158,9 @@ void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n)
         ks_ais_reader_t  *rd = ks_ais_reader_open(path, errstr, sizeof(errstr));
         ks_ais_msg_t      m;
         const char       *line;
-        size_t            len, logged = 0, cap = 32768, i;
-        uint32_t         *mmsi = malloc(cap * sizeof(*mmsi));
+        size_t            len, logged = 0, cap = 32768, i, distinct = 0;
+        size_t           *order;
+        uint32_t         *mmsi = malloc(cap * sizeof(*mmsi)), *ids;
 
         if (!dec || !rd || !mmsi)
                 ksb_die("%s: %s", path, rd ? "out of memory" : errstr);
@@ -144,18 +176,34 @@ void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n)
         ks_ais_decoder_destroy(dec);
         if (!logged)
                 ksb_die("%s: no keyed AIS message", path);
+        /* ids: 0.. in the order of the MMSIs' values (a dense population,
+         * as the other streams'); the key is the MMSI */
+        if (!(ids = calloc(logged, sizeof(*ids))) ||
+            !(order = malloc(logged * sizeof(*order))))
+                ksb_die("out of memory");
+        for (i = 0; i < logged; i++)
+                order[i] = i;
+        sort_by_mmsi = mmsi;
+        qsort(order, logged, sizeof(*order), by_mmsi);
+        for (i = 0; i < logged; i++)
+                if (i && mmsi[order[i]] == mmsi[order[i - 1]])
+                        ids[order[i]] = ids[order[i - 1]];
+                else
+                        ids[order[i]] = (uint32_t)distinct++;
         st->msgs = alloc_msgs(n);
         st->n    = n;
-        st->keys = 0;
+        st->keys = distinct;
         snprintf(st->name, sizeof(st->name), "risky_ais-x%zu",
                  (n + logged - 1) / logged);
         for (i = 0; i < n; i++) {
                 /* keyshift-replay's key: the MMSI's decimal text */
                 ksb_key_t *k = &st->msgs[i];
-                k->id        = mmsi[i % logged];
+                k->id        = ids[i % logged];
                 k->len = (uint8_t)snprintf((char *)k->bytes, sizeof(k->bytes),
-                                           "%u", k->id);
+                                           "%u", mmsi[i % logged]);
         }
+        free(order);
+        free(ids);
         free(mmsi);
 }
 

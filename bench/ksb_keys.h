@@ -62,6 +62,16 @@ void ksb_stream_zipf(ksb_stream_t *st, size_t n, size_t keys, double s,
 /** @brief @p keys messages, each a different key (ids 0..keys-1), text. */
 void ksb_stream_distinct(ksb_stream_t *st, size_t keys);
 
+/**
+ * @brief @p n messages: a share @p share of them keyed by @p hot hot keys
+ *        (ids 0..hot-1, the lower ids busier: id floor(hot u^3) for u
+ *        uniform), the rest each a key never seen before (ids from @p hot
+ *        on): the key table passes such a stream by (ks_batch.h), and its
+ *        hot keys reach the hot-key summary by sample (ks_run_hot_t).
+ */
+void ksb_stream_spiked(ksb_stream_t *st, size_t n, size_t hot, double share,
+                       uint64_t seed);
+
 /** @returns the risky_ais log: $KS_SHARED_DATA/ais/risky_ais.txt.gz, else
  *           the checkout's ../shared/data (compiled in). */
 const char *ksb_ais_log_path(void);
@@ -70,7 +80,8 @@ const char *ksb_ais_log_path(void);
  * @brief @p n messages keyed as keyshift-replay keys the AIS log @p path
  *        (each keyed sentence's MMSI as decimal text), in the log's order,
  *        the log repeated until @p n (risky_ais: 27,941 keyed messages over
- *        2,184 MMSIs, busiest 427). Dies if the log cannot be read.
+ *        2,184 MMSIs, busiest 427); ids 0.. in the order of the MMSIs'
+ *        values. Dies if the log cannot be read.
  */
 void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n);
 

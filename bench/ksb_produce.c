@@ -108,7 +108,9 @@ typedef struct block {
          *  keyshift, its threads' CPU as in cpu_per_msg: with keyshift
          *  minus without is keyshift's own CPU per message */
         double direct_per_msg;
-        double spin_per_msg; /**< ns per message spun (--calibrate) */
+        double spin_per_msg;       /**< ns per message spun (--calibrate) */
+        double ks_threads_per_msg; /**< of direct_per_msg, keyshift's
+                                    *   threads' CPU (ns per message) */
 } block_t;
 
 /** @brief One timed block: @p threads threads, @p n messages in all,
@@ -164,7 +166,8 @@ static block_t run_block(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
         b.proc_cpu_per_msg = (double)(c1 - c0) / (double)n;
         b.direct_per_msg =
             ((double)br / ksb_tsc_per_ns() + (double)(k1 - k0)) / (double)n;
-        b.spin_per_msg = (double)sp / ksb_tsc_per_ns() / (double)n;
+        b.spin_per_msg       = (double)sp / ksb_tsc_per_ns() / (double)n;
+        b.ks_threads_per_msg = (double)(k1 - k0) / (double)n;
         return b;
 }
 
@@ -308,13 +311,15 @@ static void queue_mode(const ksb_stream_t *st, const char *tag,
                         spun[r]  = bb[1].spin_per_msg;
                         ksb_note("%s %d thread(s) round %d: without %.0f "
                                  "msg/s, with %.0f msg/s, ratio %.3f; "
-                                 "bracket %.1f / %.1f ns/msg (keyshift %.1f); "
+                                 "bracket %.1f / %.1f ns/msg (keyshift %.1f: "
+                                 "on_send %.1f, its threads %.1f); "
                                  "producing threads + keyshift's %.0f / %.0f "
                                  "ns/msg (with - without %.0f)",
                                  tag, t, r, b[0].rate, b[1].rate, ratio[r],
                                  bb[0].direct_per_msg, bb[1].direct_per_msg,
-                                 cpu[r], bb[0].cpu_per_msg, bb[1].cpu_per_msg,
-                                 ww[r]);
+                                 cpu[r], cpu[r] - bb[1].ks_threads_per_msg,
+                                 bb[1].ks_threads_per_msg, bb[0].cpu_per_msg,
+                                 bb[1].cpu_per_msg, ww[r]);
                 }
                 snprintf(id, sizeof(id), "%d.produce.%s.threads%d.ratio",
                          t == 1 ? 2 : 3, tag, t);
