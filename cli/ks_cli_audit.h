@@ -1,6 +1,6 @@
 /**
  * @file ks_cli_audit.h
- * @brief The `audit` of a scan report (core/ks_audit.h, docs/report-schema.md)
+ * @brief The `audit` of a scan report (core/report/ks_audit.h, docs/report-schema.md)
  *        in words, for `keyshift show` and `keyshift html`: which (hash
  *        family, partition count) pairs placed the stored records.
  *

@@ -3,9 +3,9 @@
  * @brief `keyshift hash`: where keys go. For each key given on the command
  *        line: its bytes (as a serializer would write them), the hash and
  *        the partition at each count under the chosen librdkafka
- *        partitioner (core/ks_partitioner.h, bit-exact with librdkafka's
+ *        partitioner (core/model/ks_partitioner.h, bit-exact with librdkafka's
  *        rd_kafka_msg_partitioner_*()), and under the Java, librdkafka
- *        default and Sarama models (core/ks_clients.h).
+ *        default and Sarama models (core/model/ks_clients.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -154,7 +154,7 @@ static const char *ks_hash_rule(ks_partitioner_t p)
         }
 }
 
-/** @returns how client model @p m hashes a key (core/ks_clients.h). */
+/** @returns how client model @p m hashes a key (core/model/ks_clients.h). */
 static const char *ks_hash_model_rule(ks_client_model_t m)
 {
         static const char *const r[] = {"murmur2 & 0x7fffffff", "CRC-32",

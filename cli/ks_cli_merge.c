@@ -9,7 +9,7 @@
  * `final` only if every input was final, `producer.merged_from` the
  * inputs, and the inputs' producer-level warnings prefixed with their
  * file. The output is checked like any input before it is written, and
- * written atomically (core/ks_report.h).
+ * written atomically (core/report/ks_report.h).
  */
 #include <getopt.h>
 #include <stdio.h>

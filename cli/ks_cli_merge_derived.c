@@ -186,7 +186,7 @@ json_t *ks_cli_merge_mixed(const ks_cli_merge_in_t *in, size_t n)
 
 /**
  * @brief MULTIPLE_SCHEMA_IDS from merged key_encodings @p enc, as the
- *        plugin words it (core/ks_report.c): ids framing two keys or more
+ *        plugin words it (core/report/ks_report.c): ids framing two keys or more
  *        (schema_id_keys), the two with the most messages (schema_ids).
  * @returns 1 with the message in @p msg, 0 when there is nothing to say.
  */
@@ -227,7 +227,7 @@ static int schema_ids_warning(const json_t *enc, char *msg, size_t size)
 }
 
 /** @brief Warnings: the ones that depend on summed figures recomputed as
- *         the plugin words them (core/ks_report.c); every other code kept
+ *         the plugin words them (core/report/ks_report.c); every other code kept
  *         once, with how many of the merged reports raised it. */
 json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                               const json_t *topic, size_t total_inputs)

@@ -2,7 +2,7 @@
  * @file ks_cli_metrics.c
  * @brief `keyshift metrics REPORT.json`: the report as Prometheus metrics
  *        on standard output, the text the plugin writes to
- *        keyshift.metrics.path (both made by core/ks_metrics.c).
+ *        keyshift.metrics.path (both made by core/report/ks_metrics.c).
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * @file ks_cli_plan.c
  * @brief `keyshift plan`: partition count advice from planned rates, with
  *        no producer running. The formulas are the core's
- *        (core/ks_sizing.h, sources in core/ks_sizing.c):
+ *        (core/report/ks_sizing.h, sources in core/report/ks_sizing.c):
  *
  *   floor       = ceil(max(ceil(peak / per_consumer), consumers)
  *                      x clamp(key_skew / 30, 2, 4))

@@ -5,7 +5,7 @@
  *        report (docs/keyshift-cli.md, docs/report-schema.md).
  *
  * Every record feeds:
- *  - the audit (core/ks_audit.h): key, partition, offset;
+ *  - the audit (core/report/ks_audit.h): key, partition, offset;
  *  - one ks_topic per candidate partitioner (consistent_random,
  *    murmur2_random, fnv1a_random; only --partitioner's when given),
  *    through ks_topic_record_stored_locked(): the record counts in the

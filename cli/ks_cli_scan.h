@@ -2,9 +2,9 @@
  * @file ks_cli_scan.h
  * @brief `keyshift scan`: reads a topic's stored records with a librdkafka
  *        consumer and writes a keyshift.report.v1 report (`source:
- *        "scan"`) with the plugin's analysis (core/ks_topic.h, fed with
+ *        "scan"`) with the plugin's analysis (core/topic/ks_topic.h, fed with
  *        ks_topic_record_stored_locked()) and the partitioner audit
- *        (core/ks_audit.h).
+ *        (core/report/ks_audit.h).
  *
  * The reading half (ks_cli_scan_read.c): a consumer that assign()s every
  * partition from the start offset to the end offset each partition had

@@ -594,7 +594,7 @@ static int replay_run(rd_kafka_t *rk, const replay_opts_t *o,
 
 /**
  * @brief Expands the report path template the way the plugin does
- *        (core/ks_config.c ks_config_report_path()): %c = client.id with
+ *        (core/config/ks_config.c ks_config_report_path()): %c = client.id with
  *        characters other than [A-Za-z0-9._-] as '_', %p = pid, %% = '%'.
  */
 static void replay_report_path(const char *tmpl, const char *client_id,

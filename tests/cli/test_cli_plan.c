@@ -1,7 +1,7 @@
 /**
  * @file test_cli_plan.c
  * @brief `keyshift plan`: its figures against the formulas of the issue,
- *        computed here independently of core/ks_sizing.c:
+ *        computed here independently of core/report/ks_sizing.c:
  *
  *   floor       = ceil(max(ceil(peak / per_consumer), consumers)
  *                      x clamp(key_skew / 30, 2, 4))   (2 if skew unknown)

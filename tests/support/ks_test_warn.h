@@ -1,6 +1,6 @@
 /**
  * @file ks_test_warn.h
- * @brief A test helper over the core's warning list (core/ks_warn.h),
+ * @brief A test helper over the core's warning list (core/report/ks_warn.h),
  *        header-only so that ks_test_support needs no core.
  */
 #ifndef KS_TEST_WARN_H

@@ -1,6 +1,6 @@
 /**
  * @file test_audit.c
- * @brief The partitioner audit of stored records (core/ks_audit.h) and
+ * @brief The partitioner audit of stored records (core/report/ks_audit.h) and
  *        the analysis of stored records (ks_topic_record_stored_locked()),
  *        on synthetic records whose partitions are computed by the oracle:
  *        librdkafka's own rd_kafka_msg_partitioner_consistent(),

@@ -1,6 +1,6 @@
 /**
  * @file test_clients.c
- * @brief Proves core/ks_clients.c: where the Java client, librdkafka's
+ * @brief Proves core/model/ks_clients.c: where the Java client, librdkafka's
  *        default partitioner and Sarama put the same key bytes.
  *
  * Oracles, none of them derived from the code under test:

@@ -1,6 +1,6 @@
 /**
  * @file test_keyenc.c
- * @brief Proves core/ks_keyenc.c: the key encoding classifier and the
+ * @brief Proves core/model/ks_keyenc.c: the key encoding classifier and the
  *        logical values.
  *
  * Oracles, none of them derived from the code under test:

@@ -1,6 +1,6 @@
 /**
  * @file test_partitioner.c
- * @brief Proves core/ks_hash.c and core/ks_partitioner.c against
+ * @brief Proves core/model/ks_hash.c and core/model/ks_partitioner.c against
  *        independent oracles.
  *
  * Oracles, none of them derived from the code under test:

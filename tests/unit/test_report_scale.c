@@ -41,7 +41,7 @@ static const char *const codes[] = {KS_WARN_KEYS_WOULD_MOVE,
 
 /**
  * @brief Does with @p topics topics what a report does with its warnings
- *        (core/ks_report.c, ks_report_sizing.c, plugin/ks_reporter.c):
+ *        (core/report/ks_report.c, ks_report_sizing.c, plugin/ks_reporter.c):
  *        per topic, 4 warnings added, one code removed again from the
  *        topic's own, its own listed as JSON; then every line logged.
  * @returns the strcmp() calls made; @p lines gets the lines logged.

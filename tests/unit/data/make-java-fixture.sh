@@ -16,7 +16,7 @@
 # Each corpus row states what the classifier must say and the logical value
 # it must give, by construction (an int32 row is `int32_be` with the value
 # in decimal, a json.dumps() row is `json_string`, ...). Where a row's bytes
-# fall under a precedence rule of core/ks_keyenc.h instead (an int32 whose
+# fall under a precedence rule of core/model/ks_keyenc.h instead (an int32 whose
 # four bytes are printable is text), the row says so explicitly; random
 # values are drawn so that they do not.
 #

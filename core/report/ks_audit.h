@@ -9,7 +9,7 @@
  * `consistent` (CRC-32 as zlib's crc32(), librdkafka's rd_crc32()), 1
  * `murmur2` (Kafka's Utils.murmur2(), & 0x7fffffff), 2 `fnv1a`
  * (librdkafka's rd_fnv1a(): |(int32_t)FNV-1a|), each through
- * ks_partitioner_hash() (core/ks_hash.h gives the sources). Counts run
+ * ks_partitioner_hash() (core/model/ks_hash.h gives the sources). Counts run
  * 1..the topic's current count C.
  *
  * Per keyed record (non-NULL key of >= 1 byte; NULL and empty keys are
