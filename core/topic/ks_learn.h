@@ -31,7 +31,7 @@
  * confirmed when the deliveries rule out every hash family.
  *
  * Memory: fixed, a few hundred bytes a topic. Not thread-safe: the
- * caller (ks_topic.c) holds the topic's lock.
+ * caller (ks_topic_ack.c, ks_topic_record.c) holds the topic's lock.
  */
 #ifndef KS_LEARN_H
 #define KS_LEARN_H

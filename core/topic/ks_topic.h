@@ -540,8 +540,8 @@ int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
  *        places the pending messages; a different count starts a new
  *        analysis window. Acknowledgements pending verification are
  *        checked against this count: matched; mismatched for good when a
- *        second answer does not explain them either (ks_topic.c,
- *        verify_suspects()); else pending until the next.
+ *        second answer does not explain them either (ks_topic_ack.c,
+ *        ks_topic_verify_suspects()); else pending until the next.
  * @returns 1 if the count changed (not for the first known count), else 0.
  */
 int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
