@@ -33,112 +33,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "ks_batch_impl.h"
 #include "ks_bytes.h"
-
-/** A transparent huge page (x86-64, arm64 with 4 KiB pages). */
-#define KS_HUGE_PAGE ((size_t)2 << 20)
-
-/** Runs recorded under one hold of a topic's lock (~10-30 us). */
-#define KS_BATCH_HOLD_RUNS 64
-
-/** Millisecond stamps kept per topic and pass (more: added at once). */
-#define KS_BATCH_RATES 4
-
-/** Slot flags. */
-#define KS_SLOT_NULL 1  /**< the key is NULL */
-#define KS_SLOT_FRESH 4 /**< taken during a flush's first pass */
-/** A run of one passed by (pass_by()), and whether the hot-key summary
- *  sees it (ks_run_hot_t). */
-#define KS_SLOT_PASSED 8
-#define KS_SLOT_SAMPLED 16
-
-/**
- * A slot's tag word, in the tag array beside the slots (4 B a slot, 16
- * slots a line): what a probe and the choice of a slot to take need, so
- * that a new key reads one or two lines of tags (512 KiB for 131,072
- * slots: within the L2 cache) and then only the slot it takes, instead of its
- * whole probe range of slots (8 lines of an 8 MiB table: a new key per
- * message spent ~40 % of the drainer's time waiting for them, perf). A
- * tag match is confirmed on the slot (slot_matches()).
- */
-#define KS_META_TAG_SHIFT 16    /**< bits 16-31: the key hash's tag */
-#define KS_META_USED (1u << 15) /**< taken once (never emptied again) */
-#define KS_META_SEEN                                                           \
-        (1u << 14) /**< counted since a newcomer last passed by (second
-                    *   chance: CLOCK, Corbato 1968) */
-#define KS_META_PASS2                                                          \
-        (1u << 13) /**< a flush's second pass has work here: an offer left,
-                    *   or KS_SLOT_FRESH to clear */
-#define KS_META_MSGS 0x1fffu /**< the slot's messages, as slot.messages */
-
-_Static_assert(KS_BATCH_RUN_MAX <= KS_META_MSGS, "messages fit the tag word");
-
-/** A slot: one cache line, all a message's probe reads and writes. Also
- *  the form of a run set aside. */
-typedef struct ks_batch_slot {
-        ks_topic_t *t;        /**< NULL: never taken */
-        uint16_t    tag;      /**< bits of ks_batch_key_hash() */
-        uint16_t    messages; /**< counted, not analysed yet
-                               *   (<= KS_BATCH_RUN_MAX) */
-        int32_t     partition;
-        uint32_t    bytes;          /**< their key + value bytes */
-        uint32_t    offer_bytes;    /**< a run recorded in the flush's first
-                                  *   pass, left for its offers */
-        uint16_t    offer_messages; /**< 0: none */
-        uint8_t     keylen;
-        uint8_t     flags; /**< KS_SLOT_* */
-        uint8_t     key[KS_BATCH_KEY_MAX];
-} ks_batch_slot_t;
-
-_Static_assert(sizeof(ks_batch_slot_t) == 64, "one cache line a slot");
-_Static_assert(KS_BATCH_KEY_MAX <= UINT8_MAX, "keylen is a byte");
-_Static_assert(KS_BATCH_RUN_MAX <= UINT16_MAX, "messages are 16 bits");
-
-/** Messages of one topic at one millisecond stamp. */
-typedef struct ks_batch_rate {
-        int64_t  mono_ms;
-        uint64_t messages, bytes;
-} ks_batch_rate_t;
-
-/** A topic's rates counted in the pass. */
-typedef struct ks_batch_topic {
-        ks_topic_t     *t;
-        int             nrates;
-        ks_batch_rate_t rates[KS_BATCH_RATES];
-} ks_batch_topic_t;
-
-struct ks_batch {
-        ks_batch_slot_t *slots; /**< [mask + 1] */
-        uint32_t        *meta;  /**< [mask + 1] tag words (KS_META_*) */
-        size_t           mask;  /**< slots - 1 (a power of two) */
-        /* runs set aside, analysed by ks_batch_end_pass() (after the
-         * offers of a flush under way) */
-        size_t          nevicted;
-        ks_batch_slot_t evicted[KS_BATCH_EVICTED];
-        /* the pass's rates */
-        int              ntopics;
-        int              last_ix; /**< topic of the previous message */
-        ks_batch_topic_t topics[KS_BATCH_TOPICS];
-        /* the flush under way */
-        int      flushing;      /**< 0: none; 1: runs; 2: hot-key offers */
-        size_t   f_next;        /**< next slot of the pass */
-        uint64_t window;        /**< the flush's number, from 1: its hot-key
-                            *   windows (ks_topic_window_begin_locked()) */
-        int64_t  last_flush_ms; /**< ks_batch_rotate()'s last; 0: none */
-        uint64_t flush_mark;    /**< slot_counted() when the last flush
-                              *   began */
-        /* passing the table by (pass_by(), pass_decide()): the mode, the
-         * messages to pass by before the next trial window, and
-         * stats.probes and .found when the window under way began */
-        int      passing;
-        uint32_t pass_left;
-        uint64_t w_probes0, w_found0;
-        /* which runs of one passed by the hot-key summary sees: a random
-         * one in KS_HOT_SAMPLE_ONE_IN (xorshift64, Marsaglia 2003; never
-         * a function of the key, so every key is sampled alike) */
-        uint64_t         rng;
-        ks_batch_stats_t stats;
-};
 
 size_t ks_batch_slots_for(size_t bytes)
 {
@@ -234,20 +130,6 @@ void ks_batch_destroy(ks_batch_t *b)
         free(b);
 }
 
-/** @returns the index of table slot @p s. */
-static inline size_t slot_ix(const ks_batch_t *b, const ks_batch_slot_t *s)
-{
-        return (size_t)(s - b->slots);
-}
-
-/** @brief Writes table slot @p s's message count into its tag word. */
-static inline void meta_msgs(ks_batch_t *b, const ks_batch_slot_t *s)
-{
-        uint32_t *m = &b->meta[slot_ix(b, s)];
-
-        *m = (*m & ~KS_META_MSGS) | s->messages;
-}
-
 /** @brief Adds the pass's rates to their topics. */
 static void apply_rates(ks_batch_t *b)
 {
@@ -301,41 +183,6 @@ static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms,
         }
 }
 
-/** @returns the key of slot (or run) @p s, NULL for a NULL key. */
-static inline const void *key_of(const ks_batch_slot_t *s)
-{
-        return s->flags & KS_SLOT_NULL ? NULL : s->key;
-}
-
-/** The topic lock a run of the drainer's holds across runs of one topic. */
-typedef struct ks_batch_hold {
-        ks_topic_t *t;    /**< NULL: none held */
-        unsigned    runs; /**< recorded under it since it was taken */
-} ks_batch_hold_t;
-
-/** @brief Takes @p t's lock for one more run: the one held is kept when
- *         it is @p t's, for at most KS_BATCH_HOLD_RUNS runs, so that an
- *         acknowledgement (librdkafka's broker thread) or a snapshot
- *         waits for tens of microseconds at most. */
-static inline void hold(ks_batch_hold_t *h, ks_topic_t *t)
-{
-        if (h->t != t || h->runs == KS_BATCH_HOLD_RUNS) {
-                if (h->t)
-                        ks_topic_unlock(h->t);
-                ks_topic_lock(h->t = t);
-                h->runs = 0;
-        }
-        h->runs++;
-}
-
-/** @brief Releases the lock @p h holds, if any. */
-static inline void release(ks_batch_hold_t *h)
-{
-        if (h->t)
-                ks_topic_unlock(h->t);
-        h->t = NULL;
-}
-
 /**
  * @brief Analyses a run set aside: its messages (ks_topic_record_run_locked()
  *        with a plain weighted add to the hot-key summary), and the offer a
@@ -383,17 +230,13 @@ static ks_batch_slot_t *aside_run(ks_batch_t *b)
         return &b->evicted[b->nevicted++];
 }
 
-/** What set_aside() moves out of a slot. */
-#define KS_ASIDE_MESSAGES 1 /**< its messages not analysed yet */
-#define KS_ASIDE_OFFER 2    /**< the run a flush left for its offers */
-
 /**
  * @brief Sets @p what of slot @p s aside as a run (KS_ASIDE_*), the rest
  *        staying in the slot. Analysed by ks_batch_end_pass(), after the
  *        offers of a flush under way, or now when KS_BATCH_EVICTED wait.
  * @locks none held (analysing takes topics' locks).
  */
-static void set_aside(ks_batch_t *b, ks_batch_slot_t *s, unsigned what)
+void ks_batch_set_aside(ks_batch_t *b, ks_batch_slot_t *s, unsigned what)
 {
         ks_batch_slot_t *r = aside_run(b);
 
@@ -565,7 +408,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
                 meta[(home + (size_t)i) & b->mask] &= ~KS_META_SEEN;
         s = &b->slots[take];
         if (s->messages || s->offer_messages) {
-                set_aside(b, s, KS_ASIDE_MESSAGES | KS_ASIDE_OFFER);
+                ks_batch_set_aside(b, s, KS_ASIDE_MESSAGES | KS_ASIDE_OFFER);
                 b->stats.evicted++;
         }
         s->t         = t;
@@ -582,7 +425,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
 
 /**
  * @brief Sets one message aside as a run of its own, without a probe: what
- *        a newcomer evicted at once would be (set_aside()).
+ *        a newcomer evicted at once would be (ks_batch_set_aside()).
  */
 static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
                     size_t keylen, int32_t partition, uint32_t nb)
@@ -663,147 +506,9 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
             b->stats.probes - b->w_probes0 == KS_BATCH_PASS_WINDOW)
                 pass_decide(b);
         if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
-                set_aside(b, s, KS_ASIDE_MESSAGES);
+                ks_batch_set_aside(b, s, KS_ASIDE_MESSAGES);
         s->messages++;
         s->bytes += nb;
         meta_msgs(b, s);
         rate_add(b, t, mono_ms, bytes);
-}
-
-/** @returns the messages counted in slots so far (not analysed alone). */
-static inline uint64_t slot_counted(const ks_batch_t *b)
-{
-        return b->stats.messages - b->stats.direct;
-}
-
-void ks_batch_flush_begin(ks_batch_t *b)
-{
-        /* one under way is finished first: its window's offers are owed */
-        while (ks_batch_flush_step(b, SIZE_MAX))
-                ;
-        b->flushing   = 1;
-        b->f_next     = 0;
-        b->flush_mark = slot_counted(b);
-        b->window++;
-}
-
-int ks_batch_rotate(ks_batch_t *b, int64_t now_ms)
-{
-        if (b->flushing)
-                return 0;
-        if (!b->last_flush_ms || slot_counted(b) == b->flush_mark) {
-                b->last_flush_ms = now_ms; /* nothing to flush: wait again */
-                return 0;
-        }
-        if (now_ms - b->last_flush_ms < KS_BATCH_FLUSH_MS)
-                return 0;
-        b->last_flush_ms = now_ms;
-        ks_batch_flush_begin(b);
-        return 1;
-}
-
-/**
- * @brief The flush's first pass over slot @p s: its messages recorded in
- *        its topic's hot-key window (ks_topic_record_run_locked(): a key
- *        the summary monitors is counted there); the run of a key it does
- *        not is left in the slot for the offers. A slot taken during this
- *        pass is left for the next flush: its messages all came after this
- *        one began, and its key may have had a run in the window already.
- */
-static void flush_run(ks_batch_t *b, ks_batch_hold_t *held, ks_batch_slot_t *s)
-{
-        ks_key_facts_t f;
-
-        if (!s->messages || (s->flags & KS_SLOT_FRESH))
-                return;
-        ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
-        hold(held, s->t);
-        ks_topic_window_begin_locked(s->t, b->window);
-        if (ks_topic_record_run_locked(s->t, key_of(s), s->keylen, s->partition,
-                                       &f, s->messages, s->bytes, 1)) {
-                s->offer_messages = s->messages;
-                s->offer_bytes    = s->bytes;
-                b->meta[slot_ix(b, s)] |= KS_META_PASS2;
-        }
-        b->stats.runs++;
-        s->messages = 0;
-        s->bytes    = 0;
-        meta_msgs(b, s);
-}
-
-/**
- * @brief The flush's second pass over slot @p s: the run the first left
- *        there offered to its topic's hot-key window; a slot taken during
- *        the first pass is an ordinary one again.
- *
- * A NULL key's run waits for the window's end instead (set aside, offer
- * only: a plain weighted add): where the partitioner hashes a NULL key as
- * the empty key, the hot-key summary knows both as one key, whose two runs
- * (two slots) must not both be offered in one window.
- */
-static void flush_offer(ks_batch_t *b, ks_batch_hold_t *held,
-                        ks_batch_slot_t *s)
-{
-        ks_key_facts_t f;
-
-        s->flags &= (uint8_t)~KS_SLOT_FRESH;
-        if (!s->offer_messages)
-                return;
-        if (s->flags & KS_SLOT_NULL) {
-                release(held); /* set_aside() may analyse: takes locks */
-                set_aside(b, s, KS_ASIDE_OFFER);
-                return;
-        }
-        ks_topic_key_facts(s->t, key_of(s), s->keylen, s->partition, &f);
-        hold(held, s->t);
-        ks_topic_offer_run_locked(s->t, key_of(s), s->keylen, &f,
-                                  s->offer_messages, s->offer_bytes, 1);
-        s->offer_messages = 0;
-        s->offer_bytes    = 0;
-}
-
-int ks_batch_flush_step(ks_batch_t *b, size_t max_slots)
-{
-        size_t n   = b->mask + 1;
-        size_t end = max_slots < n - b->f_next ? b->f_next + max_slots : n;
-        ks_batch_hold_t held = {NULL, 0};
-
-        if (!b->flushing)
-                return 0;
-        /* the tag words say which slots have work: the others' lines
-         * are not read */
-        for (; b->f_next < end; b->f_next++) {
-                uint32_t *m = &b->meta[b->f_next];
-                if (b->flushing == 1) {
-                        if (*m & KS_META_MSGS)
-                                flush_run(b, &held, &b->slots[b->f_next]);
-                } else if (*m & KS_META_PASS2) {
-                        *m &= ~KS_META_PASS2;
-                        flush_offer(b, &held, &b->slots[b->f_next]);
-                }
-        }
-        release(&held);
-        if (b->f_next < n)
-                return 1;
-        if (b->flushing == 1) { /* every run recorded: now the offers */
-                b->flushing = 2;
-                b->f_next   = 0;
-                return 1;
-        }
-        b->flushing = 0;
-        b->stats.flushes++;
-        ks_batch_end_pass(b);
-        return 0;
-}
-
-void ks_batch_flush(ks_batch_t *b)
-{
-        ks_batch_flush_begin(b);
-        while (ks_batch_flush_step(b, SIZE_MAX))
-                ;
-}
-
-void ks_batch_stats(const ks_batch_t *b, ks_batch_stats_t *out)
-{
-        *out = b->stats;
 }
