@@ -1,0 +1,261 @@
+/**
+ * @file ks_stage_drain.c
+ * @brief keyshift's drainer side of the staging rings: entries moved into
+ *        the key table (ks_batch.h), the pause between passes, flushes on
+ *        request (ks_stage_sync()), and the counters (ks_stage.h).
+ */
+#include "ks_stage.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "ks_stage_impl.h"
+
+/** Ring entries whose table slots are fetched ahead of their counting. */
+#define KS_STAGE_AHEAD 16
+_Static_assert(KS_STAGE_AHEAD <= KS_BATCH_PASS_AHEAD,
+               "ks_batch_prefetch() knows which will pass the table by");
+
+/** @returns where long-key entry @p e's key sits in its ring's arena. */
+static inline ks_arena_at_t entry_at(const ks_stage_entry_t *e)
+{
+        ks_arena_at_t at;
+
+        memcpy(&at, e->key, sizeof(at));
+        return at;
+}
+
+/** @returns entry @p e's key: in the entry, in @p r's arena, or NULL. */
+static inline const void *entry_key(const ks_ring_t        *r,
+                                    const ks_stage_entry_t *e)
+{
+        if (e->key_null)
+                return NULL;
+        return e->key_long ? r->arena + entry_at(e).off : e->key;
+}
+
+/** @brief Looks ahead at ring entry @p k: its key's place in the batch
+ *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
+static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
+                              const ks_stage_entry_t *ents, size_t k,
+                              uint64_t *hq)
+{
+        const ks_stage_entry_t *e = &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
+
+        hq[k % KS_STAGE_AHEAD] =
+            ks_batch_key_hash(e->t, entry_key(r, e), e->keylen, e->partition);
+        ks_batch_prefetch(s->batch, e->t, hq[k % KS_STAGE_AHEAD]);
+}
+
+/** @brief Moves every staged message into the batch. @returns how many. */
+static size_t collect(ks_stage_t *s, int64_t now)
+{
+        uint32_t now32 = (uint32_t)now;
+        size_t   total = 0;
+        int      n, i;
+
+        atomic_store_explicit(&s->now_ms, now, memory_order_relaxed);
+        atomic_store_explicit(
+            &s->passes,
+            atomic_load_explicit(&s->passes, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+        n = atomic_load_explicit(&s->nrings, memory_order_acquire);
+        for (i = 0; i < n; i++) {
+                ks_ring_t *r = s->rings[i];
+                size_t     tail =
+                    atomic_load_explicit(&r->tail, memory_order_relaxed);
+                size_t head =
+                    atomic_load_explicit(&r->head, memory_order_acquire);
+                size_t ktail =
+                    atomic_load_explicit(&r->ktail, memory_order_relaxed);
+                uint64_t hq[KS_STAGE_AHEAD];
+                size_t   k;
+                /* read once: the ring's header line is the producing
+                 * thread's, rewritten with every message it stages */
+                const ks_stage_entry_t *ents = r->e;
+
+                /* the slots of the next KS_STAGE_AHEAD entries are fetched
+                 * while earlier ones are counted */
+                for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++)
+                        look_ahead(s, r, ents, k, hq);
+                for (; tail != head; tail++) {
+                        const ks_stage_entry_t *e =
+                            &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
+                        /* entries are at most 49 days old: the low 32 bits
+                         * of the age are the age */
+                        int64_t at =
+                            now - (int64_t)(uint32_t)(now32 - e->mono32);
+                        ks_batch_add(s->batch, e->t, hq[tail % KS_STAGE_AHEAD],
+                                     entry_key(r, e), e->keylen, e->partition,
+                                     (uint64_t)e->keylen + e->value_len, at);
+                        if (e->key_long) /* its arena bytes are free */
+                                ktail += entry_at(e).span;
+                        if (k != head) {
+                                /* entries the producing thread wrote sit in
+                                 * its core's cache: ask for them early */
+                                __builtin_prefetch(
+                                    &ents[(k + 2 * KS_STAGE_AHEAD) &
+                                          (KS_STAGE_RING_ENTRIES - 1)]);
+                                look_ahead(s, r, ents, k, hq);
+                                k++;
+                        }
+                        if ((tail & 255) == 255) { /* free space as we go */
+                                atomic_store_explicit(&r->ktail, ktail,
+                                                      memory_order_release);
+                                atomic_store_explicit(&r->tail, tail + 1,
+                                                      memory_order_release);
+                        }
+                        total++;
+                }
+                atomic_store_explicit(&r->ktail, ktail, memory_order_release);
+                atomic_store_explicit(&r->tail, tail, memory_order_release);
+        }
+        ks_batch_end_pass(s->batch);
+        if (total)
+                atomic_fetch_add_explicit(&s->drained, total,
+                                          memory_order_relaxed);
+        return total;
+}
+
+/** @brief Publishes the batch's counters for ks_stage_stats(). */
+static void publish_batch_stats(ks_stage_t *s)
+{
+        ks_batch_stats_t b;
+
+        ks_batch_stats(s->batch, &b);
+        atomic_store_explicit(&s->batch_runs, b.runs, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_set_aside, b.set_aside,
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->batch_evicted, b.evicted,
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->batch_flushes, b.flushes,
+                              memory_order_relaxed);
+        atomic_store_explicit(&s->batch_direct, b.direct, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_probes, b.probes, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_found, b.found, memory_order_relaxed);
+        atomic_store_explicit(&s->batch_passed_by, b.passed_by,
+                              memory_order_relaxed);
+}
+
+size_t ks_stage_collect(ks_stage_t *s)
+{
+        int64_t now = ks_topic_mono_ms();
+        /* read before the rings are: a message staged before an asker
+         * asked is in the batch once they are collected */
+        uint64_t asked =
+            atomic_load_explicit(&s->flush_asked, memory_order_acquire);
+        size_t n = collect(s, now);
+
+        if (asked != atomic_load_explicit(&s->flush_done, memory_order_relaxed))
+                ks_batch_flush_begin(s->batch);
+        else if (!ks_batch_rotate(s->batch, now))
+                goto out;
+        /* analysed in slices, the rings emptied between them */
+        while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
+                n += collect(s, ks_topic_mono_ms());
+        atomic_store_explicit(&s->flush_done, asked, memory_order_release);
+out:
+        publish_batch_stats(s);
+        return n;
+}
+
+size_t ks_stage_drain(ks_stage_t *s)
+{
+        uint64_t asked =
+            atomic_load_explicit(&s->flush_asked, memory_order_acquire);
+        size_t n = collect(s, ks_topic_mono_ms());
+
+        ks_batch_flush(s->batch);
+        atomic_store_explicit(&s->flush_done, asked, memory_order_release);
+        publish_batch_stats(s);
+        return n;
+}
+
+void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms)
+{
+        struct timespec until;
+        int             kicked;
+
+        if (collected >= KS_STAGE_RING_ENTRIES / 4)
+                return;
+        if (collected)
+                *period_ms = KS_STAGE_BUSY_MS;
+        else if (*period_ms < KS_STAGE_IDLE_MS)
+                (*period_ms)++;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += (long)*period_ms * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000;
+        }
+        atomic_store(&s->waiting, *period_ms);
+        do /* a post, the deadline, or an error other than a signal */
+                kicked = !sem_clockwait(&s->wake, CLOCK_MONOTONIC, &until);
+        while (!kicked && errno == EINTR);
+        atomic_store(&s->waiting, 0);
+        while (!sem_trywait(&s->wake)) /* posts meanwhile: one wake is enough */
+                ;
+        if (kicked) { /* a producer's burst: stay attentive */
+                atomic_fetch_add_explicit(&s->wakes, 1, memory_order_relaxed);
+                *period_ms = KS_STAGE_BUSY_MS;
+        }
+}
+
+int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
+{
+        uint64_t ticket = atomic_fetch_add_explicit(&s->flush_asked, 1,
+                                                    memory_order_acq_rel) +
+                          1;
+        int64_t deadline = ks_topic_mono_ms() + timeout_ms;
+
+        for (;;) {
+                struct timespec ts = {0, 200 * 1000};
+                if (atomic_load_explicit(&s->flush_done,
+                                         memory_order_acquire) >= ticket)
+                        return 0;
+                if (ks_topic_mono_ms() > deadline ||
+                    (cancel && atomic_load(cancel)))
+                        return -1;
+                nanosleep(&ts, NULL);
+        }
+}
+
+int ks_stage_empty(ks_stage_t *s)
+{
+        int n = atomic_load_explicit(&s->nrings, memory_order_acquire), i;
+
+        for (i = 0; i < n; i++)
+                if (atomic_load(&s->rings[i]->head) !=
+                    atomic_load(&s->rings[i]->tail))
+                        return 0;
+        return 1;
+}
+
+void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
+{
+        int n = atomic_load_explicit(&s->nrings, memory_order_acquire), i;
+
+        memset(out, 0, sizeof(*out));
+        for (i = 0; i < n; i++)
+                out->staged += atomic_load(&s->rings[i]->head);
+        out->skipped_full    = atomic_load(&s->skipped_full);
+        out->inline_full     = atomic_load(&s->inline_full);
+        out->inline_long     = atomic_load(&s->inline_long);
+        out->inline_noring   = atomic_load(&s->inline_noring);
+        out->drained         = atomic_load(&s->drained);
+        out->wakes           = atomic_load(&s->wakes);
+        out->rings           = n;
+        out->batch.messages  = out->drained;
+        out->batch.runs      = atomic_load(&s->batch_runs);
+        out->batch.set_aside = atomic_load(&s->batch_set_aside);
+        out->batch.evicted   = atomic_load(&s->batch_evicted);
+        out->batch.flushes   = atomic_load(&s->batch_flushes);
+        out->batch.direct    = atomic_load(&s->batch_direct);
+        out->batch.probes    = atomic_load(&s->batch_probes);
+        out->batch.found     = atomic_load(&s->batch_found);
+        out->batch.passed_by = atomic_load(&s->batch_passed_by);
+}
