@@ -73,16 +73,20 @@ void ks_cli_html_hot_keys(FILE *fp, const json_t *topic, int max)
 
                 fprintf(fp, "<tr><td class=\"num\">%zu</td>", i + 1);
                 ks_td_text(fp, "key", ks_cli_fmt_key(h, 40, key, sizeof(key)));
-                if (serr)
+                if (serr) {
+                        char cnt[32], se[32], oe[32];
+                        ks_cli_fmt_count(ks_cli_u64(h, "messages"), cnt,
+                                         sizeof(cnt));
+                        ks_cli_fmt_count(serr, se, sizeof(se));
+                        ks_cli_fmt_count(err, oe, sizeof(oe));
                         fprintf(fp,
                                 "<td class=\"num\" title=\"an estimate from "
-                                "sampled messages: within &#xB1;%llu (3 "
-                                "standard errors), and may be up to %llu too "
-                                "high\">%llu&#x2009;&#xB1;</td>",
-                                (unsigned long long)serr,
-                                (unsigned long long)err,
-                                (unsigned long long)ks_cli_u64(h, "messages"));
-                else if (err)
+                                "sampled messages (keys here rarely repeat): "
+                                "within &#xB1;%s (3 standard errors)%s%s%s\">"
+                                "%s&#x2009;&#xB1;%s</td>",
+                                se, err ? ", and may be up to " : "",
+                                err ? oe : "", err ? " too high" : "", cnt, se);
+                } else if (err)
                         fprintf(fp,
                                 "<td class=\"num\" title=\"may be up to %llu "
                                 "too high\">%llu&#x2009;*</td>",

@@ -88,6 +88,7 @@ static int ks_sketch_hash64(const char *hex, uint64_t *out)
 static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
                              size_t errsz)
 {
+        uint64_t        passed, sampled;
         const json_t   *entries = json_object_get(hot, "entries");
         size_t          cap     = (size_t)ks_cli_u64(hot, "capacity");
         ks_topk_t      *one;
@@ -130,8 +131,17 @@ static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
         }
         ks_topk_merge(m->hot, one);
         ks_topk_destroy(one);
-        m->hot_passed_by += ks_cli_u64(hot, "passed_by");
-        m->hot_sampled += ks_cli_u64(hot, "sampled");
+        passed  = ks_cli_u64(hot, "passed_by");
+        sampled = ks_cli_u64(hot, "sampled");
+        if (passed > INT64_MAX - m->hot_passed_by ||
+            sampled > INT64_MAX - m->hot_sampled) {
+                snprintf(err, errsz,
+                         "merge.hot_keys: passed_by or sampled past 2^63 - 1 "
+                         "when summed");
+                return -1;
+        }
+        m->hot_passed_by += passed;
+        m->hot_sampled += sampled;
         return 0;
 }
 

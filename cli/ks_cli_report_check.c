@@ -17,6 +17,7 @@
 #include "keyshift/keyshift.h"
 #include "ks_hll.h"
 #include "ks_report.h"
+#include "ks_topic.h"
 #include "ks_topk.h"
 
 /** What a member must be. */
@@ -327,6 +328,34 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
         }
 }
 
+/** @brief The hot-key summary's sampling (ks_run_hot_t in ks_topic.h),
+ *         absent from reports written before it: @p one_in must be the
+ *         one this keyshift samples with (a merge of other rates would
+ *         state a wrong error), and the messages sampled at most those
+ *         passed by. */
+static void ks_check_hot_sampling(ks_vctx_t *v, json_t *o, const char *one_in,
+                                  const char *passed_by, const char *sampled)
+{
+        json_t *r = ks_vget(v, o, one_in, KS_V_INT | KS_V_OPTION);
+        json_t *p = ks_vget(v, o, passed_by, KS_V_INT | KS_V_OPTION);
+        json_t *m = ks_vget(v, o, sampled, KS_V_INT | KS_V_OPTION);
+        size_t  mark;
+
+        if (v->failed)
+                return;
+        if (r && json_integer_value(r) != KS_HOT_SAMPLE_ONE_IN) {
+                mark = ks_vpush(v, "%s", one_in);
+                ks_vfail(v, "%lld: this keyshift samples one in %d",
+                         (long long)json_integer_value(r),
+                         KS_HOT_SAMPLE_ONE_IN);
+                ks_vpop(v, mark);
+        } else if (m && (!p || json_integer_value(m) > json_integer_value(p))) {
+                mark = ks_vpush(v, "%s", sampled);
+                ks_vfail(v, "more than %s", passed_by);
+                ks_vpop(v, mark);
+        }
+}
+
 /** @brief One hot_keys[] entry. */
 static void ks_check_hot_key(ks_vctx_t *v, json_t *h)
 {
@@ -339,6 +368,7 @@ static void ks_check_hot_key(ks_vctx_t *v, json_t *h)
         ks_vhex(v, h, "key_hex", KS_TOPK_KEY_MAX, 0);
         ks_vints(v, h, f);
         ks_vget(v, h, "share", KS_V_NUM);
+        ks_vget(v, h, "messages_sampling_error", KS_V_INT | KS_V_OPTION);
         ks_vget(v, h, "partition_current", KS_V_INT | KS_V_NULL);
         ks_vget(v, h, "partition_proposed", KS_V_OBJ);
         ks_vget(v, h, "moves", KS_V_OBJ);
@@ -396,6 +426,8 @@ static void ks_check_sketches(ks_vctx_t *v, json_t *m)
                 mark = ks_vpush(v, "hot_keys");
                 ks_vget(v, hk, "capacity", KS_V_INT);
                 ks_vget(v, hk, "total", KS_V_INT);
+                ks_check_hot_sampling(v, hk, "sampled_one_in", "passed_by",
+                                      "sampled");
                 arr = ks_vget(v, hk, "entries", KS_V_ARR);
                 for (i = 0; !v->failed && i < json_array_size(arr); i++) {
                         json_t *e  = json_array_get(arr, i);
@@ -505,6 +537,12 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         for (i = 0; !v->failed && i < json_array_size(arr); i++) {
                 mark = ks_vpush(v, "hot_keys[%zu]", i);
                 ks_check_hot_key(v, json_array_get(arr, i));
+                ks_vpop(v, mark);
+        }
+        if ((o = ks_vget(v, t, "hot_keys_sampling", KS_V_OBJ | KS_V_OPTION))) {
+                mark = ks_vpush(v, "hot_keys_sampling");
+                ks_check_hot_sampling(v, o, "one_in", "messages_passed_by",
+                                      "messages_sampled");
                 ks_vpop(v, mark);
         }
         ks_vget(v, t, "acknowledged", KS_V_OBJ);

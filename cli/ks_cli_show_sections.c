@@ -120,7 +120,7 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         const json_t *props = json_object_get(t, "proposals");
         size_t        i, j, n = json_array_size(hot);
         char          k[64], a[32], b[32];
-        int           verdicts = 0;
+        int           verdicts = 0, sampled = 0;
 
         if (!n || !s->hot_max)
                 return;
@@ -187,11 +187,30 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 if (err)
                         printf(" %s(count may be %s high)%s", s->st->dim,
                                ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
-                if ((err = ks_cli_u64(h, "messages_sampling_error")))
-                        printf(" %s(sampled: +/- %s)%s", s->st->dim,
+                if ((err = ks_cli_u64(h, "messages_sampling_error"))) {
+                        printf(" %s(count +/- %s, sampled)%s", s->st->dim,
                                ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
+                        sampled = 1;
+                }
                 printf("\n");
         }
+        if (sampled)
+                printf("  %ssampled: keys here rarely repeat, so keyshift "
+                       "counted hot keys in one message of %lld at random "
+                       "(%s of %s messages); a count is then within +/- the "
+                       "figure shown (3 standard errors)%s\n",
+                       s->st->dim,
+                       (long long)ks_cli_u64(
+                           json_object_get(t, "hot_keys_sampling"), "one_in"),
+                       ks_cli_fmt_count(
+                           ks_cli_u64(json_object_get(t, "hot_keys_sampling"),
+                                      "messages_sampled"),
+                           a, sizeof(a)),
+                       ks_cli_fmt_count(
+                           ks_cli_u64(json_object_get(t, "hot_keys_sampling"),
+                                      "messages_passed_by"),
+                           b, sizeof(b)),
+                       s->st->off);
         if (verdicts)
                 printf("  %sverdict: whether more partitions can spread the "
                        "key, or salting it into N\n  sub-keys (key#0..key#N-1) "

@@ -617,6 +617,38 @@ static void test_merge_sampled_hot_keys(void)
         CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s' -o '%s'", pa, pb, pm),
                         0);
         ks_clit_run_free(&r);
+        /* a report of another sampling rate, or with more messages sampled
+         * than passed by, or a negative count: refused, saying where */
+        {
+                static const struct {
+                        const char *key;
+                        json_int_t  value;
+                        const char *says;
+                } bad[] = {{"sampled_one_in", 16, "samples one in 8"},
+                           {"sampled", -5, "sampled"},
+                           {"sampled", (json_int_t)1 << 40, "more than"}};
+                char pbad[720];
+                snprintf(pbad, sizeof(pbad), "%s/orders-bad.json", dir);
+                for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                        json_t *a = json_load_file(pa, 0, NULL);
+                        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+                        json_object_set_new(
+                            ks_e2e_get(a, "topics/orders/merge/hot_keys"),
+                            bad[i].key, json_integer(bad[i].value));
+                        CU_ASSERT_EQUAL(json_dump_file(a, pbad, 0), 0);
+                        json_decref(a);
+                        CU_ASSERT_EQUAL(ks_clit_run(&r,
+                                                    "merge '%s' '%s' -o '%s'",
+                                                    pbad, pb, pm),
+                                        1);
+                        CU_ASSERT(ks_clit_has(r.err, bad[i].says));
+                        CU_ASSERT(ks_clit_has(r.err, "hot_keys"));
+                        ks_clit_run_free(&r);
+                }
+        }
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s' -o '%s'", pa, pb, pm),
+                        0);
+        ks_clit_run_free(&r);
         m = json_load_file(pm, 0, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         hs = ks_e2e_get(m, "topics/orders/hot_keys_sampling");
@@ -641,7 +673,8 @@ static void test_merge_sampled_hot_keys(void)
         CU_ASSERT_EQUAL(k, 7); /* every hot key listed */
         json_decref(m);
         CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", pm), 0);
-        CU_ASSERT(ks_clit_has(r.out, "(sampled: +/- "));
+        CU_ASSERT(ks_clit_has(r.out, ", sampled)"));
+        CU_ASSERT(ks_clit_has(r.out, "one message of 8 at random"));
         ks_clit_run_free(&r);
         CU_ASSERT_EQUAL(
             ks_clit_run(&r, "html '%s' -o '%s/orders.html'", pm, dir), 0);
