@@ -23,6 +23,9 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "keyshift/keyshift.h"
+#include "ks_config.h"
+
 /** Where the scan starts in each partition (--from). */
 typedef enum ks_scan_from {
         KS_SCAN_FROM_EARLIEST = 0, /**< the low watermark */
@@ -91,5 +94,30 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
 
 /** @brief Destroys the consumer (closes it: no commit). */
 void ks_scan_close(ks_scan_reader_t *r);
+
+/* ---- the command line (ks_cli_scan_args.c) ---------------------- */
+
+/** Parsed command line. */
+typedef struct scan_opts {
+        const char      *bootstrap, *topic, *output;
+        int32_t          proposed[KEYSHIFT_PROPOSED_MAX];
+        size_t           proposed_cnt;
+        ks_scan_from_t   from;
+        int64_t          from_arg;
+        const char      *from_text;
+        uint64_t         max_messages;
+        int              partitioner; /**< ks_partitioner_t, -1: audit */
+        int              timeout_ms;
+        rd_kafka_conf_t *rk_conf;
+        ks_config_t      kconf;
+} scan_opts_t;
+
+/** @brief Sets the consumer properties the scan needs and reads fastest
+ *         with (before the user's -X, which may override them). */
+void ks_cli_scan_consumer_defaults(rd_kafka_conf_t *conf);
+
+/** @returns 0, or the exit code for a usage error (message printed), or
+ *           -1 after --help. */
+int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv);
 
 #endif /* KS_CLI_SCAN_H */
