@@ -285,9 +285,7 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
 
 json_t *ks_cli_sketch_hot_sampling(const ks_cli_sketch_t *m)
 {
-        return json_pack("{s:i, s:I, s:I}", "one_in", KS_HOT_SAMPLE_ONE_IN,
-                         "messages_passed_by", (json_int_t)m->hot_passed_by,
-                         "messages_sampled", (json_int_t)m->hot_sampled);
+        return ks_report_hot_sampling_json(m->hot_passed_by, m->hot_sampled);
 }
 
 json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)

@@ -121,6 +121,7 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         size_t        i, j, n = json_array_size(hot);
         char          k[64], a[32], b[32];
         int           verdicts = 0, sampled = 0;
+        const json_t *hs = json_object_get(t, "hot_keys_sampling");
 
         if (!n || !s->hot_max)
                 return;
@@ -199,17 +200,11 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                        "counted hot keys in one message of %lld at random "
                        "(%s of %s messages); a count is then within +/- the "
                        "figure shown (3 standard errors)%s\n",
-                       s->st->dim,
-                       (long long)ks_cli_u64(
-                           json_object_get(t, "hot_keys_sampling"), "one_in"),
-                       ks_cli_fmt_count(
-                           ks_cli_u64(json_object_get(t, "hot_keys_sampling"),
-                                      "messages_sampled"),
-                           a, sizeof(a)),
-                       ks_cli_fmt_count(
-                           ks_cli_u64(json_object_get(t, "hot_keys_sampling"),
-                                      "messages_passed_by"),
-                           b, sizeof(b)),
+                       s->st->dim, (long long)ks_cli_u64(hs, "one_in"),
+                       ks_cli_fmt_count(ks_cli_u64(hs, "messages_sampled"), a,
+                                        sizeof(a)),
+                       ks_cli_fmt_count(ks_cli_u64(hs, "messages_passed_by"), b,
+                                        sizeof(b)),
                        s->st->off);
         if (verdicts)
                 printf("  %sverdict: whether more partitions can spread the "

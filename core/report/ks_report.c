@@ -233,6 +233,13 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
         return arr;
 }
 
+json_t *ks_report_hot_sampling_json(uint64_t passed_by, uint64_t sampled)
+{
+        return json_pack("{s:i, s:I, s:I}", "one_in", KS_HOT_SAMPLE_ONE_IN,
+                         "messages_passed_by", (json_int_t)passed_by,
+                         "messages_sampled", (json_int_t)sampled);
+}
+
 /** @returns the sketches in mergeable form (see docs/report-schema.md). */
 static json_t *merge_json(const ks_topic_snapshot_t *s)
 {
@@ -464,9 +471,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
         json_object_set_new(
             o, "hot_keys_sampling",
-            json_pack("{s:i, s:I, s:I}", "one_in", KS_HOT_SAMPLE_ONE_IN,
-                      "messages_passed_by", (json_int_t)c->hot_passed_by,
-                      "messages_sampled", (json_int_t)c->hot_sampled));
+            ks_report_hot_sampling_json(c->hot_passed_by, c->hot_sampled));
         json_object_set_new(o, "merge",
                             opts->bulk_by_writer ? json_null() : merge_json(s));
         if (opts->sizing)

@@ -156,6 +156,11 @@ size_t ks_report_hll_nonzero(const ks_hll_t *hll);
 /** @returns 1 when @p nonzero registers are written shorter as
  *           `registers_nonzero` than as `registers_hex`. */
 int ks_report_hll_sparse(size_t nonzero);
+/** @returns a topic's `hot_keys_sampling` object, `{one_in,
+ *           messages_passed_by, messages_sampled}` (ks_run_hot_t in
+ *           ks_topic.h): what the report and a merge of reports write; a
+ *           new reference, NULL on ENOMEM. */
+json_t *ks_report_hot_sampling_json(uint64_t passed_by, uint64_t sampled);
 /** @returns `{p, registers_hex | registers_nonzero}` for @p hll (the
  *           shorter form), a new reference; NULL on ENOMEM. */
 json_t *ks_report_hll_json(const ks_hll_t *hll);
