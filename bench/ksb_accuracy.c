@@ -150,6 +150,7 @@ static void measure(const ksb_stream_t *st, const char *tag)
         uint64_t           *sorted, kth;
         size_t              i, p, found = 0, within = 0, listed = 0;
         double              worst = 0, serr, sampled_err = 0;
+        int                 ok;
         char                id[64], what[160];
 
         compute_exact(st, &ex);
@@ -228,14 +229,13 @@ static void measure(const ksb_stream_t *st, const char *tag)
                  * bound and, if the summary was given samples, 3 standard
                  * errors either way */
                 serr = jnum(hk, "messages_sampling_error", NULL);
-                within += (double)ex.count[b] >=
-                              cnt - jnum(hk, "messages_error", NULL) - serr &&
-                          (double)ex.count[b] <= cnt + serr;
+                ok   = (double)ex.count[b] >=
+                         cnt - jnum(hk, "messages_error", NULL) - serr &&
+                     (double)ex.count[b] <= cnt + serr;
+                within += ok;
                 listed++;
                 sampled_err = serr > sampled_err ? serr : sampled_err;
-                if (!((double)ex.count[b] >=
-                          cnt - jnum(hk, "messages_error", NULL) - serr &&
-                      (double)ex.count[b] <= cnt + serr))
+                if (!ok)
                         ksb_note("%s: hot key %s: exact %llu, reported %.0f "
                                  "(error %.0f, sampling error %.0f)",
                                  tag,

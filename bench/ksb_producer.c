@@ -115,7 +115,11 @@ static rd_kafka_resp_err_t spin(rd_kafka_t *rk, rd_kafka_message_t *m,
 
 /** The floor's counters: messages and bytes per partition under the
  *  current count (6) and three proposed (12, 16, 24), per thread. */
-static const uint32_t    floor_counts[4] = {6, 12, 16, 24};
+static const uint32_t floor_counts[4] = {6, 12, 16, 24};
+/** ks_partition_m() of each count, as keyshift keeps them per topic
+ *  (t->current_m, t->proposal_m): a remainder without a division. */
+static const uint64_t    floor_m[4] = {UINT64_MAX / 6 + 1, UINT64_MAX / 12 + 1,
+                                       UINT64_MAX / 16 + 1, UINT64_MAX / 24 + 1};
 static __thread uint64_t floor_load[4][24][2];
 
 /** The floor (--floor): what exact per-message figures cost at least, an
@@ -134,8 +138,8 @@ static rd_kafka_resp_err_t floor_on_send(rd_kafka_t *rk, rd_kafka_message_t *m,
                 return RD_KAFKA_RESP_ERR_NO_ERROR;
         h = ks_hash_crc32(m->key, m->key_len);
         for (i = 0; i < 4; i++) {
-                uint64_t *l = floor_load[i][ks_partition_of_m(
-                    h, ks_partition_m(floor_counts[i]), floor_counts[i])];
+                uint64_t *l = floor_load[i][ks_partition_of_m(h, floor_m[i],
+                                                              floor_counts[i])];
                 l[0]++;
                 l[1] += m->key_len + m->len;
         }
