@@ -140,6 +140,10 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 return NULL;
         }
         ks_stage_set_overload(c->stage, kconf->overload_analyse);
+        /* as much again as the key table, only while the drainer is behind */
+        ks_stage_set_overflow(
+            c->stage,
+            ks_batch_table_budget((size_t)kconf->memory_max_mb << 20));
         c->rk            = rk;
         c->started_at_ms = ks_client_now_ms();
         c->id            = atomic_fetch_add(&ks_client_next_id, 1);
@@ -392,23 +396,28 @@ static void settle_acks(ks_topic_t *t, void *opaque)
 }
 
 /** @brief Says on stderr how many messages on_send had to analyse on the
- *         application thread (no ring free) or could not stage (ring
- *         full: not analysed). */
+ *         application thread (no ring free) or could not stage (ring and
+ *         overflow full: not analysed), and how many waited in the
+ *         overflow while the analysis was behind. */
 static void log_stage_stats(ks_client_t *c)
 {
         ks_stage_stats_t st;
 
         ks_stage_stats(c->stage, &st);
-        if (st.skipped_full || st.inline_full || st.inline_noring)
+        if (st.skipped_full || st.inline_full || st.inline_noring ||
+            st.overflowed)
                 ks_warn_log_line(
                     stderr, 6, c->name,
-                    "of %llu messages, %llu met a full staging ring and "
-                    "were not analysed, %llu met a full ring and were "
-                    "analysed on the producing thread (keyshift.overload="
-                    "analyse), %llu were analysed there for want of a ring",
+                    "of %llu messages, %llu waited in the staging overflow "
+                    "while keyshift's analysis was behind, %llu met a full "
+                    "staging ring and overflow and were not analysed, %llu "
+                    "met them full and were analysed on the producing thread "
+                    "(keyshift.overload=analyse), %llu were analysed there "
+                    "for want of a ring",
                     (unsigned long long)(st.staged + st.skipped_full +
                                          st.inline_full + st.inline_long +
                                          st.inline_noring),
+                    (unsigned long long)st.overflowed,
                     (unsigned long long)st.skipped_full,
                     (unsigned long long)st.inline_full,
                     (unsigned long long)st.inline_noring);

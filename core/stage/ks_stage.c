@@ -70,6 +70,21 @@ static void key_create(void)
         pthread_key_create(&ks_stage_key, tls_release);
 }
 
+/** @brief Frees the chunks of @p r's overflow that the drainer has not
+ *         freed (those it has not emptied, and the one it reads). */
+static void overflow_free(ks_ring_t *r)
+{
+        ks_stage_chunk_t *c = r->ovf_r ? r->ovf_r : atomic_load(&r->ovf_first);
+
+        while (c) {
+                ks_stage_chunk_t *next = atomic_load(&c->next);
+                free(c);
+                c = next;
+        }
+        r->ovf_r = r->ovf_w = NULL;
+        atomic_store(&r->ovf_first, NULL);
+}
+
 ks_stage_t *ks_stage_new(size_t batch_bytes)
 {
         ks_stage_t *s = calloc(1, sizeof(*s));
@@ -104,6 +119,7 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         atomic_init(&s->batch_passed_by, 0);
         atomic_init(&s->flush_done, 0);
         atomic_init(&s->flush_asked, 0);
+        atomic_init(&s->ovf_chunks, 0);
         return s;
 }
 
@@ -116,9 +132,11 @@ void ks_stage_destroy(ks_stage_t *s)
         n = atomic_load(&s->nrings);
         for (i = 0; i < n; i++) {
                 ks_ring_t *r = s->rings[i];
-                /* The owner never reads the entries of a dead stage. */
+                /* The owner never reads the entries of a dead stage, nor
+                 * its overflow. */
                 free(r->e);
                 r->e = NULL;
+                overflow_free(r);
                 atomic_store(&r->detached, 1);
                 ring_unref(r);
         }
@@ -144,10 +162,12 @@ static ks_ring_t *ring_register(ks_stage_t *s)
         for (i = 0; i < n && !r; i++) {
                 ks_ring_t *o = s->rings[i];
                 if (atomic_load_explicit(&o->orphaned, memory_order_acquire) &&
-                    atomic_load(&o->head) == atomic_load(&o->tail)) {
+                    atomic_load(&o->head) == atomic_load(&o->tail) &&
+                    atomic_load(&o->ovf_head) == atomic_load(&o->ovf_tail)) {
                         atomic_store(&o->orphaned, 0);
                         atomic_fetch_add(&o->refs, 1);
                         o->tail_cache = atomic_load(&o->tail);
+                        o->ovf_active = 0;
                         r             = o;
                 }
         }
@@ -162,6 +182,9 @@ static ks_ring_t *ring_register(ks_stage_t *s)
                         atomic_init(&r->head, 0);
                         atomic_init(&r->tail, 0);
                         atomic_init(&r->ktail, 0);
+                        atomic_init(&r->ovf_head, 0);
+                        atomic_init(&r->ovf_tail, 0);
+                        atomic_init(&r->ovf_first, NULL);
                         atomic_init(&r->orphaned, 0);
                         atomic_init(&r->detached, 0);
                         atomic_init(&r->refs, 2); /* stage + thread */
@@ -285,54 +308,17 @@ static void wake_drainer(ks_stage_t *s)
         sem_post(&s->wake);
 }
 
-void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
-                   int32_t partition, size_t value_len)
+/**
+ * @brief Writes a message's fields into entry @p e of @p r (a ring slot or
+ *        an overflow slot). @returns 0, or -1 when its long key meets a
+ *        full key arena (the caller analyses it inline).
+ * @locality the ring's owner thread.
+ */
+static inline int entry_fill(ks_stage_t *s, ks_ring_t *r, ks_stage_entry_t *e,
+                             ks_topic_t *t, const void *key, size_t keylen,
+                             int32_t partition, size_t value_len)
 {
-        ks_ring_t        *r;
-        ks_stage_entry_t *e;
-        size_t            head;
-
-        if (keylen > KS_STAGE_KEY_LONG_MAX) {
-                atomic_fetch_add_explicit(&s->inline_long, 1,
-                                          memory_order_relaxed);
-                goto record_inline;
-        }
-        if (!(r = ring_for(s))) {
-                atomic_fetch_add_explicit(&s->inline_noring, 1,
-                                          memory_order_relaxed);
-                goto record_inline;
-        }
-        head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
-                /* found full: tail (a line the drainer writes) is looked at
-                 * again only once the drainer began another pass, so that
-                 * a producer faster than the drainer does not miss the
-                 * cache on every message it cannot stage */
-                uint64_t pass =
-                    atomic_load_explicit(&s->passes, memory_order_relaxed);
-                if (pass != r->full_pass)
-                        r->tail_cache = atomic_load_explicit(
-                            &r->tail, memory_order_acquire);
-                if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
-                        r->full_pass = pass;
-                        /* the drainer fell behind: counted, not analysed
-                         * (analysing here would cost the producer what
-                         * keyshift exists not to cost it), unless the
-                         * producer asked for exact figures */
-                        if (s->overload_analyse) {
-                                atomic_fetch_add_explicit(&s->inline_full, 1,
-                                                          memory_order_relaxed);
-                                goto record_inline;
-                        }
-                        atomic_fetch_add_explicit(&s->skipped_full, 1,
-                                                  memory_order_relaxed);
-                        ks_topic_note_unanalysed(t);
-                        return;
-                }
-        }
-        ks_stage_tls->slot[0].last = t; /* ring_for() made it slot 0 */
-        e                          = &r->e[head & (KS_STAGE_RING_ENTRIES - 1)];
-        e->t                       = t;
+        e->t = t;
         e->mono32 =
             (uint32_t)atomic_load_explicit(&s->now_ms, memory_order_relaxed);
         e->value_len =
@@ -345,18 +331,161 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                 ks_bytes_copy_small(e->key, key, keylen);
         } else {
                 ks_arena_at_t at;
-                if (arena_put(r, key, keylen, &at)) {
-                        atomic_fetch_add_explicit(&s->inline_long, 1,
-                                                  memory_order_relaxed);
-                        goto record_inline;
-                }
+                if (arena_put(r, key, keylen, &at))
+                        return -1;
                 memcpy(e->key, &at, sizeof(at));
         }
-        atomic_store_explicit(&r->head, head + 1, memory_order_release);
-        if (!((head + 1) & (KS_STAGE_WAKE_EVERY - 1)) &&
+        return 0;
+}
+
+/** @brief Wakes a drainer in an idle pause once per KS_STAGE_WAKE_EVERY
+ *         messages staged (@p staged: this ring's or overflow's count). */
+static inline void maybe_wake(ks_stage_t *s, size_t staged)
+{
+        if (!(staged & (KS_STAGE_WAKE_EVERY - 1)) &&
             atomic_load_explicit(&s->waiting, memory_order_relaxed) >
                 KS_STAGE_BUSY_MS)
                 wake_drainer(s);
+}
+
+/**
+ * @brief Stages a message in @p r's overflow: a chain of chunks taken
+ *        within the stage's budget (ks_stage_set_overflow()), which the
+ *        drainer frees as it empties them.
+ * @returns 0; -1 when the budget is spent (or ENOMEM); -2 when a long key
+ *          meets a full key arena.
+ * @locality the ring's owner thread.
+ */
+static int overflow_put(ks_stage_t *s, ks_ring_t *r, ks_topic_t *t,
+                        const void *key, size_t keylen, int32_t partition,
+                        size_t value_len)
+{
+        size_t pos = atomic_load_explicit(&r->ovf_head, memory_order_relaxed);
+
+        if (pos == r->ovf_w_end) { /* the chunk written is full: another */
+                ks_stage_chunk_t *c = NULL;
+                if (atomic_fetch_add_explicit(&s->ovf_chunks, 1,
+                                              memory_order_relaxed) >=
+                        s->ovf_chunks_max ||
+                    !(c = aligned_alloc(64, sizeof(*c)))) {
+                        atomic_fetch_sub_explicit(&s->ovf_chunks, 1,
+                                                  memory_order_relaxed);
+                        return -1;
+                }
+                atomic_init(&c->next, NULL);
+                /* published with the entry that follows: ovf_head's
+                 * release store */
+                if (r->ovf_w)
+                        atomic_store_explicit(&r->ovf_w->next, c,
+                                              memory_order_relaxed);
+                else
+                        atomic_store_explicit(&r->ovf_first, c,
+                                              memory_order_relaxed);
+                r->ovf_w = c;
+                r->ovf_w_end += KS_STAGE_CHUNK_ENTRIES;
+        }
+        if (entry_fill(s, r, &r->ovf_w->e[pos & (KS_STAGE_CHUNK_ENTRIES - 1)],
+                       t, key, keylen, partition, value_len))
+                return -2;
+        atomic_store_explicit(&r->ovf_head, pos + 1, memory_order_release);
+        maybe_wake(s, pos + 1);
+        return 0;
+}
+
+/**
+ * @brief ks_stage_push()'s path when @p r was found full, or its overflow
+ *        is in use. Once the drainer began another pass since the last
+ *        look, its tail (a line the drainer writes) is read again, so that
+ *        a producer faster than the drainer does not miss the cache on
+ *        every message. @returns 0 when the message was staged (in the
+ *        ring's overflow), 1 when it is to be analysed inline, -1 when it
+ *        was left unanalysed.
+ */
+static int push_full(ks_stage_t *s, ks_ring_t *r, size_t head, ks_topic_t *t,
+                     const void *key, size_t keylen, int32_t partition,
+                     size_t value_len)
+{
+        uint64_t pass = atomic_load_explicit(&s->passes, memory_order_relaxed);
+
+        if (pass != r->full_pass) {
+                size_t tail =
+                    atomic_load_explicit(&r->tail, memory_order_acquire);
+                if (!r->ovf_active) {
+                        r->tail_cache = tail;
+                } else if (tail == head &&
+                           atomic_load_explicit(&r->ovf_tail,
+                                                memory_order_acquire) ==
+                               atomic_load_explicit(&r->ovf_head,
+                                                    memory_order_relaxed)) {
+                        r->ovf_active = 0; /* all taken: the ring again */
+                        r->tail_cache = tail;
+                }
+        }
+        if (!r->ovf_active && head - r->tail_cache < KS_STAGE_RING_ENTRIES)
+                return 2; /* space in the ring after all */
+        r->full_pass = pass;
+        switch (overflow_put(s, r, t, key, keylen, partition, value_len)) {
+        case 0:
+                /* the ring stays "full" to the fast path until the drainer
+                 * has taken the overflow: messages keep their order */
+                r->ovf_active = 1;
+                r->tail_cache = head - KS_STAGE_RING_ENTRIES;
+                return 0;
+        case -2:
+                atomic_fetch_add_explicit(&s->inline_long, 1,
+                                          memory_order_relaxed);
+                return 1;
+        }
+        /* the drainer fell behind by more than the overflow holds: counted,
+         * not analysed (analysing here would cost the producer what
+         * keyshift exists not to cost it), unless the producer asked for
+         * exact figures */
+        if (s->overload_analyse) {
+                atomic_fetch_add_explicit(&s->inline_full, 1,
+                                          memory_order_relaxed);
+                return 1;
+        }
+        atomic_fetch_add_explicit(&s->skipped_full, 1, memory_order_relaxed);
+        ks_topic_note_unanalysed(t);
+        return -1;
+}
+
+void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
+                   int32_t partition, size_t value_len)
+{
+        ks_ring_t *r;
+        size_t     head;
+
+        if (keylen > KS_STAGE_KEY_LONG_MAX) {
+                atomic_fetch_add_explicit(&s->inline_long, 1,
+                                          memory_order_relaxed);
+                goto record_inline;
+        }
+        if (!(r = ring_for(s))) {
+                atomic_fetch_add_explicit(&s->inline_noring, 1,
+                                          memory_order_relaxed);
+                goto record_inline;
+        }
+        ks_stage_tls->slot[0].last = t; /* ring_for() made it slot 0 */
+        head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
+                switch (push_full(s, r, head, t, key, keylen, partition,
+                                  value_len)) {
+                case 0:
+                case -1:
+                        return;
+                case 1:
+                        goto record_inline;
+                }
+        }
+        if (entry_fill(s, r, &r->e[head & (KS_STAGE_RING_ENTRIES - 1)], t, key,
+                       keylen, partition, value_len)) {
+                atomic_fetch_add_explicit(&s->inline_long, 1,
+                                          memory_order_relaxed);
+                goto record_inline;
+        }
+        atomic_store_explicit(&r->head, head + 1, memory_order_release);
+        maybe_wake(s, head + 1);
         /* the entry written a few messages from now was last read by the
          * drainer on its core: ask for it for writing now, so the store
          * does not wait for it then */
@@ -375,6 +504,11 @@ size_t ks_stage_batch_bytes(const ks_stage_t *s)
 void ks_stage_set_overload(ks_stage_t *s, int analyse)
 {
         s->overload_analyse = analyse;
+}
+
+void ks_stage_set_overflow(ks_stage_t *s, size_t bytes)
+{
+        s->ovf_chunks_max = bytes / sizeof(ks_stage_chunk_t);
 }
 
 ks_topic_t *ks_stage_last_topic(ks_stage_t *s, const char *name)

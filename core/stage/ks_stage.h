@@ -38,10 +38,20 @@
  *  - nothing blocks but rare cases: a message whose key is longer than
  *    KS_STAGE_KEY_LONG_MAX or meets a full key arena, or whose thread has
  *    no ring (KS_STAGE_RINGS_MAX in use), is analysed at once on the
- *    application thread, under the topic's lock, as before staging. A
- *    message whose ring is full (the drainer fell behind: a producer
+ *    application thread, under the topic's lock, as before staging;
+ *  - a message whose ring is full (the drainer fell behind: a producer
  *    faster than keyshift's analysis, or keyshift's thread starved of
- *    CPU) is not analysed but counted in its topic
+ *    CPU: on a 2-vCPU machine whose broker and librdkafka threads share
+ *    the CPUs, 20-100 ms at a time in a burst right after the producer
+ *    was created) goes to the ring's overflow (ks_stage_set_overflow()):
+ *    a chain of chunks the producing thread takes within the stage's
+ *    budget and the drainer frees as it empties them. Once a thread has
+ *    used its overflow it stays on it until the drainer has taken all of
+ *    it and the ring (checked once per drainer pass, as the full ring
+ *    is), so the drainer, which reads a ring and then its overflow, sees
+ *    the messages in the order they were staged (the key arena, freed in
+ *    that order, depends on it). A message that finds the overflow spent
+ *    too is not analysed but counted in its topic
  *    (ks_topic_note_unanalysed(), the report's `keys.unanalysed` and
  *    warning ANALYSIS_BEHIND): analysing it on the producer's thread
  *    would cost the producer several times what on_send may. With
@@ -50,7 +60,10 @@
  *    counted (ks_stage_stats()).
  *
  * Memory: KS_STAGE_RING_ENTRIES x 64 B = 512 KiB per ring (and
- * KS_STAGE_ARENA_BYTES more once the thread stages a long key), at most
+ * KS_STAGE_ARENA_BYTES more once the thread stages a long key), the
+ * overflow's chunks while the drainer is behind (at most the bytes given
+ * to ks_stage_set_overflow() for all rings; a ring keeps the chunk the
+ * drainer read last, which its next overflow fills first), at most
  * KS_STAGE_RINGS_MAX rings per producer (one per thread that has produced
  * and is alive or not yet recycled), allocated on a thread's first message;
  * plus 96 B of thread-local slots per application thread, and a 192 B
@@ -86,6 +99,8 @@
 /** Bytes of a ring's key arena, allocated with its first long key: ~1,000
  *  keys of 64 bytes waiting for the drainer. */
 #define KS_STAGE_ARENA_BYTES (64 * 1024)
+/** Entries per overflow chunk (ks_stage_set_overflow()): 64 KiB. */
+#define KS_STAGE_CHUNK_ENTRIES 1024
 /** Rings per stage; further threads analyse inline. */
 #define KS_STAGE_RINGS_MAX 64
 /** Stages a thread can hold a ring in at once (producers it uses); a slot
@@ -96,19 +111,22 @@ typedef struct ks_stage ks_stage_t;
 
 /** What the produce path did with its messages, since the stage began. */
 typedef struct ks_stage_stats {
-        uint64_t staged;        /**< copied into a ring */
-        uint64_t skipped_full;  /**< ring full: not analysed, counted in the
+        uint64_t staged;          /**< copied into a ring or its overflow */
+        uint64_t overflowed;      /**< of those, into an overflow (its ring
+                                 *   was full: ks_stage_set_overflow()) */
+        size_t   overflow_chunks; /**< overflow chunks held now */
+        uint64_t skipped_full;    /**< ring full: not analysed, counted in the
                                  *   topic (ks_topic_note_unanalysed()) */
-        uint64_t inline_full;   /**< ring full: analysed on the app thread
+        uint64_t inline_full;     /**< ring full: analysed on the app thread
                                  *   (keyshift.overload=analyse) */
-        uint64_t inline_long;   /**< key > KS_STAGE_KEY_LONG_MAX bytes, or
+        uint64_t inline_long;     /**< key > KS_STAGE_KEY_LONG_MAX bytes, or
                                  *   the ring's key arena full */
-        uint64_t inline_noring; /**< no ring for the thread */
-        uint64_t drained;       /**< analysed by the drainer */
-        uint64_t wakes;         /**< the drainer's pauses a producing thread
+        uint64_t inline_noring;   /**< no ring for the thread */
+        uint64_t drained;         /**< analysed by the drainer */
+        uint64_t wakes;           /**< the drainer's pauses a producing thread
                                  *   ended early (ks_stage_pause()) */
-        int      rings;         /**< rings allocated */
-        ks_batch_stats_t batch; /**< the drainer's aggregation (messages:
+        int      rings;           /**< rings allocated */
+        ks_batch_stats_t batch;   /**< the drainer's aggregation (messages:
                                  *   the drained ones), as of its last pass */
 } ks_stage_stats_t;
 
@@ -124,6 +142,18 @@ size_t ks_stage_batch_bytes(const ks_stage_t *s);
  *         pays); 0 (the default), it is counted as not analysed.
  *  @locality before any ks_stage_push(). */
 void ks_stage_set_overload(ks_stage_t *s, int analyse);
+
+/**
+ * @brief Lets messages that meet a full ring wait in an overflow of at
+ *        most @p bytes in all (chunks of KS_STAGE_CHUNK_ENTRIES entries,
+ *        64 KiB, taken by a producing thread when its ring is full and
+ *        freed by the drainer as it empties them): a drainer kept off the
+ *        CPU for a while (a burst right after the producer is created, a
+ *        host whose threads and broker share the CPUs) loses nothing
+ *        until the overflow is spent too. 0 (the default): none.
+ *  @locality before any ks_stage_push().
+ */
+void ks_stage_set_overflow(ks_stage_t *s, size_t bytes);
 
 /**
  * @brief Frees the stage. Entries not drained are lost: call

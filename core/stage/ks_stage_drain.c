@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -49,6 +50,62 @@ static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
         hq[k % KS_STAGE_AHEAD] =
             ks_batch_key_hash(e->t, entry_key(r, e), e->keylen, e->partition);
         ks_batch_prefetch(s->batch, e->t, hq[k % KS_STAGE_AHEAD]);
+}
+
+/**
+ * @brief Moves @p r's overflow (entries staged while its ring was full,
+ *        after the ring's) into the batch, freeing each chunk once it is
+ *        emptied. @p ktail: the ring's key arena bytes freed, ever (the
+ *        arena is taken in the order the entries were staged).
+ * @returns the entries moved.
+ */
+static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
+                               size_t *ktail)
+{
+        uint32_t now32 = (uint32_t)now;
+        size_t tail = atomic_load_explicit(&r->ovf_tail, memory_order_relaxed);
+        size_t head = atomic_load_explicit(&r->ovf_head, memory_order_acquire);
+        size_t n    = 0;
+
+        for (; tail != head; tail++, n++) {
+                size_t                  i = tail & (KS_STAGE_CHUNK_ENTRIES - 1);
+                const ks_stage_entry_t *e;
+                const void             *key;
+                int64_t                 at;
+
+                if (!i) { /* the next chunk: the one before it is empty */
+                        ks_stage_chunk_t *next =
+                            r->ovf_r
+                                ? atomic_load_explicit(&r->ovf_r->next,
+                                                       memory_order_acquire)
+                                : atomic_load_explicit(&r->ovf_first,
+                                                       memory_order_acquire);
+                        if (r->ovf_r) {
+                                free(r->ovf_r);
+                                atomic_fetch_sub_explicit(&s->ovf_chunks, 1,
+                                                          memory_order_relaxed);
+                        }
+                        r->ovf_r = next;
+                }
+                e   = &r->ovf_r->e[i];
+                key = entry_key(r, e);
+                at  = now - (int64_t)(uint32_t)(now32 - e->mono32);
+                ks_batch_add(
+                    s->batch, e->t,
+                    ks_batch_key_hash(e->t, key, e->keylen, e->partition), key,
+                    e->keylen, e->partition, (uint64_t)e->keylen + e->value_len,
+                    at);
+                if (e->key_long)
+                        *ktail += entry_at(e).span;
+                if ((tail & 255) == 255) { /* free space as we go */
+                        atomic_store_explicit(&r->ktail, *ktail,
+                                              memory_order_release);
+                        atomic_store_explicit(&r->ovf_tail, tail + 1,
+                                              memory_order_release);
+                }
+        }
+        atomic_store_explicit(&r->ovf_tail, tail, memory_order_release);
+        return n;
 }
 
 /** @brief Moves every staged message into the batch. @returns how many. */
@@ -111,8 +168,12 @@ static size_t collect(ks_stage_t *s, int64_t now)
                         }
                         total++;
                 }
-                atomic_store_explicit(&r->ktail, ktail, memory_order_release);
                 atomic_store_explicit(&r->tail, tail, memory_order_release);
+                /* what was staged while the ring was full came after it */
+                if (atomic_load_explicit(&r->ovf_head, memory_order_relaxed) !=
+                    atomic_load_explicit(&r->ovf_tail, memory_order_relaxed))
+                        total += collect_overflow(s, r, now, &ktail);
+                atomic_store_explicit(&r->ktail, ktail, memory_order_release);
         }
         ks_batch_end_pass(s->batch);
         if (total)
@@ -230,7 +291,9 @@ int ks_stage_empty(ks_stage_t *s)
 
         for (i = 0; i < n; i++)
                 if (atomic_load(&s->rings[i]->head) !=
-                    atomic_load(&s->rings[i]->tail))
+                        atomic_load(&s->rings[i]->tail) ||
+                    atomic_load(&s->rings[i]->ovf_head) !=
+                        atomic_load(&s->rings[i]->ovf_tail))
                         return 0;
         return 1;
 }
@@ -240,8 +303,12 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
         int n = atomic_load_explicit(&s->nrings, memory_order_acquire), i;
 
         memset(out, 0, sizeof(*out));
-        for (i = 0; i < n; i++)
-                out->staged += atomic_load(&s->rings[i]->head);
+        for (i = 0; i < n; i++) {
+                uint64_t o = atomic_load(&s->rings[i]->ovf_head);
+                out->staged += atomic_load(&s->rings[i]->head) + o;
+                out->overflowed += o;
+        }
+        out->overflow_chunks = atomic_load(&s->ovf_chunks);
         out->skipped_full    = atomic_load(&s->skipped_full);
         out->inline_full     = atomic_load(&s->inline_full);
         out->inline_long     = atomic_load(&s->inline_long);

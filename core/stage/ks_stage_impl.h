@@ -38,6 +38,18 @@ _Static_assert(sizeof(ks_stage_entry_t) == 64, "one cache line per entry");
 _Static_assert((KS_STAGE_RING_ENTRIES & (KS_STAGE_RING_ENTRIES - 1)) == 0,
                "ring size is a power of two");
 
+/** A block of a ring's overflow (ks_stage.h): entries staged while the
+ *  ring was full, linked in the order they were written. */
+typedef struct ks_stage_chunk {
+        _Alignas(64) _Atomic(struct ks_stage_chunk *) next; /**< set by the
+                                 * owner before it publishes the next
+                                 * chunk's first entry */
+        _Alignas(64) ks_stage_entry_t e[KS_STAGE_CHUNK_ENTRIES];
+} ks_stage_chunk_t;
+
+_Static_assert((KS_STAGE_CHUNK_ENTRIES & (KS_STAGE_CHUNK_ENTRIES - 1)) == 0,
+               "chunk size is a power of two");
+
 typedef struct ks_ring {
         _Alignas(64) atomic_size_t head; /**< written by the owner thread */
         size_t   tail_cache;             /**< the owner's view of tail */
@@ -47,12 +59,26 @@ typedef struct ks_ring {
         uint8_t *arena;      /**< [KS_STAGE_ARENA_BYTES], NULL until a long key;
                          *   set by the owner before it publishes the entry */
         size_t   khead;      /**< the owner's: arena bytes taken, ever */
-        size_t   ktail_cache;            /**< the owner's view of ktail */
-        _Alignas(64) atomic_size_t tail; /**< written by the consumer */
-        atomic_size_t ktail;    /**< the consumer's: arena bytes freed, ever */
-        atomic_int    orphaned; /**< its thread exited: may be adopted */
-        atomic_int    detached; /**< its stage was destroyed */
-        atomic_int    refs;     /**< the stage's and the owner thread's */
+        size_t   ktail_cache; /**< the owner's view of ktail */
+        /* the overflow, the owner's side: while `ovf_active`, every
+         * message goes to the overflow (tail_cache then says "full"), until
+         * the drainer has taken all of it and the ring is empty again: the
+         * drainer reads the ring first, then the overflow, so messages are
+         * analysed in the order they were staged */
+        int                         ovf_active;
+        ks_stage_chunk_t           *ovf_w;     /**< the chunk being written */
+        size_t                      ovf_w_end; /**< ovf_head where it ends */
+        atomic_size_t               ovf_head;  /**< overflow entries, ever */
+        _Atomic(ks_stage_chunk_t *) ovf_first; /**< the first chunk ever */
+        _Alignas(64) atomic_size_t tail;       /**< written by the consumer */
+        atomic_size_t     ovf_tail; /**< the consumer's: overflow entries
+                                     *   taken, ever */
+        ks_stage_chunk_t *ovf_r;    /**< the consumer's: the chunk being read
+                                     *   (it frees the ones before it) */
+        atomic_size_t     ktail; /**< the consumer's: arena bytes freed, ever */
+        atomic_int        orphaned; /**< its thread exited: may be adopted */
+        atomic_int        detached; /**< its stage was destroyed */
+        atomic_int        refs;     /**< the stage's and the owner thread's */
 } ks_ring_t;
 
 struct ks_stage {
@@ -61,8 +87,13 @@ struct ks_stage {
         pthread_mutex_t lock; /**< registration of rings */
         ks_ring_t      *rings[KS_STAGE_RINGS_MAX];
         atomic_int      nrings;
-        ks_batch_t     *batch; /**< the consumer's aggregation */
-        int overload_analyse;  /**< ring full: analyse inline, not skip */
+        ks_batch_t     *batch;   /**< the consumer's aggregation */
+        int    overload_analyse; /**< ring full: analyse inline, not skip */
+        size_t ovf_chunks_max;   /**< overflow chunks all rings may hold */
+        /* overflow chunks held: taken by producing threads, given back by
+         * the drainer (one read-modify-write per KS_STAGE_CHUNK_ENTRIES
+         * messages, only while the drainer is behind) */
+        _Alignas(64) atomic_size_t ovf_chunks;
         /* written by the drainer, every pass */
         _Alignas(64) atomic_int_fast64_t now_ms; /**< coarse clock */
         atomic_uint_fast64_t passes;             /**< collections begun */

@@ -30,6 +30,12 @@ static ks_config_t       conf;
 static ks_topic_params_t params;
 static ks_stage_t       *stage;
 static atomic_int        stop_drainer;
+/** ks_stage_set_overflow() of the stages setup() makes (0: none). */
+static size_t overflow_bytes;
+/** The drainer thread's pause between its drains, in microseconds. */
+static unsigned drainer_pause_us;
+/** What test_threads() found in the overflows. */
+static uint64_t threads_overflowed;
 
 static const char *topic_names[TOPICS] = {"a", "b", "c"};
 
@@ -46,6 +52,7 @@ static void setup(void)
         CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
         stage = ks_stage_new((size_t)2 << 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
+        ks_stage_set_overflow(stage, overflow_bytes);
 }
 
 static void teardown(void)
@@ -122,6 +129,8 @@ static void *drainer_thread(void *arg)
                         ks_registry_foreach(&reg, count_topic, sum);
                 if (n == 8)
                         ks_registry_foreach(&reg, set_count, NULL);
+                if (drainer_pause_us)
+                        usleep(drainer_pause_us);
         }
         return NULL;
 }
@@ -194,6 +203,11 @@ static void test_threads(void)
         CU_ASSERT_EQUAL(st.drained, st.staged);
         CU_ASSERT(st.inline_long > 0);
         CU_ASSERT(st.rings >= THREADS && st.rings <= WAVES * THREADS);
+        CU_ASSERT(st.overflowed <= st.staged);
+        threads_overflowed = st.overflowed;
+        CU_ASSERT(overflow_bytes || !st.overflowed);
+        /* the drainer freed every chunk but the last it read, per ring */
+        CU_ASSERT(st.overflow_chunks <= (size_t)st.rings);
 
         /* every ring is drained and its thread gone: a new thread adopts
          * one instead of allocating */
@@ -202,6 +216,87 @@ static void test_threads(void)
         CU_ASSERT_EQUAL(ks_stage_drain(stage), 1);
         ks_stage_stats(stage, &n_after);
         CU_ASSERT_EQUAL(n_after.rings, st.rings);
+        teardown();
+}
+
+/* The same with a drainer that pauses 2 ms between its drains and an
+ * overflow of 3 chunks for all rings: threads switch to their overflow
+ * and back while it drains, rings whose overflow is in use are not
+ * adopted, and every message is still counted once. */
+static void test_threads_overflow(void)
+{
+        overflow_bytes   = 3 * ((size_t)KS_STAGE_CHUNK_ENTRIES * 64 + 128);
+        drainer_pause_us = 2000;
+        test_threads();
+        overflow_bytes   = 0;
+        drainer_pause_us = 0;
+        /* 4 threads stage 30,000 messages each in far less than 2 ms */
+        CU_ASSERT(threads_overflowed > 0);
+}
+
+/* No drainer, an overflow of 2 chunks: a full ring's messages wait in the
+ * overflow, in order after the ring's (long keys in the ring's key arena
+ * too), until it is spent; then they are counted as not analysed. Once
+ * the drainer has taken everything, the producing thread is back on its
+ * ring, and the chunks are freed but the one last read. */
+static void test_overflow(void)
+{
+        ks_topic_t         *t;
+        ks_stage_stats_t    st;
+        ks_topic_snapshot_t s;
+        int                 created, i, extra = 100;
+        const uint64_t      ovf   = 2 * KS_STAGE_CHUNK_ENTRIES;
+        uint64_t            bytes = 0;
+        char                key[64];
+
+        overflow_bytes = 2 * ((size_t)KS_STAGE_CHUNK_ENTRIES * 64 + 128);
+        setup();
+        overflow_bytes = 0;
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (i = 0; i < (int)(KS_STAGE_RING_ENTRIES + ovf) + extra; i++) {
+                /* every 4th key of the overflow is a long one (60 bytes) */
+                size_t kl = (size_t)snprintf(key, sizeof(key), "k%d", i % 97);
+                if (i >= KS_STAGE_RING_ENTRIES && i % 4 == 0) {
+                        memset(key + kl, 'x', 60 - kl);
+                        kl = 60;
+                }
+                ks_stage_push(stage, t, key, kl, -1, 5);
+                if (i < (int)(KS_STAGE_RING_ENTRIES + ovf))
+                        bytes += kl + 5;
+        }
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES + ovf);
+        CU_ASSERT_EQUAL(st.overflowed, ovf);
+        CU_ASSERT_EQUAL(st.overflow_chunks, 2);
+        CU_ASSERT_EQUAL(st.skipped_full, (uint64_t)extra);
+        CU_ASSERT_EQUAL(st.inline_long, 0);
+        CU_ASSERT_FALSE(ks_stage_empty(stage));
+        CU_ASSERT_EQUAL(ks_stage_drain(stage), KS_STAGE_RING_ENTRIES + ovf);
+        CU_ASSERT(ks_stage_empty(stage));
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.overflow_chunks, 1);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(s.c.total.messages, KS_STAGE_RING_ENTRIES + ovf);
+        CU_ASSERT_EQUAL(s.c.total.bytes, bytes);
+        CU_ASSERT_EQUAL(s.c.unanalysed, (uint64_t)extra);
+        ks_topic_snapshot_free(&s);
+
+        /* drained: the ring again */
+        ks_stage_push(stage, t, "k", 1, -1, 5);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.overflowed, ovf);
+        CU_ASSERT_EQUAL(st.staged, KS_STAGE_RING_ENTRIES + ovf + 1);
+        /* and the overflow again, within its budget: the chunk kept and
+         * one more */
+        for (i = 0; i < KS_STAGE_RING_ENTRIES + KS_STAGE_CHUNK_ENTRIES; i++)
+                ks_stage_push(stage, t, "k", 1, -1, 5);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.skipped_full, (uint64_t)extra + 1);
+        CU_ASSERT_EQUAL(st.overflow_chunks, 2);
+        CU_ASSERT_EQUAL(ks_stage_drain(stage),
+                        KS_STAGE_RING_ENTRIES + KS_STAGE_CHUNK_ENTRIES);
+        CU_ASSERT(ks_stage_empty(stage));
         teardown();
 }
 
@@ -507,7 +602,12 @@ void ks_test_register(void)
             {"threads stage, exit and adopt rings while a drainer "
              "analyses; every message counted once",
              test_threads},
+            {"the same while threads switch to their overflow and back",
+             test_threads_overflow},
             {"a full ring falls back to inline analysis", test_full_ring},
+            {"a full ring's messages wait in its overflow until it is "
+             "spent",
+             test_overflow},
             {"a thread outliving its stages", test_outliving_thread},
             {"an ack before its explicit message is drained",
              test_ack_before_drain},
