@@ -49,6 +49,10 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
         if (!(kt->stage = ks_stage_new(
                   ks_batch_table_budget((size_t)kt->conf.memory_max_mb << 20))))
                 ksb_die("ks_stage_new failed");
+        /* as ks_client_new(): an overflow while the drainer is behind */
+        ks_stage_set_overflow(
+            kt->stage,
+            ks_stage_overflow_budget((size_t)kt->conf.memory_max_mb << 20));
         /* as ks_client_new(): the sketches get what the key table leaves */
         kt->params.sketch_budget =
             ks_batch_sketch_budget((size_t)kt->conf.memory_max_mb << 20);

@@ -140,10 +140,9 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                 return NULL;
         }
         ks_stage_set_overload(c->stage, kconf->overload_analyse);
-        /* as much again as the key table, only while the drainer is behind */
         ks_stage_set_overflow(
             c->stage,
-            ks_batch_table_budget((size_t)kconf->memory_max_mb << 20));
+            ks_stage_overflow_budget((size_t)kconf->memory_max_mb << 20));
         c->rk            = rk;
         c->started_at_ms = ks_client_now_ms();
         c->id            = atomic_fetch_add(&ks_client_next_id, 1);

@@ -506,6 +506,11 @@ void ks_stage_set_overload(ks_stage_t *s, int analyse)
         s->overload_analyse = analyse;
 }
 
+size_t ks_stage_overflow_budget(size_t memory_bytes)
+{
+        return memory_bytes / KS_STAGE_OVERFLOW_SHARE;
+}
+
 void ks_stage_set_overflow(ks_stage_t *s, size_t bytes)
 {
         s->ovf_chunks_max = bytes / sizeof(ks_stage_chunk_t);

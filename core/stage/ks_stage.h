@@ -143,6 +143,16 @@ size_t ks_stage_batch_bytes(const ks_stage_t *s);
  *  @locality before any ks_stage_push(). */
 void ks_stage_set_overload(ks_stage_t *s, int analyse);
 
+/** The share of keyshift.memory.max.mb (1/n) that the staging overflow may
+ *  take on top of it, only while the drainer is behind
+ *  (ks_stage_overflow_budget()). */
+#define KS_STAGE_OVERFLOW_SHARE 8
+
+/** @returns the overflow a producer given @p memory_bytes
+ *           (keyshift.memory.max.mb) gets: 1/KS_STAGE_OVERFLOW_SHARE of
+ *           it (8 MiB, 131,072 messages, at the default 64 MiB). */
+size_t ks_stage_overflow_budget(size_t memory_bytes);
+
 /**
  * @brief Lets messages that meet a full ring wait in an overflow of at
  *        most @p bytes in all (chunks of KS_STAGE_CHUNK_ENTRIES entries,
