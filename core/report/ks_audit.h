@@ -163,10 +163,16 @@ json_t *ks_audit_json(const ks_audit_t *a, const ks_audit_history_t *h,
 /**
  * @brief Adds the audit's warnings of @p topic to @p wl:
  *        MIXED_PARTITIONERS (history steps of two families),
- *        RECORDS_FROM_OLD_COUNT (a step under a count below C),
+ *        RECORDS_FROM_OLD_COUNT (a step under a count below C, except the
+ *        step (@p switch_family, @p switch_old): ks_switch.h counts that
+ *        one's records exactly; -1, -1: none),
  *        UNEXPLAINED_PLACEMENT (unexplained or uncovered records).
+ *        A step's records are the greedy cover's: records both counts
+ *        explain go to the step taken first, so an old count's figure
+ *        from the history is an estimate.
  */
 void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
-                       const char *topic, ks_warn_list_t *wl);
+                       const char *topic, int switch_family,
+                       int32_t switch_old, ks_warn_list_t *wl);
 
 #endif /* KS_AUDIT_H */

@@ -170,7 +170,7 @@ static void test_single_family(void)
         CU_ASSERT_EQUAL(h.steps[0].records, 5000);
         CU_ASSERT_EQUAL(h.uncovered, 0);
         ks_warn_list_init(&wl);
-        ks_audit_warnings(a, &h, "t", &wl);
+        ks_audit_warnings(a, &h, "t", -1, -1, &wl);
         CU_ASSERT_EQUAL(wl.cnt, 0);
         ks_warn_list_clear(&wl);
         ks_audit_history_free(&h);
@@ -228,7 +228,7 @@ static void test_mixed_history(void)
         CU_ASSERT_EQUAL(pairs_sum + h.uncovered + ks_audit_unexplained(a),
                         rs.n);
         ks_warn_list_init(&wl);
-        ks_audit_warnings(a, &h, "t", &wl);
+        ks_audit_warnings(a, &h, "t", -1, -1, &wl);
         CU_ASSERT(ks_test_has_warning(&wl, "MIXED_PARTITIONERS"));
         CU_ASSERT(ks_test_has_warning(&wl, "RECORDS_FROM_OLD_COUNT"));
         CU_ASSERT(ks_test_has_warning(&wl, "UNEXPLAINED_PLACEMENT"));
