@@ -27,150 +27,21 @@
 #include "ks_cli_scan.h"
 #include "ks_config.h"
 #include "ks_report.h"
+#include "ks_switch.h"
 #include "ks_topic.h"
 
 #define CMD "scan"
 
-/** Buckets of the timestamp series; a longer span widens each bucket. */
-#define KS_SCAN_TIME_BUCKETS 65536
-
-/** Per-second records and bytes by record timestamp, in fixed memory:
- *  buckets of `width` seconds (a power of two), doubled when the span
- *  does not fit. */
-typedef struct ks_scan_times {
-        int64_t   base; /**< first bucket, in units of width seconds */
-        int64_t   width;
-        uint64_t *msgs, *bytes; /**< [KS_SCAN_TIME_BUCKETS] */
-        int       any;
-        uint64_t  missing; /**< records without a timestamp */
-} ks_scan_times_t;
-
 typedef struct ks_scan_ctx {
+        int32_t         count; /**< the topic's current count */
         ks_audit_t     *audit;
         ks_topic_t     *topic[KS_AUDIT_FAMILIES]; /**< by family, or NULL */
         ks_scan_times_t times;
 } ks_scan_ctx_t;
 
-/** @brief The first and last buckets holding records (-1, -1: none). */
-static void times_span(const ks_scan_times_t *t, int64_t *lo, int64_t *hi)
-{
-        int64_t j;
-
-        *lo = *hi = -1;
-        for (j = 0; j < KS_SCAN_TIME_BUCKETS; j++)
-                if (t->msgs[j]) {
-                        if (*lo < 0)
-                                *lo = j;
-                        *hi = j;
-                }
-}
-
-/** @brief Halves the series' resolution: merges bucket pairs. */
-static void times_widen(ks_scan_times_t *t)
-{
-        size_t  i;
-        int64_t odd = t->base & 1;
-
-        for (i = 0; i < KS_SCAN_TIME_BUCKETS; i++) {
-                size_t   to = (i + (size_t)odd) / 2;
-                uint64_t m = t->msgs[i], b = t->bytes[i];
-                t->msgs[i] = t->bytes[i] = 0;
-                t->msgs[to] += m;
-                t->bytes[to] += b;
-        }
-        t->base = (t->base - odd) / 2;
-        t->width *= 2;
-}
-
-static void times_add(ks_scan_times_t *t, int64_t ts_ms, uint64_t bytes)
-{
-        int64_t s, i;
-
-        if (ts_ms < 0) {
-                t->missing++;
-                return;
-        }
-        s = ts_ms / 1000;
-        if (!t->any) {
-                t->any   = 1;
-                t->width = 1;
-                t->base  = s - KS_SCAN_TIME_BUCKETS / 2;
-        }
-        for (;;) {
-                i = s / t->width - t->base;
-                if (i >= 0 && i < KS_SCAN_TIME_BUCKETS)
-                        break;
-                /* move the window when what it holds still fits */
-                {
-                        int64_t lo, hi;
-                        times_span(t, &lo, &hi);
-                        if (lo < 0) {
-                                t->base =
-                                    s / t->width - KS_SCAN_TIME_BUCKETS / 2;
-                                continue;
-                        }
-                        if (i < 0 && hi - i < KS_SCAN_TIME_BUCKETS) {
-                                int64_t sh = -i;
-                                memmove(t->msgs + sh, t->msgs,
-                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
-                                            sizeof(*t->msgs));
-                                memmove(t->bytes + sh, t->bytes,
-                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
-                                            sizeof(*t->bytes));
-                                memset(t->msgs, 0, (size_t)sh * 8);
-                                memset(t->bytes, 0, (size_t)sh * 8);
-                                t->base -= sh;
-                        } else if (i >= KS_SCAN_TIME_BUCKETS &&
-                                   i - lo < KS_SCAN_TIME_BUCKETS) {
-                                int64_t sh = i - KS_SCAN_TIME_BUCKETS + 1;
-                                memmove(t->msgs, t->msgs + sh,
-                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
-                                            sizeof(*t->msgs));
-                                memmove(t->bytes, t->bytes + sh,
-                                        (size_t)(KS_SCAN_TIME_BUCKETS - sh) *
-                                            sizeof(*t->bytes));
-                                memset(t->msgs + KS_SCAN_TIME_BUCKETS - sh, 0,
-                                       (size_t)sh * 8);
-                                memset(t->bytes + KS_SCAN_TIME_BUCKETS - sh, 0,
-                                       (size_t)sh * 8);
-                                t->base += sh;
-                        } else {
-                                times_widen(t);
-                        }
-                }
-        }
-        t->msgs[i]++;
-        t->bytes[i] += bytes;
-}
-
-/**
- * @brief Replays the series into @p r in time order, each bucket spread
- *        evenly over its seconds. @returns the end of the series (ms, on
- *        the same clock: the snapshot's time for the rates).
- */
-static int64_t times_rates(const ks_scan_times_t *t, ks_rates_t *r)
-{
-        int64_t lo, hi, i, j;
-
-        times_span(t, &lo, &hi);
-        if (lo < 0) {
-                ks_rates_init(r, 0);
-                return 0;
-        }
-        ks_rates_init(r, (t->base + lo) * t->width * 1000);
-        for (i = lo; i <= hi; i++) {
-                uint64_t m = t->msgs[i], b = t->bytes[i];
-                int64_t  s0 = (t->base + i) * t->width;
-                for (j = 0; j < t->width; j++) {
-                        uint64_t mj = m / (uint64_t)t->width +
-                                      ((uint64_t)j < m % (uint64_t)t->width);
-                        uint64_t bj = b / (uint64_t)t->width +
-                                      ((uint64_t)j < b % (uint64_t)t->width);
-                        ks_rates_add_n(r, (s0 + j) * 1000, mj, bj);
-                }
-        }
-        return (t->base + hi + 1) * t->width * 1000;
-}
+static int  ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
+                     const ks_scan_reader_t *r);
+static void ctx_free(ks_scan_ctx_t *c);
 
 /** @brief ks_scan_record_cb: feeds one record everywhere. */
 static void on_record(void *opaque, const rd_kafka_message_t *m)
@@ -187,12 +58,20 @@ static void on_record(void *opaque, const rd_kafka_message_t *m)
                 if (!t)
                         continue;
                 ks_topic_key_facts(t, key, m->key_len, -1, &kf);
+                /* a hashed record counts where its key goes under the
+                 * current count, wherever it is stored: a record placed
+                 * before an increase says what its key does now, not
+                 * where the old count put it (issue 28) */
                 ks_topic_lock(t);
-                ks_topic_record_stored_locked(t, key, m->key_len, m->partition,
-                                              &kf, 1, bytes);
+                ks_topic_record_stored_locked(
+                    t, key, m->key_len,
+                    kf.place == KS_PLACE_HASHED
+                        ? ks_partition_of(kf.phash, c->count)
+                        : m->partition,
+                    &kf, 1, bytes);
                 ks_topic_unlock(t);
         }
-        times_add(&c->times, rd_kafka_message_timestamp(m, NULL), bytes);
+        ks_scan_times_add(&c->times, rd_kafka_message_timestamp(m, NULL), bytes);
 }
 
 static void on_sigint(int sig)
@@ -206,6 +85,7 @@ static json_t *scan_json(const scan_opts_t *o, const ks_scan_reader_t *r,
                          int64_t started_ms, int64_t ended_ms,
                          const ks_scan_ctx_t *c)
 {
+        json_t *o_json;
         json_t *parts = json_array();
         char    started[40];
         int32_t p;
@@ -224,7 +104,7 @@ static json_t *scan_json(const scan_opts_t *o, const ks_scan_reader_t *r,
                         "done", s->done));
         }
         ks_report_rfc3339(started_ms, started, sizeof(started));
-        return json_pack(
+        o_json = json_pack(
             "{s:s, s:s, s:s, s:o, s:b, s:s, s:I, s:I, s:f, s:I, s:I,"
             " s:o}",
             "bootstrap", o->bootstrap, "topic", o->topic, "from", o->from_text,
@@ -239,6 +119,13 @@ static json_t *scan_json(const scan_opts_t *o, const ks_scan_reader_t *r,
             "rates_resolution_s",
             (json_int_t)(c->times.any ? c->times.width : 1), "partitions",
             parts);
+        /* --until: null, or as given ("increase": each partition's end is
+         * its switch offset, audit.switch) */
+        if (o_json)
+                json_object_set_new(o_json, "until",
+                                    o->until_text ? json_string(o->until_text)
+                                                  : json_null());
+        return o_json;
 }
 
 /** @returns the family whose analysis is reported and why (@p source). */
@@ -271,9 +158,93 @@ static int choose_family(const scan_opts_t *o, const ks_audit_history_t *h,
         return 1; /* murmur2: Java's */
 }
 
+/**
+ * @brief The increase whose switch the second pass measures: the family
+ *        the proposals use (the audit's, or --partitioner's) and, of its
+ *        history steps under a count below the current one, the one with
+ *        the most records (the last increase; an earlier one stays in the
+ *        history). @returns 0 with @p family and @p old, or -1: none.
+ */
+static int find_increase(const scan_opts_t *o, const ks_scan_ctx_t *c,
+                         int *family, int32_t *old)
+{
+        ks_audit_history_t h;
+        const char        *source;
+        uint64_t           best = 0;
+        size_t             i;
+        int                f;
+
+        if (ks_audit_history(c->audit, &h))
+                return -1;
+        f = choose_family(o, &h, c->audit, &source);
+        for (i = 0; f < 0 && i < KS_AUDIT_FAMILIES; i++)
+                if (ks_topic_diag_families[i] ==
+                    ks_partitioner_hash_family(
+                        (ks_partitioner_t)o->partitioner))
+                        f = (int)i;
+        *old = -1;
+        for (i = 0; i < h.cnt; i++)
+                if (h.steps[i].family == f && h.steps[i].count < c->count &&
+                    h.steps[i].records > best) {
+                        best = h.steps[i].records;
+                        *old = h.steps[i].count;
+                }
+        ks_audit_history_free(&h);
+        *family = f;
+        return f >= 0 && *old > 0 ? 0 : -1;
+}
+
+/**
+ * @brief After the first pass: the switch of a grown topic (a second
+ *        pass), and for --until increase a third pass over each
+ *        partition up to its switch, into a fresh analysis.
+ * @returns 1 when @p sw was filled, 0 when there is no switch, -1 on a
+ *          failure (printed; @p c may then be half built).
+ */
+static int grown(const scan_opts_t *o, ks_scan_reader_t *r, ks_scan_ctx_t *c,
+                 ks_switch_result_t *sw, char *err, size_t errsz)
+{
+        size_t   mem = (size_t)o->kconf.memory_max_mb << 20;
+        int      family;
+        int32_t  old, p;
+        int64_t *ends;
+
+        if (strcmp(r->stopped_by, "end") || find_increase(o, c, &family, &old)) {
+                if (o->until == KS_SCAN_UNTIL_INCREASE)
+                        fprintf(stderr, "keyshift scan: --until increase: no "
+                                        "increase found in the records (the "
+                                        "audit's history has no older count "
+                                        "of the family): the whole range is "
+                                        "reported\n");
+                return 0;
+        }
+        if (ks_cli_scan_switch(r, family, old, mem / 2, sw, err, errsz)) {
+                fprintf(stderr, "keyshift scan: the count switch: %s\n", err);
+                return -1;
+        }
+        if (o->until != KS_SCAN_UNTIL_INCREASE)
+                return 1;
+        if (!(ends = malloc((size_t)r->partition_count * sizeof(*ends))))
+                return -1;
+        for (p = 0; p < r->partition_count; p++)
+                ends[p] = sw->parts[p].switch_offset;
+        ctx_free(c);
+        memset(c, 0, sizeof(*c));
+        if (ctx_init(c, o, r) || ks_scan_rewind(r, ends, err, errsz) ||
+            ks_scan_read(r, on_record, c, err, errsz)) {
+                free(ends);
+                fprintf(stderr, "keyshift scan: --until increase: %s\n",
+                        *err ? err : r->stopped_by);
+                return -1;
+        }
+        free(ends);
+        return 1;
+}
+
 /** @brief Builds and writes the report. @returns 0 or 1. */
 static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
-                        ks_scan_ctx_t *c, int64_t started_ms, const char *path)
+                        ks_scan_ctx_t *c, int64_t started_ms, const char *path,
+                        const ks_switch_result_t *sw)
 {
         static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
             KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
@@ -303,7 +274,7 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                 ks_audit_history_free(&h);
                 return ks_cli_fail(CMD, "out of memory");
         }
-        s.mono_ms = times_rates(&c->times, &s.rates);
+        s.mono_ms = ks_scan_times_rates(&c->times, &s.rates);
         prod      = (ks_report_producer_t){
                  .client_id          = "keyshift-scan",
                  .client_name        = rd_kafka_name(r->rk),
@@ -326,7 +297,11 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                 json_object_del(pt_o, "evidence");
                 json_object_del(pt_o, "learning");
                 first = wl.cnt;
-                ks_audit_warnings(c->audit, &h, o->topic, &wl);
+                ks_audit_warnings(c->audit, &h, o->topic,
+                                  sw ? sw->family : -1,
+                                  sw ? sw->old_count : -1, &wl);
+                if (sw)
+                        ks_switch_warnings(sw, o->topic, &wl);
                 if (r->compacted == 1)
                         ks_warn_add(&wl, KS_WARN_TOPIC_COMPACTED, o->topic,
                                     "the topic is compacted: the records "
@@ -343,6 +318,8 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                                     ks_audit_json(c->audit, &h,
                                                   ks_partitioner_name(pt),
                                                   source));
+                json_object_set_new(json_object_get(topic, "audit"), "switch",
+                                    sw ? ks_switch_json(sw) : json_null());
                 topics = json_object();
                 json_object_set_new(topics, o->topic, topic);
                 report = ks_report_build(&prod, &ropts, topics, &wl);
@@ -373,6 +350,17 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                                (int)h.steps[i].count, h.steps[i].records);
                 printf("  unexplained %" PRIu64 ", uncovered %" PRIu64 "\n",
                        ks_audit_unexplained(c->audit), h.uncovered);
+                if (sw)
+                        printf("  switch %s %d -> %d (%s moment): old %" PRIu64
+                               ", new %" PRIu64 ", ambiguous %" PRIu64 "\n",
+                               ks_audit_family_name(sw->family),
+                               (int)sw->old_count, (int)sw->new_count,
+                               sw->one_moment ? "one"
+                               : sw->old_only_last_ms >= 0 &&
+                                       sw->new_only_first_ms >= 0
+                                   ? "interleaved"
+                                   : "unknown",
+                               sw->old_exact, sw->new_exact, sw->ambiguous);
                 for (i = 0; i < wl.cnt; i++)
                         printf("  %s: %s\n", wl.items[i].code,
                                wl.items[i].message);
@@ -402,6 +390,7 @@ static int ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
         /* half the memory for the audit's groups, half for the sketches
          * of the topics fed (one per candidate partitioner) */
         ks_topic_params_fit(&p, p.sketch_budget / 2 / (size_t)n);
+        c->count       = r->partition_count;
         c->audit       = ks_audit_new(r->partition_count, mem / 2);
         c->times.msgs  = calloc(KS_SCAN_TIME_BUCKETS, sizeof(uint64_t));
         c->times.bytes = calloc(KS_SCAN_TIME_BUCKETS, sizeof(uint64_t));
@@ -440,9 +429,10 @@ int ks_cli_scan_main(int argc, char **argv)
         ks_scan_reader_t r         = {0};
         ks_scan_ctx_t    c         = {0};
         char             err[1024] = "", path[1024];
-        int              ret;
+        int              ret, has_sw = 0;
         int64_t          started;
         struct sigaction sa = {0};
+        ks_switch_result_t sw = {0};
 
         o.rk_conf = rd_kafka_conf_new();
         if (!o.rk_conf || ks_config_init(&o.kconf))
@@ -459,6 +449,8 @@ int ks_cli_scan_main(int argc, char **argv)
                 snprintf(path, sizeof(path), "keyshift-scan-%s.json", o.topic);
         r.timeout_ms   = o.timeout_ms;
         r.max_messages = o.max_messages;
+        r.until        = o.until;
+        r.until_arg    = o.until_arg;
         r.progress     = isatty(STDERR_FILENO);
         started        = ks_topic_wall_ms();
         if (ks_scan_open(&r, o.rk_conf, o.topic, o.from, o.from_arg, err,
@@ -484,13 +476,18 @@ int ks_cli_scan_main(int argc, char **argv)
         sa.sa_handler = on_sigint;
         sigaction(SIGINT, &sa, NULL);
         ret = ks_scan_read(&r, on_record, &c, err, sizeof(err));
-        signal(SIGINT, SIG_DFL);
         if (ret && *err)
                 fprintf(stderr, "keyshift scan: %s\n", err);
-        if (!r.records) {
+        if (r.records && !ret)
+                has_sw = grown(&o, &r, &c, &sw, err, sizeof(err));
+        signal(SIGINT, SIG_DFL);
+        if (has_sw < 0) {
+                ret = KS_CLI_EXIT_FAIL;
+        } else if (!r.records) {
                 ret = ks_cli_fail(CMD, "no record read from %s (%s)", o.topic,
                                   r.stopped_by);
-        } else if (write_report(&o, &r, &c, started, path)) {
+        } else if (write_report(&o, &r, &c, started, path,
+                                has_sw ? &sw : NULL)) {
                 ret = KS_CLI_EXIT_FAIL;
         } else if (!strcmp(r.stopped_by, "interrupt")) {
                 fprintf(stderr, "keyshift scan: interrupted: partial report "
@@ -501,6 +498,8 @@ int ks_cli_scan_main(int argc, char **argv)
         } else {
                 ret = ret ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
         }
+        if (has_sw > 0)
+                ks_switch_result_free(&sw);
         ctx_free(&c);
         ks_scan_close(&r);
         ks_config_destroy(&o.kconf);

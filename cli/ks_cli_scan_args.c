@@ -43,6 +43,12 @@ static void usage(FILE *fp)
             "                             of each partition) | @UNIX_MS "
             "(first record at or\n"
             "                             after that time)\n"
+            "  -u, --until WHERE          OFFSET (records below offset N in "
+            "each partition) |\n"
+            "                             @UNIX_MS (records before that time) "
+            "| increase (each\n"
+            "                             partition up to where the current "
+            "count took over)\n"
             "  -m, --max-messages N       stop after N records (report "
             "complete: false)\n"
             "  -P, --partitioner NAME     the partitioner the proposals use "
@@ -95,6 +101,34 @@ static int parse_from(scan_opts_t *o, const char *v, char *err, size_t errsz)
                          "--from '%s': expected earliest, latest, -N (N >= 1 "
                          "records from each partition's end) or @UNIX_MS "
                          "(milliseconds since the epoch)",
+                         v);
+                return -1;
+        }
+        return 0;
+}
+
+/** @brief Parses --until. @returns 0 or -1. */
+static int parse_until(scan_opts_t *o, const char *v, char *err, size_t errsz)
+{
+        long long n;
+
+        o->until_text = v;
+        if (!strcmp(v, "increase")) {
+                o->until = KS_SCAN_UNTIL_INCREASE;
+        } else if (v[0] == '@' &&
+                   !ks_cli_parse_long(v + 1, 0, INT64_MAX, &n, err, errsz)) {
+                o->until     = KS_SCAN_UNTIL_TIME;
+                o->until_arg = n;
+        } else if (v[0] >= '0' && v[0] <= '9' &&
+                   !ks_cli_parse_long(v, 1, INT64_MAX, &n, err, errsz)) {
+                o->until     = KS_SCAN_UNTIL_OFFSET;
+                o->until_arg = n;
+        } else {
+                snprintf(err, errsz,
+                         "--until '%s': expected OFFSET (N >= 1: each "
+                         "partition's records below offset N), @UNIX_MS "
+                         "(records before that time) or increase (each "
+                         "partition up to its switch to the current count)",
                          v);
                 return -1;
         }
@@ -181,6 +215,7 @@ int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
             {"topic", required_argument, NULL, 't'},
             {"proposed", required_argument, NULL, 'p'},
             {"from", required_argument, NULL, 'f'},
+            {"until", required_argument, NULL, 'u'},
             {"max-messages", required_argument, NULL, 'm'},
             {"partitioner", required_argument, NULL, 'P'},
             {"output", required_argument, NULL, 'o'},
@@ -198,7 +233,7 @@ int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
         o->from_text   = "earliest";
         opterr         = 0;
         optind         = 1;
-        while ((c = getopt_long(argc, argv, ":b:t:p:f:m:P:o:X:h", longopts,
+        while ((c = getopt_long(argc, argv, ":b:t:p:f:u:m:P:o:X:h", longopts,
                                 NULL)) != -1) {
                 switch (c) {
                 case 'b':
@@ -216,6 +251,10 @@ int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
                         break;
                 case 'f':
                         if (parse_from(o, optarg, err, sizeof(err)))
+                                return ks_cli_usage_error(CMD, "%s", err);
+                        break;
+                case 'u':
+                        if (parse_until(o, optarg, err, sizeof(err)))
                                 return ks_cli_usage_error(CMD, "%s", err);
                         break;
                 case 'm':

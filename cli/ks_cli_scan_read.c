@@ -136,6 +136,46 @@ static int start_offsets(ks_scan_reader_t *r, ks_scan_from_t from,
         return 0;
 }
 
+/** @brief Lowers each partition's end to --until's offset (OFFSET: N;
+ *         TIME: the first record at or after the time, offsets_for_times;
+ *         none there: the end stays). @returns 0 or 1 with @p err. */
+static int end_offsets(ks_scan_reader_t *r, char *err, size_t errsz)
+{
+        rd_kafka_topic_partition_list_t *tl;
+        rd_kafka_resp_err_t              e;
+        int32_t                          p;
+
+        if (r->until == KS_SCAN_UNTIL_OFFSET) {
+                for (p = 0; p < r->partition_count; p++)
+                        if (r->until_arg < r->parts[p].end)
+                                r->parts[p].end = r->until_arg;
+                return 0;
+        }
+        if (r->until != KS_SCAN_UNTIL_TIME)
+                return 0;
+        tl = rd_kafka_topic_partition_list_new(r->partition_count);
+        for (p = 0; p < r->partition_count; p++)
+                rd_kafka_topic_partition_list_add(tl, r->topic, p)->offset =
+                    r->until_arg;
+        e = rd_kafka_offsets_for_times(r->rk, tl, r->timeout_ms);
+        if (e) {
+                snprintf(err, errsz,
+                         "--until @%" PRId64
+                         ": offsets_for_times failed within %d ms: %s",
+                         r->until_arg, r->timeout_ms, rd_kafka_err2str(e));
+                rd_kafka_topic_partition_list_destroy(tl);
+                return 1;
+        }
+        for (p = 0; p < tl->cnt; p++) {
+                const rd_kafka_topic_partition_t *tp = &tl->elems[p];
+                ks_scan_part_t                   *s  = &r->parts[tp->partition];
+                if (!tp->err && tp->offset >= 0 && tp->offset < s->end)
+                        s->end = tp->offset;
+        }
+        rd_kafka_topic_partition_list_destroy(tl);
+        return 0;
+}
+
 /** @brief Asks the cluster (Admin API DescribeConfigs) whether @p r's
  *         topic is compacted, waiting up to r->timeout_ms; r->compacted
  *         stays -1 without an answer (a scan goes on without it). */
@@ -231,7 +271,8 @@ int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
                          topic, (int)r->partition_count);
                 return 1;
         }
-        if (start_offsets(r, from, from_arg, err, errsz))
+        if (start_offsets(r, from, from_arg, err, errsz) ||
+            end_offsets(r, err, errsz))
                 return 1;
         tl = rd_kafka_topic_partition_list_new(r->partition_count);
         for (p = 0; p < r->partition_count; p++) {
@@ -247,10 +288,10 @@ int ks_scan_open(ks_scan_reader_t *r, rd_kafka_conf_t *conf, const char *topic,
         if (!r->to_read) {
                 rd_kafka_topic_partition_list_destroy(tl);
                 snprintf(err, errsz,
-                         "--from starts at or past the end of every "
+                         "--from starts at or past the end%s of every "
                          "partition of %s (%" PRIu64
                          " records stored): nothing to read",
-                         topic, stored);
+                         r->until ? " (--until)" : "", topic, stored);
                 return 1;
         }
         e = rd_kafka_assign(r->rk, tl);
@@ -369,6 +410,50 @@ int ks_scan_read(ks_scan_reader_t *r, ks_scan_record_cb *cb, void *opaque,
         if (r->progress)
                 progress(r, started, 1);
         return strcmp(r->stopped_by, "end") != 0;
+}
+
+int ks_scan_rewind(ks_scan_reader_t *r, const int64_t *ends, char *err,
+                   size_t errsz)
+{
+        rd_kafka_topic_partition_list_t *tl;
+        rd_kafka_resp_err_t              e;
+        int32_t                          p;
+
+        rd_kafka_message_t              *m;
+
+        /* the previous pass's assignment and whatever it fetched go first
+         * (a stale end-of-partition event would end a partition early) */
+        rd_kafka_assign(r->rk, NULL);
+        while ((m = rd_kafka_consumer_poll(r->rk, 0)))
+                rd_kafka_message_destroy(m);
+        r->records = r->to_read = 0;
+        tl = rd_kafka_topic_partition_list_new(r->partition_count);
+        for (p = 0; p < r->partition_count; p++) {
+                ks_scan_part_t *s = &r->parts[p];
+                if (ends && ends[p] >= 0 && ends[p] < s->end)
+                        s->end = ends[p] < s->start ? s->start : ends[p];
+                s->records = 0;
+                s->last    = -1;
+                s->done    = s->start >= s->end;
+                if (s->done)
+                        continue;
+                r->to_read += (uint64_t)(s->end - s->start);
+                rd_kafka_topic_partition_list_add(tl, r->topic, p)->offset =
+                    s->start;
+        }
+        if (!r->to_read) {
+                rd_kafka_topic_partition_list_destroy(tl);
+                snprintf(err, errsz, "nothing to read in the range");
+                return 1;
+        }
+        e = rd_kafka_assign(r->rk, tl);
+        rd_kafka_topic_partition_list_destroy(tl);
+        if (e) {
+                snprintf(err, errsz, "assign() failed: %s",
+                         rd_kafka_err2str(e));
+                return 1;
+        }
+        return 0;
 }
 
 void ks_scan_close(ks_scan_reader_t *r)
