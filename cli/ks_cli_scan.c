@@ -256,7 +256,7 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         int                 f, ret = 1;
         ks_partitioner_t    pt;
         int64_t             now   = ks_topic_wall_ms();
-        json_t             *topic = NULL, *report = NULL, *topics;
+        json_t             *topic = NULL, *report = NULL, *topics, *ws;
         char                errstr[600];
         ks_report_opts_t    ropts = {
                o->kconf.hot_keys, now, 1, &o->kconf.sizing, 0, 0, 0};
@@ -311,9 +311,10 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                                     "(loads, moved records, rates) undercount "
                                     "what producers sent; per-key figures "
                                     "(keys that move, the audit) hold");
-                json_array_extend(
-                    json_object_get(topic, "warnings"),
-                    ks_warn_list_json_since(&wl, o->topic, first));
+                ws = ks_warn_list_json_since(&wl, o->topic, first);
+                /* json_array_extend() copies: the list is ours to free */
+                json_array_extend(json_object_get(topic, "warnings"), ws);
+                json_decref(ws);
                 json_object_set_new(topic, "audit",
                                     ks_audit_json(c->audit, &h,
                                                   ks_partitioner_name(pt),
