@@ -71,7 +71,8 @@ static void on_record(void *opaque, const rd_kafka_message_t *m)
                     &kf, 1, bytes);
                 ks_topic_unlock(t);
         }
-        ks_scan_times_add(&c->times, rd_kafka_message_timestamp(m, NULL), bytes);
+        ks_scan_times_add(&c->times, rd_kafka_message_timestamp(m, NULL),
+                          bytes);
 }
 
 static void on_sigint(int sig)
@@ -209,7 +210,8 @@ static int grown(const scan_opts_t *o, ks_scan_reader_t *r, ks_scan_ctx_t *c,
         int32_t  old, p;
         int64_t *ends;
 
-        if (strcmp(r->stopped_by, "end") || find_increase(o, c, &family, &old)) {
+        if (strcmp(r->stopped_by, "end") ||
+            find_increase(o, c, &family, &old)) {
                 if (o->until == KS_SCAN_UNTIL_INCREASE)
                         fprintf(stderr, "keyshift scan: --until increase: no "
                                         "increase found in the records (the "
@@ -297,8 +299,7 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                 json_object_del(pt_o, "evidence");
                 json_object_del(pt_o, "learning");
                 first = wl.cnt;
-                ks_audit_warnings(c->audit, &h, o->topic,
-                                  sw ? sw->family : -1,
+                ks_audit_warnings(c->audit, &h, o->topic, sw ? sw->family : -1,
                                   sw ? sw->old_count : -1, &wl);
                 if (sw)
                         ks_switch_warnings(sw, o->topic, &wl);
@@ -426,13 +427,13 @@ static void ctx_free(ks_scan_ctx_t *c)
 
 int ks_cli_scan_main(int argc, char **argv)
 {
-        scan_opts_t      o         = {0};
-        ks_scan_reader_t r         = {0};
-        ks_scan_ctx_t    c         = {0};
-        char             err[1024] = "", path[1024];
-        int              ret, has_sw = 0;
-        int64_t          started;
-        struct sigaction sa = {0};
+        scan_opts_t        o         = {0};
+        ks_scan_reader_t   r         = {0};
+        ks_scan_ctx_t      c         = {0};
+        char               err[1024] = "", path[1024];
+        int                ret, has_sw = 0;
+        int64_t            started;
+        struct sigaction   sa = {0};
         ks_switch_result_t sw = {0};
 
         o.rk_conf = rd_kafka_conf_new();

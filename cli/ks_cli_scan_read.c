@@ -419,7 +419,7 @@ int ks_scan_rewind(ks_scan_reader_t *r, const int64_t *ends, char *err,
         rd_kafka_resp_err_t              e;
         int32_t                          p;
 
-        rd_kafka_message_t              *m;
+        rd_kafka_message_t *m;
 
         /* the previous pass's assignment and whatever it fetched go first
          * (a stale end-of-partition event would end a partition early) */

@@ -172,7 +172,7 @@ json_t *ks_audit_json(const ks_audit_t *a, const ks_audit_history_t *h,
  *        from the history is an estimate.
  */
 void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
-                       const char *topic, int switch_family,
-                       int32_t switch_old, ks_warn_list_t *wl);
+                       const char *topic, int switch_family, int32_t switch_old,
+                       ks_warn_list_t *wl);
 
 #endif /* KS_AUDIT_H */

@@ -133,8 +133,8 @@ json_t *ks_audit_json(const ks_audit_t *a, const ks_audit_history_t *h,
 }
 
 void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
-                       const char *topic, int switch_family,
-                       int32_t switch_old, ks_warn_list_t *wl)
+                       const char *topic, int switch_family, int32_t switch_old,
+                       ks_warn_list_t *wl)
 {
         uint64_t fam[KS_AUDIT_FAMILIES]      = {0};
         int      fam_step[KS_AUDIT_FAMILIES] = {-1, -1, -1};
@@ -177,8 +177,8 @@ void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
                 char                   offs[300];
                 size_t                 n = 0, shown = 0;
                 int32_t                p;
-                if (st->count >= a->c || (st->family == switch_family &&
-                                          st->count == switch_old))
+                if (st->count >= a->c ||
+                    (st->family == switch_family && st->count == switch_old))
                         continue;
                 offs[0] = 0;
                 for (p = 0; p < a->c && n < sizeof(offs); p++) {

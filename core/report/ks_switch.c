@@ -66,8 +66,8 @@ ks_switch_t *ks_switch_new(int family, int32_t old_count, int32_t new_count,
                 s->parts[p].ambiguous_last  = -1;
                 s->parts[p].switch_offset   = -1;
         }
-        s->run_max =
-            (max_bytes ? max_bytes : KS_SWITCH_DEFAULT_BYTES) / sizeof(both_run_t);
+        s->run_max = (max_bytes ? max_bytes : KS_SWITCH_DEFAULT_BYTES) /
+                     sizeof(both_run_t);
         if (s->run_max < 16)
                 s->run_max = 16;
         s->t_old = s->t_new = -1;
@@ -113,12 +113,12 @@ static void keep_both(ks_switch_t *s, int32_t p, int64_t offset, int64_t ts)
                 s->runs    = n;
                 s->run_cap = cap;
         }
-        r            = &s->runs[s->run_cnt];
-        r->first     = r->last = offset;
-        r->ts        = ts;
-        r->records   = 1;
-        r->partition = p;
-        s->open[p]   = (long)s->run_cnt++;
+        r        = &s->runs[s->run_cnt];
+        r->first = r->last = offset;
+        r->ts              = ts;
+        r->records         = 1;
+        r->partition       = p;
+        s->open[p]         = (long)s->run_cnt++;
 }
 
 void ks_switch_add(ks_switch_t *s, const void *key, size_t keylen,
@@ -195,9 +195,8 @@ static int both_kinds(const ks_switch_t *s, int32_t p)
  *           (no old-only or new-only offset falls inside a run). */
 static int by_offset(const ks_switch_part_t *sp, const both_run_t *r)
 {
-        int after_old = sp->last_old_only < 0 || r->first > sp->last_old_only;
-        int before_new =
-            sp->first_new_only < 0 || r->last < sp->first_new_only;
+        int after_old  = sp->last_old_only < 0 || r->first > sp->last_old_only;
+        int before_new = sp->first_new_only < 0 || r->last < sp->first_new_only;
 
         if (!after_old && before_new)
                 return V_OLD; /* an old-only after it, no new-only before */
@@ -240,7 +239,9 @@ int ks_switch_result(const ks_switch_t *s, ks_switch_result_t *r)
                 int               t = by_time(s, run->ts), o = V_NONE, v;
                 if (sp->offsets_used)
                         o = by_offset(&s->parts[run->partition], run);
-                v = (t | o) == V_OLD ? V_OLD : (t | o) == V_NEW ? V_NEW : V_NONE;
+                v = (t | o) == V_OLD   ? V_OLD
+                    : (t | o) == V_NEW ? V_NEW
+                                       : V_NONE;
                 if (v == V_OLD) {
                         sp->both_old += run->records;
                         continue;

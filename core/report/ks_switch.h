@@ -68,8 +68,8 @@ typedef struct ks_switch_part {
         uint64_t both_old, both_new; /**< "both", decided by evidence */
         uint64_t ambiguous;          /**< "both", undecided */
         uint64_t other, unkeyed;
-        int64_t  last_old_only;  /**< offset, -1: none */
-        int64_t  first_new_only; /**< offset, -1: none */
+        int64_t  last_old_only;                   /**< offset, -1: none */
+        int64_t  first_new_only;                  /**< offset, -1: none */
         int64_t  ambiguous_first, ambiguous_last; /**< offsets, -1: none */
         int64_t  switch_offset; /**< first new or ambiguous record, -1:
                                  *   none (every record is old) */
@@ -82,11 +82,11 @@ typedef struct ks_switch_result {
         int32_t  old_count, new_count;
         int64_t  old_only_last_ms;  /**< T_old, -1: no old-only record */
         int64_t  new_only_first_ms; /**< T_new, -1: no new-only record */
-        int      one_moment; /**< T_old < T_new: one switch moment */
-        uint64_t old_exact;  /**< old-only + both_old */
-        uint64_t new_exact;  /**< new-only + both_new */
-        uint64_t ambiguous;  /**< including not_kept */
-        uint64_t not_kept;   /**< "both" records over the memory budget */
+        int      one_moment;        /**< T_old < T_new: one switch moment */
+        uint64_t old_exact;         /**< old-only + both_old */
+        uint64_t new_exact;         /**< new-only + both_new */
+        uint64_t ambiguous;         /**< including not_kept */
+        uint64_t not_kept; /**< "both" records over the memory budget */
         uint64_t other, unkeyed;
         ks_switch_part_t *parts; /**< [new_count] */
 } ks_switch_result_t;

@@ -25,35 +25,35 @@ json_t *ks_switch_json(const ks_switch_result_t *r)
                 const ks_switch_part_t *sp = &r->parts[p];
                 json_array_append_new(
                     parts,
-                    json_pack("{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o,"
-                              " s:o, s:o, s:o, s:o, s:b}",
-                              "partition", p, "old_only",
-                              (json_int_t)sp->old_only, "new_only",
-                              (json_int_t)sp->new_only, "both_old",
-                              (json_int_t)sp->both_old, "both_new",
-                              (json_int_t)sp->both_new, "ambiguous",
-                              (json_int_t)sp->ambiguous, "other",
-                              (json_int_t)sp->other, "unkeyed",
-                              (json_int_t)sp->unkeyed, "last_old_only_offset",
-                              offset_or_null(sp->last_old_only),
-                              "first_new_only_offset",
-                              offset_or_null(sp->first_new_only),
-                              "ambiguous_first_offset",
-                              offset_or_null(sp->ambiguous_first),
-                              "ambiguous_last_offset",
-                              offset_or_null(sp->ambiguous_last),
-                              "switch_offset", offset_or_null(sp->switch_offset),
-                              "offsets_used", sp->offsets_used));
+                    json_pack(
+                        "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o,"
+                        " s:o, s:o, s:o, s:o, s:b}",
+                        "partition", p, "old_only", (json_int_t)sp->old_only,
+                        "new_only", (json_int_t)sp->new_only, "both_old",
+                        (json_int_t)sp->both_old, "both_new",
+                        (json_int_t)sp->both_new, "ambiguous",
+                        (json_int_t)sp->ambiguous, "other",
+                        (json_int_t)sp->other, "unkeyed",
+                        (json_int_t)sp->unkeyed, "last_old_only_offset",
+                        offset_or_null(sp->last_old_only),
+                        "first_new_only_offset",
+                        offset_or_null(sp->first_new_only),
+                        "ambiguous_first_offset",
+                        offset_or_null(sp->ambiguous_first),
+                        "ambiguous_last_offset",
+                        offset_or_null(sp->ambiguous_last), "switch_offset",
+                        offset_or_null(sp->switch_offset), "offsets_used",
+                        sp->offsets_used));
         }
         return json_pack(
             "{s:s, s:i, s:i, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I,"
             " s:b, s:o}",
             "family", ks_audit_family_name(r->family), "old_count",
             r->old_count, "new_count", r->new_count, "moment",
-            r->one_moment ? "one" : r->old_only_last_ms >= 0 &&
-                                            r->new_only_first_ms >= 0
-                                        ? "interleaved"
-                                        : "unknown",
+            r->one_moment ? "one"
+            : r->old_only_last_ms >= 0 && r->new_only_first_ms >= 0
+                ? "interleaved"
+                : "unknown",
             "old_only_last_ms", offset_or_null(r->old_only_last_ms),
             "new_only_first_ms", offset_or_null(r->new_only_first_ms),
             "old_records", (json_int_t)r->old_exact, "new_records",
@@ -85,13 +85,13 @@ void ks_switch_warnings(const ks_switch_result_t *r, const char *topic,
                 }
                 if (sp->switch_offset >= 0)
                         n += (size_t)snprintf(offs + n, sizeof(offs) - n,
-                                              "%s%d: %lld", shown > 1 ? ", " : "",
-                                              (int)p,
+                                              "%s%d: %lld",
+                                              shown > 1 ? ", " : "", (int)p,
                                               (long long)sp->switch_offset);
                 else
                         n += (size_t)snprintf(offs + n, sizeof(offs) - n,
-                                              "%s%d: none", shown > 1 ? ", " : "",
-                                              (int)p);
+                                              "%s%d: none",
+                                              shown > 1 ? ", " : "", (int)p);
         }
         if (r->ambiguous)
                 snprintf(amb, sizeof(amb),

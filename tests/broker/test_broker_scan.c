@@ -222,12 +222,11 @@ static void test_scan(void)
         {
                 uint64_t moved = 0;
                 for (i = 0; i < TOTAL; i++)
-                        moved += rd_kafka_msg_partitioner_murmur2(
-                                     NULL, keys[i], keylen[i], 24, NULL,
-                                     NULL) !=
-                                 rd_kafka_msg_partitioner_murmur2(
-                                     NULL, keys[i], keylen[i], COUNT, NULL,
-                                     NULL);
+                        moved +=
+                            rd_kafka_msg_partitioner_murmur2(
+                                NULL, keys[i], keylen[i], 24, NULL, NULL) !=
+                            rd_kafka_msg_partitioner_murmur2(
+                                NULL, keys[i], keylen[i], COUNT, NULL, NULL);
                 CU_ASSERT_EQUAL(
                     json_integer_value(json_object_get(
                         json_object_get(

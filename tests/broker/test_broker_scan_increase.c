@@ -77,11 +77,11 @@ static void producer(ks_broker_producer_t *pr, int frozen)
 }
 
 static void send_one(ks_broker_producer_t *pr, const char *topic, size_t i,
-                 uint64_t *seed, int old, int in_stretch)
+                     uint64_t *seed, int old, int in_stretch)
 {
-        keylen[i]  = (size_t)snprintf(keys[i], sizeof(keys[i]), "acct-%llu",
-                                      (unsigned long long)(ks_broker_rand(seed) %
-                                                           KEYS));
+        keylen[i] =
+            (size_t)snprintf(keys[i], sizeof(keys[i]), "acct-%llu",
+                             (unsigned long long)(ks_broker_rand(seed) % KEYS));
         is_old[i]  = old;
         stretch[i] = in_stretch;
         ks_broker_produce(pr, topic, i, keys[i], keylen[i], "v", 1);
@@ -155,12 +155,12 @@ static void check_proposal(json_t *t)
                 snprintf(at, sizeof(at), "current/partitions/%d/messages", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(t, at), (long long)at12[p]);
         }
-        ks_broker_summary("scan_increase",
-                          "  proposal 12 -> 24: moved %llu of %d records "
-                          "(oracle %llu)\n",
-                          (unsigned long long)ks_e2e_int(prop,
-                                                         "moved/messages"),
-                          TOTAL, (unsigned long long)moved);
+        ks_broker_summary(
+            "scan_increase",
+            "  proposal 12 -> 24: moved %llu of %d records "
+            "(oracle %llu)\n",
+            (unsigned long long)ks_e2e_int(prop, "moved/messages"), TOTAL,
+            (unsigned long long)moved);
 }
 
 /** @brief Old-only and new-only records per partition against
@@ -366,9 +366,8 @@ static void test_two_moments(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("keyshift scan of a grown topic",
-                     {"one switch moment: exact counts, --until",
-                      test_one_moment},
-                     {"two producers switching at different moments",
-                      test_two_moments});
+        KS_ADD_SUITE(
+            "keyshift scan of a grown topic",
+            {"one switch moment: exact counts, --until", test_one_moment},
+            {"two producers switching at different moments", test_two_moments});
 }

@@ -42,11 +42,11 @@ static void put(sim_t *m, int old, int64_t ts, int in_stretch)
         int     len = snprintf(key, sizeof(key), "k%llu",
                                (unsigned long long)(rnd(&m->seed) % 5000));
         int32_t p   = rd_kafka_msg_partitioner_murmur2(
-            NULL, key, (size_t)len, old ? m->old_n : m->new_n, NULL, NULL);
-        int32_t po  = rd_kafka_msg_partitioner_murmur2(NULL, key, (size_t)len,
-                                                       m->old_n, NULL, NULL);
-        int32_t pn  = rd_kafka_msg_partitioner_murmur2(NULL, key, (size_t)len,
-                                                       m->new_n, NULL, NULL);
+              NULL, key, (size_t)len, old ? m->old_n : m->new_n, NULL, NULL);
+        int32_t po = rd_kafka_msg_partitioner_murmur2(NULL, key, (size_t)len,
+                                                      m->old_n, NULL, NULL);
+        int32_t pn = rd_kafka_msg_partitioner_murmur2(NULL, key, (size_t)len,
+                                                      m->new_n, NULL, NULL);
 
         if (old)
                 m->truth_old++;
@@ -178,11 +178,10 @@ static void test_bounded(void)
 
 void ks_test_register(void)
 {
-        KS_ADD_SUITE("count switch",
-                     {"one moment: exact counts and switch offsets",
-                      test_one_moment},
-                     {"an interleaved stretch: bounded ambiguity",
-                      test_interleaved},
-                     {"6 -> 8 decided by offsets alone", test_offsets_only},
-                     {"a bounded store", test_bounded});
+        KS_ADD_SUITE(
+            "count switch",
+            {"one moment: exact counts and switch offsets", test_one_moment},
+            {"an interleaved stretch: bounded ambiguity", test_interleaved},
+            {"6 -> 8 decided by offsets alone", test_offsets_only},
+            {"a bounded store", test_bounded});
 }
