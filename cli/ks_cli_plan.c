@@ -352,8 +352,10 @@ int ks_cli_plan_main(int argc, char **argv)
         pl.p.consumer_msgs_per_s = pl.per_consumer;
         pl.p.consumers_max       = (double)pl.consumers;
 
+        /* both consumer inputs are required above: the floor always has
+         * a base (the plugin's report gives none without them) */
         ks_sizing_partition_floor(&pl.p, pl.peak, pl.skew > 0 ? pl.skew : 0,
-                                  pl.current, &fl);
+                                  &fl);
         ks_sizing_rebalance(&pl.p, fl.recommended, &rb);
         ks_sizing_constraints(&pl.p, fl.recommended, (int32_t)pl.brokers,
                               (int32_t)pl.rf, pl.bytes_s, &cs);

@@ -47,7 +47,14 @@
  * idle. The skew factor (keyshift's own rule, from the issue) adds at
  * least 2x headroom, more when the key skew says partitions will be
  * uneven, at most 4x. When neither the capacity nor the planned consumers
- * are set, the base is the current count: today's parallelism. Powers of
+ * are set there is no base and no advice: the report gives the measured
+ * peak, key skew and skew factor, names the two properties, and
+ * illustrates the floor at KS_SIZING_ILLUSTRATION_RATES per consumer,
+ * labelled assumptions (keyshift issue 28: a base of today's count made
+ * every report say "at least double", an advice no figure supported).
+ * With one of the two, its term is the base: a per-consumer rate alone
+ * gives the throughput floor, a consumer count alone the parallelism the
+ * group can use (members beyond the count idle). Powers of
  * two: since h mod 2P is h mod P or h mod P + P, a later doubling splits
  * every partition into exactly two and moves exactly half of each
  * partition's keys, the cheapest increase there is.
@@ -130,9 +137,9 @@ const ks_sizing_param_desc_t ks_sizing_param_descs[] = {
     {"keyshift.partition.target.msgs.per.s",
      "0 (the fair share: topic rate / partitions) .. 1e9 msgs/s", 0, 1e9, 0, 0,
      KS_P(partition_target_msgs_per_s)},
-    {"keyshift.consumers.max", "0 (unknown) .. 100000 consumers", 0, 100000, 0,
+    {KS_SIZING_PROP_CONSUMERS, "0 (unknown) .. 100000 consumers", 0, 100000, 0,
      1, KS_P(consumers_max)},
-    {"keyshift.consumer.msgs.per.s", "0 (unknown) .. 1e9 msgs/s", 0, 1e9, 0, 0,
+    {KS_SIZING_PROP_CONSUMER_RATE, "0 (unknown) .. 1e9 msgs/s", 0, 1e9, 0, 0,
      KS_P(consumer_msgs_per_s)},
     {"keyshift.rebalance.ms.per.partition", "0 .. 60000 ms", 0, 60000, 4, 0,
      KS_P(rebalance_ms_per_partition)},
@@ -291,8 +298,20 @@ const char *ks_sizing_base_name(ks_sizing_base_t b)
         case KS_SIZING_BASE_CONSUMERS:
                 return "consumers";
         default:
-                return "current_count";
+                return "none";
         }
+}
+
+size_t ks_sizing_inputs_missing(const ks_sizing_params_t *p,
+                                const char               *names[2])
+{
+        size_t n = 0;
+
+        if (!(p->consumer_msgs_per_s > 0))
+                names[n++] = KS_SIZING_PROP_CONSUMER_RATE;
+        if (!(p->consumers_max >= 1))
+                names[n++] = KS_SIZING_PROP_CONSUMERS;
+        return n;
 }
 
 /** @returns @p x as a partition count: ceil, at least 0, at most 2^62. */
@@ -304,28 +323,29 @@ static int64_t count_of(double x)
 
 void ks_sizing_partition_floor(const ks_sizing_params_t *p,
                                double peak_msgs_per_s, double key_skew,
-                               int64_t current_count, ks_sizing_floor_t *out)
+                               ks_sizing_floor_t *out)
 {
         int64_t consumers = (int64_t)p->consumers_max;
 
         memset(out, 0, sizeof(*out));
+        out->skew_factor = ks_sizing_skew_factor(key_skew);
+        if (!(p->consumer_msgs_per_s > 0) && consumers < 1) {
+                /* no input to size on: no floor (it used to be today's
+                 * count x the skew factor, a doubling no figure asked for) */
+                out->base_source = KS_SIZING_BASE_NONE;
+                return;
+        }
         if (p->consumer_msgs_per_s > 0)
                 out->throughput_partitions =
                     count_of(peak_msgs_per_s / p->consumer_msgs_per_s);
-        if (p->consumer_msgs_per_s > 0 || consumers > 0) {
-                out->base        = out->throughput_partitions;
-                out->base_source = KS_SIZING_BASE_THROUGHPUT;
-                if (consumers > out->base) {
-                        out->base        = consumers;
-                        out->base_source = KS_SIZING_BASE_CONSUMERS;
-                }
-        } else {
-                out->base        = current_count;
-                out->base_source = KS_SIZING_BASE_CURRENT;
+        out->base        = out->throughput_partitions;
+        out->base_source = KS_SIZING_BASE_THROUGHPUT;
+        if (consumers > out->base) {
+                out->base        = consumers;
+                out->base_source = KS_SIZING_BASE_CONSUMERS;
         }
         if (out->base < 1)
                 out->base = 1; /* no traffic yet: one partition's worth */
-        out->skew_factor     = ks_sizing_skew_factor(key_skew);
         out->partition_floor = count_of((double)out->base * out->skew_factor);
         out->recommended     = ks_sizing_next_pow2(out->partition_floor);
 }

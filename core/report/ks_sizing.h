@@ -22,6 +22,10 @@
 /* each (ks_sizing_param_descs lists names, ranges and defaults).        */
 /* ------------------------------------------------------------------ */
 
+/** The two consumer inputs without which no count is recommended. */
+#define KS_SIZING_PROP_CONSUMER_RATE "keyshift.consumer.msgs.per.s"
+#define KS_SIZING_PROP_CONSUMERS "keyshift.consumers.max"
+
 typedef struct ks_sizing_params {
         double partition_target_msgs_per_s; /**< 0: the fair share */
         double consumers_max;       /**< planned consumers, 0: unknown */
@@ -164,30 +168,57 @@ double ks_sizing_skew_factor(double key_skew);
 typedef enum ks_sizing_base {
         KS_SIZING_BASE_THROUGHPUT = 0, /**< ceil(peak / per consumer) */
         KS_SIZING_BASE_CONSUMERS,      /**< keyshift.consumers.max */
-        KS_SIZING_BASE_CURRENT,        /**< neither known: the current count */
+        KS_SIZING_BASE_NONE, /**< neither input given: no floor, no advice */
 } ks_sizing_base_t;
 
+/** @returns "throughput", "consumers" or "none". */
 const char *ks_sizing_base_name(ks_sizing_base_t b);
+
+/**
+ * @brief The consumer inputs of @p p that are not given (0: unknown).
+ * @param names [2], set to KS_SIZING_PROP_CONSUMER_RATE and/or
+ *        KS_SIZING_PROP_CONSUMERS, in that order.
+ * @returns how many (0: the advice has both terms; 2: no advice).
+ */
+size_t ks_sizing_inputs_missing(const ks_sizing_params_t *p,
+                                const char               *names[2]);
+
+/**
+ * Per-consumer rates (msgs/s) at which a report without
+ * keyshift.consumer.msgs.per.s and keyshift.consumers.max illustrates the
+ * floor, each labelled an assumption: a consumer doing a remote write per
+ * message (~1 ms) and one doing light in-memory work. Nothing is
+ * recommended from them.
+ */
+#define KS_SIZING_ILLUSTRATION_RATES {1000.0, 10000.0}
+#define KS_SIZING_ILLUSTRATION_CNT 2
 
 typedef struct ks_sizing_floor {
         int64_t          throughput_partitions; /**< ceil(peak / per
                                                  *   consumer); 0 unknown */
-        int64_t          base;        /**< max(throughput, consumers) */
+        int64_t          base;        /**< max(throughput, consumers); 0
+                                       *   when neither input is given */
         ks_sizing_base_t base_source; /**< which term gave base */
-        double           skew_factor;
-        int64_t          partition_floor; /**< ceil(base x skew_factor) */
-        int64_t          recommended;     /**< next power of two */
+        double           skew_factor; /**< always computed */
+        int64_t          partition_floor; /**< ceil(base x skew_factor);
+                                           *   0: no advice */
+        int64_t          recommended;     /**< next power of two; 0: no
+                                           *   advice */
 } ks_sizing_floor_t;
 
 /**
  * @brief The partition floor max(ceil(peak / per_consumer), max_consumers)
  *        x skew_factor and the recommended count (its next power of two).
- * @param current_count the topic's count (0 unknown): the base when
- *        neither the consumer capacity nor the planned consumers are set.
+ *
+ * Advice rests only on inputs that are measured (the peak, the key skew)
+ * or given (keyshift.consumer.msgs.per.s, keyshift.consumers.max): with
+ * neither consumer input the base is unknown, and base, partition_floor
+ * and recommended are 0 (base_source KS_SIZING_BASE_NONE); the skew
+ * factor is still set. With one of the two, its term alone is the base.
  */
 void ks_sizing_partition_floor(const ks_sizing_params_t *p,
                                double peak_msgs_per_s, double key_skew,
-                               int64_t current_count, ks_sizing_floor_t *out);
+                               ks_sizing_floor_t *out);
 
 typedef struct ks_sizing_rebalance {
         double per_rebalance_s; /**< partitions x ms per partition / 1000 */

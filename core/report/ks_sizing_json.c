@@ -386,6 +386,46 @@ static void at_count(const ks_sizing_input_t *in, int64_t count, double T,
         }
 }
 
+/**
+ * @returns the floors at KS_SIZING_ILLUSTRATION_RATES per consumer, each
+ *          an assumption (issue 28): the report's `sizing.illustration`
+ *          when neither consumer input is given.
+ */
+static json_t *illustration_json(const ks_sizing_input_t *in, double key_skew)
+{
+        static const double rates[KS_SIZING_ILLUSTRATION_CNT] =
+            KS_SIZING_ILLUSTRATION_RATES;
+        ks_sizing_params_t assumed = *in->params;
+        json_t            *floors  = json_array();
+        size_t             i;
+
+        assumed.consumers_max = 0;
+        for (i = 0; floors && i < KS_SIZING_ILLUSTRATION_CNT; i++) {
+                ks_sizing_floor_t fl;
+                assumed.consumer_msgs_per_s = rates[i];
+                ks_sizing_partition_floor(&assumed,
+                                          (double)in->rates.peak_msgs_per_s,
+                                          key_skew, &fl);
+                json_array_append_new(
+                    floors,
+                    json_pack("{s:f, s:I, s:I}", "assumed_per_consumer_msgs_s",
+                              rates[i], "throughput_partitions",
+                              (json_int_t)fl.throughput_partitions,
+                              "partition_floor",
+                              (json_int_t)fl.partition_floor));
+        }
+        return json_pack("{s:s, s:o}", "assumption",
+                         "per-consumer rates assumed, not measured nor "
+                         "given: nothing is recommended from them",
+                         "floors", floors);
+}
+
+/** @returns @p v as JSON, or null when @p has is 0. */
+static json_t *int_if(int has, int64_t v)
+{
+        return has ? json_integer((json_int_t)v) : json_null();
+}
+
 static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
                            double target, ks_warn_list_t *wl)
 {
@@ -395,12 +435,18 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
         ks_sizing_floor_t         fl;
         ks_sizing_rebalance_t     rb;
         json_t *constraints = json_object(), *by_count = json_object(), *basis;
-        int64_t stall_count = 0, fewest;
-        double  stall_s     = 0;
-        size_t  i;
+        json_t *needs       = json_array();
+        const char *missing[2];
+        int64_t     stall_count = 0, fewest = 0;
+        double      stall_s     = 0;
+        size_t      i, n_missing;
+        int         has; /* a recommendation: it rests on a given input */
 
-        ks_sizing_partition_floor(p, (double)r->peak_msgs_per_s, key_skew,
-                                  in->current.count, &fl);
+        ks_sizing_partition_floor(p, (double)r->peak_msgs_per_s, key_skew, &fl);
+        has       = fl.recommended > 0;
+        n_missing = ks_sizing_inputs_missing(p, missing);
+        for (i = 0; needs && i < n_missing; i++)
+                json_array_append_new(needs, json_string(missing[i]));
         ks_sizing_rebalance(p, fl.recommended, &rb);
         at_count(in, in->current.count, T, constraints, by_count, &stall_count,
                  &stall_s);
@@ -408,11 +454,12 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
                 at_count(in, in->proposals[i].count, T, constraints, by_count,
                          &stall_count, &stall_s);
         at_count(in, fl.recommended, T, constraints, by_count, &stall_count,
-                 &stall_s);
-        fewest =
-            ks_sizing_fewest_brokers(p, fl.recommended, in->replication_factor);
+                 &stall_s); /* nothing when there is no advice (count 0) */
+        if (has)
+                fewest = ks_sizing_fewest_brokers(p, fl.recommended,
+                                                  in->replication_factor);
         basis = json_pack(
-            "{s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:f, s:I, s:I, s:s, s:f,"
+            "{s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:f,"
             " s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
             "peak_msgs_s", (json_int_t)r->peak_msgs_per_s, "peak_bytes_s",
             (json_int_t)r->peak_bytes_per_s, "peak_quantile",
@@ -425,11 +472,13 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
                                  : json_null(),
             "measured_key_skew", in->sample_cnt ? known(key_skew) : json_null(),
             "skew_factor", fl.skew_factor, "throughput_partitions",
-            (json_int_t)fl.throughput_partitions, "base_partitions",
-            (json_int_t)fl.base, "base_source",
-            ks_sizing_base_name(fl.base_source), "rebalance_s",
-            p->rebalance_ms_per_partition / 1000.0, "rebalances_per_day",
-            p->rebalances_per_day, "partition_target_msgs_s", target, "brokers",
+            int_if(p->consumer_msgs_per_s > 0, fl.throughput_partitions),
+            "base_partitions", int_if(has, fl.base), "base_source",
+            has ? json_string(ks_sizing_base_name(fl.base_source))
+                : json_null(),
+            "rebalance_s", p->rebalance_ms_per_partition / 1000.0,
+            "rebalances_per_day", p->rebalances_per_day,
+            "partition_target_msgs_s", target, "brokers",
             in->brokers > 0 ? json_integer(in->brokers) : json_null(),
             "replication_factor",
             in->replication_factor > 0 ? json_integer(in->replication_factor)
@@ -452,16 +501,19 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
                             p->rebalance_ms_per_partition,
                             p->rebalance_stall_warn_s);
         return json_pack(
-            "{s:I, s:I, s:o, s:o, s:{s:I, s:f, s:f, s:o}, s:o, s:o}",
-            "partition_floor", (json_int_t)fl.partition_floor, "recommended",
-            (json_int_t)fl.recommended, "already_sufficient",
-            in->current.count > 0
+            "{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}, s:o, s:o}",
+            "partition_floor", int_if(has, fl.partition_floor), "recommended",
+            int_if(has, fl.recommended), "needs", needs, "illustration",
+            has ? json_null() : illustration_json(in, key_skew),
+            "already_sufficient",
+            has && in->current.count > 0
                 ? json_boolean(in->current.count >= fl.partition_floor)
                 : json_null(),
             "basis", basis, "rebalance", "partition_count",
-            (json_int_t)fl.recommended, "per_rebalance_s", rb.per_rebalance_s,
-            "per_day_s", rb.per_day_s, "by_count", by_count, "constraints",
-            constraints, "fewest_brokers",
+            int_if(has, fl.recommended), "per_rebalance_s",
+            has ? json_real(rb.per_rebalance_s) : json_null(), "per_day_s",
+            has ? json_real(rb.per_day_s) : json_null(), "by_count", by_count,
+            "constraints", constraints, "fewest_brokers",
             fewest ? json_integer(fewest) : json_null());
 }
 

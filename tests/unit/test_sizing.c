@@ -221,7 +221,7 @@ static void test_partition_floor(void)
          * 36 -> 64 */
         p.consumer_msgs_per_s = 1000;
         p.consumers_max       = 8;
-        ks_sizing_partition_floor(&p, 12000, 90, 6, &f);
+        ks_sizing_partition_floor(&p, 12000, 90, &f);
         CU_ASSERT_EQUAL(f.throughput_partitions, 12);
         CU_ASSERT_EQUAL(f.base, 12);
         CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_THROUGHPUT);
@@ -231,46 +231,94 @@ static void test_partition_floor(void)
         /* 20 consumers planned: max(12, 20) = 20, skew 30 -> 1 -> 2:
          * 40 -> 64 */
         p.consumers_max = 20;
-        ks_sizing_partition_floor(&p, 12000, 30, 6, &f);
+        ks_sizing_partition_floor(&p, 12000, 30, &f);
         CU_ASSERT_EQUAL(f.base, 20);
         CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_CONSUMERS);
         CU_ASSERT_EQUAL(f.partition_floor, 40);
         CU_ASSERT_EQUAL(f.recommended, 64);
         /* skew 150 -> 5 -> 4: with 8 consumers, 12 x 4 = 48 -> 64 */
         p.consumers_max = 8;
-        ks_sizing_partition_floor(&p, 12000, 150, 6, &f);
+        ks_sizing_partition_floor(&p, 12000, 150, &f);
         CU_ASSERT_EQUAL(f.partition_floor, 48);
         /* peak 12001: ceil(12.001) = 13, x 2 = 26 -> 32 */
-        ks_sizing_partition_floor(&p, 12001, 10, 6, &f);
+        ks_sizing_partition_floor(&p, 12001, 10, &f);
         CU_ASSERT_EQUAL(f.throughput_partitions, 13);
         CU_ASSERT_EQUAL(f.partition_floor, 26);
         CU_ASSERT_EQUAL(f.recommended, 32);
-        /* nothing configured: today's 6 partitions x 75/30 = 2.5 ->
-         * 15 -> 16 */
+        /* nothing configured: no base, no floor, no advice (it was
+         * today's count x the skew factor); the factor is still given */
         p = defaults();
-        ks_sizing_partition_floor(&p, 12000, 75, 6, &f);
-        CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_CURRENT);
-        CU_ASSERT_EQUAL(f.base, 6);
-        CU_ASSERT_EQUAL(f.partition_floor, 15);
+        ks_sizing_partition_floor(&p, 12000, 75, &f);
+        CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_NONE);
+        CU_ASSERT_EQUAL(f.base, 0);
+        CU_ASSERT_EQUAL(f.throughput_partitions, 0);
+        CU_ASSERT_EQUAL(f.partition_floor, 0);
+        CU_ASSERT_EQUAL(f.recommended, 0);
+        CU_ASSERT_DOUBLE_EQUAL(f.skew_factor, 2.5, EPS);
+        CU_ASSERT_STRING_EQUAL(ks_sizing_base_name(f.base_source), "none");
+        ks_sizing_partition_floor(&p, 0, 0, &f);
+        CU_ASSERT_EQUAL(f.recommended, 0);
+        CU_ASSERT_DOUBLE_EQUAL(f.skew_factor, 2, EPS);
+        /* a per-consumer rate alone: the throughput floor, ceil(12000 /
+         * 700) = 18 x 2.5 = 45 -> 64 */
+        p.consumer_msgs_per_s = 700;
+        ks_sizing_partition_floor(&p, 12000, 75, &f);
+        CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_THROUGHPUT);
+        CU_ASSERT_EQUAL(f.base, 18);
+        CU_ASSERT_EQUAL(f.partition_floor, 45);
+        CU_ASSERT_EQUAL(f.recommended, 64);
+        /* a consumer count alone: the group's parallelism, 5 x 2.5 =
+         * 12.5 -> 13 -> 16 */
+        p.consumer_msgs_per_s = 0;
+        p.consumers_max       = 5;
+        ks_sizing_partition_floor(&p, 12000, 75, &f);
+        CU_ASSERT_EQUAL(f.base_source, KS_SIZING_BASE_CONSUMERS);
+        CU_ASSERT_EQUAL(f.throughput_partitions, 0);
+        CU_ASSERT_EQUAL(f.base, 5);
+        CU_ASSERT_EQUAL(f.partition_floor, 13);
         CU_ASSERT_EQUAL(f.recommended, 16);
-        CU_ASSERT_STRING_EQUAL(ks_sizing_base_name(f.base_source),
-                               "current_count");
-        /* nothing known at all (no traffic, no count): 1 x 2 = 2 */
-        ks_sizing_partition_floor(&p, 0, 0, 0, &f);
+        /* per-consumer known, no traffic: ceil(0) = 0 -> base 1 */
+        p                     = defaults();
+        p.consumer_msgs_per_s = 1000;
+        ks_sizing_partition_floor(&p, 0, 0, &f);
+        CU_ASSERT_EQUAL(f.throughput_partitions, 0);
         CU_ASSERT_EQUAL(f.base, 1);
         CU_ASSERT_EQUAL(f.partition_floor, 2);
         CU_ASSERT_EQUAL(f.recommended, 2);
-        /* per-consumer known, no traffic: ceil(0) = 0 -> base 1 */
-        p.consumer_msgs_per_s = 1000;
-        ks_sizing_partition_floor(&p, 0, 0, 6, &f);
-        CU_ASSERT_EQUAL(f.throughput_partitions, 0);
-        CU_ASSERT_EQUAL(f.partition_floor, 2);
         /* huge: 10^15 msgs/s at 1 per consumer, x 2 = 2 x 10^15;
          * 2^50 = 1.13e15 < 2e15 <= 2^51 = 2.25e15 */
         p.consumer_msgs_per_s = 1;
-        ks_sizing_partition_floor(&p, 1e15, 0, 6, &f);
+        ks_sizing_partition_floor(&p, 1e15, 0, &f);
         CU_ASSERT_EQUAL(f.partition_floor, 2000000000000000ll);
         CU_ASSERT_EQUAL(f.recommended, (int64_t)1 << 51);
+}
+
+static void test_inputs_missing(void)
+{
+        ks_sizing_params_t p = defaults();
+        const char        *names[2] = {NULL, NULL};
+
+        CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 2);
+        CU_ASSERT_STRING_EQUAL(names[0], "keyshift.consumer.msgs.per.s");
+        CU_ASSERT_STRING_EQUAL(names[1], "keyshift.consumers.max");
+        p.consumer_msgs_per_s = 10;
+        CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 1);
+        CU_ASSERT_STRING_EQUAL(names[0], "keyshift.consumers.max");
+        p.consumer_msgs_per_s = 0;
+        p.consumers_max       = 3;
+        CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 1);
+        CU_ASSERT_STRING_EQUAL(names[0], "keyshift.consumer.msgs.per.s");
+        p.consumer_msgs_per_s = 10;
+        CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 0);
+        /* the names are the properties the configuration accepts */
+        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, KS_SIZING_PROP_CONSUMERS, "4",
+                                             NULL, 0),
+                        0);
+        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, KS_SIZING_PROP_CONSUMER_RATE,
+                                             "5", NULL, 0),
+                        0);
+        CU_ASSERT_DOUBLE_EQUAL(p.consumers_max, 4, EPS);
+        CU_ASSERT_DOUBLE_EQUAL(p.consumer_msgs_per_s, 5, EPS);
 }
 
 static void test_rebalance(void)
@@ -488,6 +536,7 @@ void ks_test_register(void)
             {"hot-key verdict", test_hot_key_verdict}, {"shard", test_shard},
             {"skew factor", test_skew_factor},
             {"partition floor", test_partition_floor},
+            {"consumer inputs missing", test_inputs_missing},
             {"rebalance stall", test_rebalance},
             {"Raptis-Passarella constraints", test_constraints},
             {"fewest brokers is the fewest", test_fewest_brokers_is_fewest},

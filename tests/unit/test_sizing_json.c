@@ -165,8 +165,9 @@ static void test_json(void)
          * 60 / (650/10) = 0.923.
          * Split window under 8: 300 moved / 10 s = 30 msgs/s x 300 s =
          * 9000. Key sample 1 1 2 4 100 -> median 2; busiest 600: skew 300
-         * -> factor 4 (capped). Floor: nothing configured -> current 4 x 4
-         * = 16 -> 16. */
+         * -> factor 4 (capped). Floor: 100 msgs/s a consumer, 3
+         * consumers: max(ceil(300 / 100) = 3, 3) = 3 x 4 = 12 -> 16
+         * (without them: no advice, test_json_no_inputs). */
         ks_sizing_params_t p       = defaults();
         uint64_t           cur[4]  = {100, 100, 100, 700};
         uint64_t           p8[8]   = {50, 50, 50, 650, 50, 50, 50, 50};
@@ -209,6 +210,8 @@ static void test_json(void)
         in.brokers                          = 3;
         in.replication_factor               = 3;
         in.compacted                        = -1;
+        p.consumer_msgs_per_s               = 100;
+        p.consumers_max                     = 3;
         ks_warn_list_init(&wl);
         CU_ASSERT_EQUAL_FATAL(ks_sizing_json_build(&in, &out, &wl), 0);
 
@@ -250,17 +253,28 @@ static void test_json(void)
         CU_ASSERT_EQUAL(num_at(out.hot_keys, "0.salt_buckets"), 5);
         CU_ASSERT_TRUE(json_is_string(at(out.hot_keys, "0.ordering_given_up")));
         CU_ASSERT_TRUE(ks_test_has_warning(&wl, KS_WARN_HOT_KEY));
-        /* sizing: base = current 4, factor 4, floor 16, recommended 16 */
-        CU_ASSERT_EQUAL(num_at(out.sizing, "partition_floor"), 16);
+        /* sizing: base = throughput 3, factor 4, floor 12, recommended 16 */
+        CU_ASSERT_EQUAL(num_at(out.sizing, "partition_floor"), 12);
         CU_ASSERT_EQUAL(num_at(out.sizing, "recommended"), 16);
         CU_ASSERT_EQUAL(num_at(out.sizing, "already_sufficient"), 0);
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "needs")), 0);
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "illustration")));
+        CU_ASSERT_EQUAL(num_at(out.sizing, "basis.throughput_partitions"), 3);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "basis.base_partitions"), 3);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(at(out.sizing, "basis.base_source")),
+            "throughput");
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.skew_factor"), 4, EPS);
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.measured_key_skew"),
                                300, EPS);
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.rebalance_s"), 0.004,
                                EPS);
-        CU_ASSERT_TRUE(
-            json_is_null(at(out.sizing, "basis.per_consumer_msgs_s")));
+        CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.per_consumer_msgs_s"),
+                               100, EPS);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "basis.max_consumers_planned"), 3);
+        /* the consumers constraint is known: 3 planned */
+        CU_ASSERT_DOUBLE_EQUAL(
+            num_at(out.sizing, "constraints.16.consumers.limit"), 3, EPS);
         /* 16 x 4 ms = 0.064 s, x 6 = 0.384 s a day */
         CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "rebalance.per_rebalance_s"),
                                0.064, EPS);
@@ -333,6 +347,143 @@ static void test_json(void)
         ks_warn_list_clear(&wl);
 }
 
+/**
+ * The hand-computed topic of test_json without keyshift.consumer.msgs.per.s
+ * and keyshift.consumers.max (issue 28): no floor, no recommendation, the
+ * two properties named, the measured figures kept, the floor illustrated
+ * at the stated per-consumer rates (peak 25,000 msgs/s here: ceil(25000 /
+ * 1000) = 25 x 4 = 100; ceil(25000 / 10000) = 3 x 4 = 12), constraints at
+ * the current and proposed counts only; then each input alone.
+ */
+static void test_json_no_inputs(void)
+{
+        ks_sizing_params_t p       = defaults();
+        uint64_t           cur[4]  = {100, 100, 100, 700};
+        uint32_t           sph[5]  = {0, 1, 2, 3, 5};
+        uint64_t           smsg[5] = {1, 1, 2, 4, 100};
+        ks_sizing_hot_in_t hot[1]  = {{3, 610, 10}};
+        ks_sizing_input_t  in;
+        ks_sizing_json_t   out;
+        ks_warn_list_t     wl;
+
+        memset(&in, 0, sizeof(in));
+        in.topic                  = "t";
+        in.params                 = &p;
+        in.rates.elapsed_s        = 10;
+        in.rates.msgs_per_s       = 100;
+        in.rates.seconds          = 10;
+        in.rates.peak_msgs_per_s  = 25000;
+        in.rates.peak_bytes_per_s = 30000;
+        in.window_s               = 10;
+        in.current.count          = 4;
+        in.current.loads          = cur;
+        in.proposals[0].count     = 8;
+        in.proposal_cnt           = 1;
+        in.sample_phash           = sph;
+        in.sample_messages        = smsg;
+        in.sample_cnt             = 5;
+        in.hot                    = hot;
+        in.hot_cnt                = 1;
+        in.brokers                = 3;
+        in.replication_factor     = 3;
+        in.compacted              = -1;
+        ks_warn_list_init(&wl);
+        CU_ASSERT_EQUAL_FATAL(ks_sizing_json_build(&in, &out, &wl), 0);
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "recommended")));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "partition_floor")));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "already_sufficient")));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "fewest_brokers")));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "basis.base_partitions")));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "basis.base_source")));
+        CU_ASSERT_TRUE(
+            json_is_null(at(out.sizing, "basis.throughput_partitions")));
+        CU_ASSERT_TRUE(
+            json_is_null(at(out.sizing, "rebalance.partition_count")));
+        CU_ASSERT_TRUE(
+            json_is_null(at(out.sizing, "rebalance.per_rebalance_s")));
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "needs")), 2);
+        CU_ASSERT_STRING_EQUAL(json_string_value(at(out.sizing, "needs.0")),
+                               "keyshift.consumer.msgs.per.s");
+        CU_ASSERT_STRING_EQUAL(json_string_value(at(out.sizing, "needs.1")),
+                               "keyshift.consumers.max");
+        /* measured: peak, key skew, factor */
+        CU_ASSERT_EQUAL(num_at(out.sizing, "basis.peak_msgs_s"), 25000);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.measured_key_skew"),
+                               300, EPS);
+        CU_ASSERT_DOUBLE_EQUAL(num_at(out.sizing, "basis.skew_factor"), 4, EPS);
+        /* illustrated, labelled */
+        CU_ASSERT_TRUE(
+            json_is_string(at(out.sizing, "illustration.assumption")));
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "illustration.floors")),
+                        2);
+        CU_ASSERT_DOUBLE_EQUAL(
+            num_at(out.sizing,
+                   "illustration.floors.0.assumed_per_consumer_msgs_s"),
+            1000, EPS);
+        CU_ASSERT_EQUAL(
+            num_at(out.sizing, "illustration.floors.0.throughput_partitions"),
+            25);
+        CU_ASSERT_EQUAL(
+            num_at(out.sizing, "illustration.floors.0.partition_floor"), 100);
+        CU_ASSERT_DOUBLE_EQUAL(
+            num_at(out.sizing,
+                   "illustration.floors.1.assumed_per_consumer_msgs_s"),
+            10000, EPS);
+        CU_ASSERT_EQUAL(
+            num_at(out.sizing, "illustration.floors.1.partition_floor"), 12);
+        /* constraints and stalls at 4 and 8 only; the consumers constraint
+         * unknown (null) */
+        CU_ASSERT_EQUAL(json_object_size(at(out.sizing, "constraints")), 2);
+        CU_ASSERT_PTR_NOT_NULL(at(out.sizing, "constraints.4"));
+        CU_ASSERT_PTR_NOT_NULL(at(out.sizing, "constraints.8"));
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "constraints.4.consumers")));
+        CU_ASSERT_EQUAL(json_object_size(at(out.sizing, "rebalance.by_count")),
+                        2);
+        CU_ASSERT_FALSE(ks_test_has_warning(&wl, KS_WARN_REBALANCE_STALL_HIGH));
+        ks_sizing_json_clear(&out);
+        ks_warn_list_clear(&wl);
+
+        /* a per-consumer rate alone: the throughput floor, ceil(25000 /
+         * 5000) = 5 x 4 = 20 -> 32; keyshift.consumers.max still named */
+        p.consumer_msgs_per_s = 5000;
+        ks_warn_list_init(&wl);
+        CU_ASSERT_EQUAL_FATAL(ks_sizing_json_build(&in, &out, &wl), 0);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "partition_floor"), 20);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "recommended"), 32);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(at(out.sizing, "basis.base_source")),
+            "throughput");
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "needs")), 1);
+        CU_ASSERT_STRING_EQUAL(json_string_value(at(out.sizing, "needs.0")),
+                               "keyshift.consumers.max");
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "illustration")));
+        CU_ASSERT_TRUE(
+            json_is_null(at(out.sizing, "constraints.32.consumers")));
+        CU_ASSERT_EQUAL(num_at(out.sizing, "fewest_brokers"), 3);
+        ks_sizing_json_clear(&out);
+        ks_warn_list_clear(&wl);
+
+        /* a consumer count alone: 6 x 4 = 24 -> 32, its constraint known */
+        p.consumer_msgs_per_s = 0;
+        p.consumers_max       = 6;
+        ks_warn_list_init(&wl);
+        CU_ASSERT_EQUAL_FATAL(ks_sizing_json_build(&in, &out, &wl), 0);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "partition_floor"), 24);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "recommended"), 32);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(at(out.sizing, "basis.base_source")),
+            "consumers");
+        CU_ASSERT_TRUE(
+            json_is_null(at(out.sizing, "basis.throughput_partitions")));
+        CU_ASSERT_STRING_EQUAL(json_string_value(at(out.sizing, "needs.0")),
+                               "keyshift.consumer.msgs.per.s");
+        CU_ASSERT_DOUBLE_EQUAL(
+            num_at(out.sizing, "constraints.4.consumers.limit"), 6, EPS);
+        CU_ASSERT_EQUAL(num_at(out.sizing, "constraints.4.consumers.ok"), 0);
+        ks_sizing_json_clear(&out);
+        ks_warn_list_clear(&wl);
+}
+
 static void test_json_nothing_known(void)
 {
         /* a topic with no traffic, no count, no proposal, no keys: every
@@ -355,7 +506,8 @@ static void test_json_nothing_known(void)
         CU_ASSERT_TRUE(json_is_null(out.migration));
         CU_ASSERT_EQUAL(json_array_size(out.hot_keys), 0);
         CU_ASSERT_EQUAL(json_array_size(out.split_windows), 0);
-        CU_ASSERT_EQUAL(num_at(out.sizing, "recommended"), 2);
+        CU_ASSERT_TRUE(json_is_null(at(out.sizing, "recommended")));
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "needs")), 2);
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "already_sufficient")));
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "fewest_brokers")));
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "basis.brokers")));
@@ -370,5 +522,6 @@ void ks_test_register(void)
                      {"Zipf recall, 1024 counters", test_zipf_recall});
         KS_ADD_SUITE("sizing report objects",
                      {"hand-computed topic", test_json},
+                     {"no consumer inputs: no advice", test_json_no_inputs},
                      {"nothing known", test_json_nothing_known});
 }
