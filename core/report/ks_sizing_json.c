@@ -598,6 +598,18 @@ static json_t *migration_json(const ks_sizing_input_t *in,
 
 /* ------------------------------------------------------------------ */
 
+int ks_sizing_json_advises(const json_t *sizing)
+{
+        const json_t *src = json_object_get(json_object_get(sizing, "basis"),
+                                            "base_source");
+
+        if (!json_is_integer(json_object_get(sizing, "recommended")) ||
+            json_integer_value(json_object_get(sizing, "recommended")) < 1)
+                return 0;
+        return !(json_is_string(src) &&
+                 !strcmp(json_string_value(src), "current_count"));
+}
+
 void ks_sizing_json_clear(ks_sizing_json_t *out)
 {
         json_decref(out->rates);

@@ -104,6 +104,16 @@ typedef struct ks_sizing_json {
 int ks_sizing_json_build(const ks_sizing_input_t *in, ks_sizing_json_t *out,
                          ks_warn_list_t *wl);
 
+/**
+ * @returns 1 when the report's `sizing` object @p sizing recommends a
+ *          count: `recommended` is a number resting on a consumer input
+ *          (a report of an earlier keyshift whose base was today's count,
+ *          `basis.base_source` "current_count", does not); 0 otherwise,
+ *          NULL and null included. For the readers of reports (the story,
+ *          `keyshift show`, `keyshift html`).
+ */
+int ks_sizing_json_advises(const json_t *sizing);
+
 /** @brief Releases what @p out still holds (NULL members are skipped). */
 void ks_sizing_json_clear(ks_sizing_json_t *out);
 

@@ -4,6 +4,8 @@
  */
 #include "ks_story.h"
 
+#include "ks_sizing_json.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -245,7 +247,62 @@ static int tell_hot_key(story_t *s, const json_t *t)
         return 0;
 }
 
-/** @brief 4: the advice and its inputs. */
+/** @returns 1 when the report's `sizing.needs` names property @p name. */
+static int needs(const json_t *sz, const char *name)
+{
+        const json_t *n;
+        size_t        i;
+
+        json_array_foreach(json_object_get(sz, "needs"), i, n)
+        {
+                if (json_is_string(n) && !strcmp(json_string_value(n), name))
+                        return 1;
+        }
+        return 0;
+}
+
+/** @brief 4 without a consumer rate or count: no advice; what was
+ *         measured, what would give one, and the floor at the report's
+ *         assumed per-consumer rates, said to be assumptions. */
+static void tell_no_advice(story_t *s, const json_t *sz)
+{
+        const json_t *basis = json_object_get(sz, "basis");
+        const json_t *skew  = json_object_get(basis, "measured_key_skew");
+        const json_t *fl = json_object_get(json_object_get(sz, "illustration"),
+                                           "floors");
+        const json_t *f;
+        size_t        i;
+
+        say(s,
+            "Sizing: no partition count is recommended without "
+            KS_SIZING_PROP_CONSUMER_RATE " (one consumer's msgs/s) and "
+            KS_SIZING_PROP_CONSUMERS " (consumers planned); measured: peak "
+            "%.0f msgs/s, ",
+            num(basis, "peak_msgs_s"));
+        if (json_is_number(skew))
+                say(s, "key skew %.1f, skew factor %.2f. ",
+                    json_number_value(skew), num(basis, "skew_factor"));
+        else
+                say(s, "key skew unknown. ");
+        json_array_foreach(fl, i, f)
+        {
+                say(s,
+                    "%s %.0f msgs/s a consumer the floor would be %lld "
+                    "partitions (%lld x %.2f)",
+                    i ? "; at an assumed" : "Only as an illustration, at an "
+                                            "assumed",
+                    num(f, "assumed_per_consumer_msgs_s"),
+                    integer(f, "partition_floor"),
+                    integer(f, "throughput_partitions"),
+                    num(basis, "skew_factor"));
+        }
+        if (json_array_size(fl))
+                say(s, ". ");
+}
+
+/** @brief 4: the advice and its inputs.
+ *  @param balanced unused since the advice rests only on given inputs
+ *         (it qualified an advice from today's count). */
 static void tell_advice(story_t *s, const json_t *t, long long cur,
                         int balanced, int hot_key)
 {
@@ -257,22 +314,30 @@ static void tell_advice(story_t *s, const json_t *t, long long cur,
         long long rec   = integer(sz, "recommended");
         long long floor = integer(sz, "partition_floor");
         long long base  = integer(basis, "base_partitions");
-        char      why[200];
+        char      why[240];
 
-        if (!json_is_object(sz) || !rec)
+        (void)balanced;
+        if (!json_is_object(sz))
                 return;
+        if (!ks_sizing_json_advises(sz)) {
+                tell_no_advice(s, sz);
+                return;
+        }
         if (!strcmp(base_source, "throughput"))
                 snprintf(why, sizeof(why),
                          "(throughput: peak %.0f msgs/s / %.0f msgs/s a "
-                         "consumer)",
+                         "consumer%s)",
                          num(basis, "peak_msgs_s"),
-                         num(basis, "per_consumer_msgs_s"));
-        else if (!strcmp(base_source, "consumers"))
-                snprintf(why, sizeof(why), "(planned consumers)");
+                         num(basis, "per_consumer_msgs_s"),
+                         needs(sz, KS_SIZING_PROP_CONSUMERS)
+                             ? "; " KS_SIZING_PROP_CONSUMERS " not given"
+                             : "");
         else
-                snprintf(why, sizeof(why),
-                         "(today's count: no keyshift.consumer.msgs.per.s or "
-                         "keyshift.consumers.max given)");
+                snprintf(why, sizeof(why), "(planned consumers%s)",
+                         needs(sz, KS_SIZING_PROP_CONSUMER_RATE)
+                             ? "; throughput not checked: "
+                               KS_SIZING_PROP_CONSUMER_RATE " not given"
+                             : "");
         say(s,
             "%sizing advice: %lld partitions = %lld %s x skew factor %.2f "
             "(key skew %.1f / 30, kept within 2..4) = %lld, %s. ",
@@ -284,10 +349,6 @@ static void tell_advice(story_t *s, const json_t *t, long long cur,
         if (json_is_true(json_object_get(sz, "already_sufficient")))
                 say(s, "The current %lld partitions already meet the floor. ",
                     cur);
-        else if (balanced && !strcmp(base_source, "current_count"))
-                say(s,
-                    "That is headroom for key skew, not a measured shortage: "
-                    "the partitions are balanced today. ");
 }
 
 const char *ks_story_headline(const json_t *t, char *buf, size_t size)

@@ -21,11 +21,15 @@
  *     and the advice is then marked rough;
  *  4. the advice and the inputs that drove it (`sizing`, ks_sizing.h):
  *     recommended = the next power of two >= floor, floor = base x skew
- *     factor, base from throughput (peak / per-consumer rate), planned
- *     consumers or today's count; when the base is today's count and the
- *     partitions are balanced, the story says the advice is headroom for
- *     key skew, not a measured shortage; with an unspreadable hot key the
- *     advice is for the other keys;
+ *     factor, base from throughput (peak / per-consumer rate) or planned
+ *     consumers, naming the consumer input not given (`sizing.needs`);
+ *     with an unspreadable hot key the advice is for the other keys.
+ *     Without keyshift.consumer.msgs.per.s and keyshift.consumers.max (or
+ *     a report of an earlier keyshift whose base was today's count) no
+ *     count is recommended: the story names the two properties, gives the
+ *     measured peak, key skew and skew factor, and the floor at the
+ *     report's assumed per-consumer rates (`sizing.illustration`), said
+ *     to be an illustration;
  *  5. that deliveries disagreed with the model (`acknowledged.mismatched`).
  *
  * Thread-safety: a pure function of its arguments.
