@@ -11,6 +11,7 @@
 #include "ks_cli_html.h"
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
+#include "ks_sizing_json.h"
 
 /** @brief <td> with a count, right-aligned. */
 static void ks_td_count(FILE *fp, uint64_t v)
@@ -275,14 +276,86 @@ static void ks_sizing_row(FILE *fp, const char *label, const json_t *v,
         fprintf(fp, "</tr>\n");
 }
 
+/** @brief The constraints of @p sz at @p count whose inputs are known
+ *         (a null constraint, e.g. consumers without
+ *         keyshift.consumers.max, is left out: issue 28). */
+static void ks_sizing_constraint_rows(FILE *fp, const json_t *sz,
+                                      long long count, const char *which)
+{
+        const json_t *cs, *c;
+        const char   *name;
+        char          key[24];
+
+        snprintf(key, sizeof(key), "%lld", count);
+        cs = json_object_get(json_object_get(sz, "constraints"), key);
+        json_object_foreach((json_t *)cs, name, c)
+        {
+                char label[96], v[32], l[32];
+                int  ok = json_is_true(json_object_get(c, "ok"));
+                if (!json_is_object(c))
+                        continue;
+                snprintf(label, sizeof(label), "at %s partitions%s: %s", key,
+                         which, name);
+                fprintf(fp, "<tr>");
+                ks_td_text(fp, NULL, label);
+                ks_cli_fmt_si(ks_cli_num(c, "value"), v, sizeof(v));
+                ks_cli_fmt_si(ks_cli_num(c, "limit"), l, sizeof(l));
+                if (!strcmp(ks_cli_str(c, "bound", ""), "at_least"))
+                        fprintf(fp,
+                                "<td class=\"num%s\">needs %s, has "
+                                "%s: %s</td>",
+                                ok ? "" : " bad", l, v,
+                                ok ? "ok" : "violated");
+                else
+                        fprintf(fp,
+                                "<td class=\"num%s\">%s, limit %s: "
+                                "%s</td>",
+                                ok ? "" : " bad", v, l,
+                                ok ? "ok" : "violated");
+                fprintf(fp, "</tr>\n");
+        }
+}
+
+/** @brief The consumer properties not given, as one row (`sizing.needs`;
+ *         both for a report of an earlier keyshift that had none). */
+static void ks_sizing_needs_row(FILE *fp, const json_t *sz, int advises)
+{
+        const json_t *needs = json_object_get(sz, "needs"), *v;
+        char          text[160];
+        size_t        i, o = 0;
+
+        if (!json_is_array(needs))
+                snprintf(text, sizeof(text), "%s, %s",
+                         KS_SIZING_PROP_CONSUMER_RATE,
+                         KS_SIZING_PROP_CONSUMERS);
+        else if (!json_array_size(needs))
+                return;
+        else
+                json_array_foreach(needs, i, v)
+                {
+                        if (o < sizeof(text))
+                                o += (size_t)snprintf(
+                                    text + o, sizeof(text) - o, "%s%s",
+                                    i ? ", " : "",
+                                    json_is_string(v) ? json_string_value(v)
+                                                      : "?");
+                }
+        fprintf(fp, "<tr>");
+        ks_td_text(fp, NULL,
+                   advises ? "not given (the advice lacks its term)"
+                           : "not given (give them for a recommendation)");
+        ks_td_text(fp, "num unknown", text);
+        fprintf(fp, "</tr>\n");
+}
+
 void ks_cli_html_sizing(FILE *fp, const json_t *topic)
 {
         const json_t *sz = json_object_get(topic, "sizing");
         const json_t *b  = json_object_get(sz, "basis");
         const json_t *rb = json_object_get(sz, "rebalance");
-        const json_t *cs, *c;
-        const char   *name;
-        char          key[24];
+        const json_t *fl, *f;
+        size_t        i;
+        int           advises;
 
         if (!json_is_object(sz)) {
                 fprintf(fp, "<p class=\"ks-nosizing\">This report has no "
@@ -291,19 +364,29 @@ void ks_cli_html_sizing(FILE *fp, const json_t *topic)
                             "gives the advice from planned rates.</p>\n");
                 return;
         }
-        fprintf(fp,
-                "<table class=\"ks-table ks-sizing\"><caption>Sizing: "
-                "%lld partitions recommended</caption><tbody>\n",
-                (long long)ks_cli_u64(sz, "recommended"));
-        ks_sizing_row(fp, "recommended (next power of two of the floor)",
-                      json_object_get(sz, "recommended"), "");
-        ks_sizing_row(fp, "partition floor = ceil(base x skew factor)",
-                      json_object_get(sz, "partition_floor"), "");
-        ks_sizing_row(fp, "current count already sufficient",
-                      json_object_get(sz, "already_sufficient"), "");
-        ks_sizing_row(fp, "base partitions",
-                      json_object_get(b, "base_partitions"), "");
-        ks_sizing_row(fp, "base from", json_object_get(b, "base_source"), "");
+        advises = ks_sizing_json_advises(sz);
+        if (advises)
+                fprintf(fp,
+                        "<table class=\"ks-table ks-sizing\"><caption>Sizing: "
+                        "%lld partitions recommended</caption><tbody>\n",
+                        (long long)ks_cli_u64(sz, "recommended"));
+        else
+                fprintf(fp, "<table class=\"ks-table ks-sizing\"><caption>"
+                            "Sizing: no count recommended (no consumer rate "
+                            "or count given)</caption><tbody>\n");
+        if (advises) {
+                ks_sizing_row(fp, "recommended (next power of two of the floor)",
+                              json_object_get(sz, "recommended"), "");
+                ks_sizing_row(fp, "partition floor = ceil(base x skew factor)",
+                              json_object_get(sz, "partition_floor"), "");
+                ks_sizing_row(fp, "current count already sufficient",
+                              json_object_get(sz, "already_sufficient"), "");
+                ks_sizing_row(fp, "base partitions",
+                              json_object_get(b, "base_partitions"), "");
+                ks_sizing_row(fp, "base from",
+                              json_object_get(b, "base_source"), "");
+        }
+        ks_sizing_needs_row(fp, sz, advises);
         ks_sizing_row(fp, "peak messages/s (0.999 of seconds)",
                       json_object_get(b, "peak_msgs_s"), "");
         ks_sizing_row(fp, "one consumer's messages/s",
@@ -314,43 +397,41 @@ void ks_cli_html_sizing(FILE *fp, const json_t *topic)
                       json_object_get(b, "measured_key_skew"), "");
         ks_sizing_row(fp, "skew factor clamp(skew / 30, 2, 4)",
                       json_object_get(b, "skew_factor"), "");
-        ks_sizing_row(fp, "rebalance stall at the recommended count",
-                      json_object_get(rb, "per_rebalance_s"), " s");
-        ks_sizing_row(fp, "fewest brokers",
-                      json_object_get(sz, "fewest_brokers"), "");
-        snprintf(key, sizeof(key), "%lld",
-                 (long long)ks_cli_u64(sz, "recommended"));
-        cs = json_object_get(json_object_get(sz, "constraints"), key);
-        json_object_foreach((json_t *)cs, name, c)
+        fl = json_object_get(json_object_get(sz, "illustration"), "floors");
+        json_array_foreach(fl, i, f)
         {
-                char label[96];
-                if (!json_is_object(c) && !json_is_null(c))
-                        continue;
-                snprintf(label, sizeof(label), "at %s partitions: %s%s", key,
-                         name, json_is_null(c) ? " (inputs unknown)" : "");
-                fprintf(fp, "<tr>");
+                char label[128], r[32];
+                snprintf(label, sizeof(label),
+                         "illustration only: floor at an assumed %s msgs/s "
+                         "a consumer",
+                         ks_cli_fmt_count(
+                             (uint64_t)ks_cli_num(f,
+                                                  "assumed_per_consumer_msgs_s"),
+                             r, sizeof(r)));
+                fprintf(fp, "<tr class=\"assumed\">");
                 ks_td_text(fp, NULL, label);
-                if (json_is_null(c))
-                        fprintf(fp, "<td class=\"num unknown\">unknown</td>");
-                else {
-                        char v[32], l[32];
-                        int  ok = json_is_true(json_object_get(c, "ok"));
-                        ks_cli_fmt_si(ks_cli_num(c, "value"), v, sizeof(v));
-                        ks_cli_fmt_si(ks_cli_num(c, "limit"), l, sizeof(l));
-                        if (!strcmp(ks_cli_str(c, "bound", ""), "at_least"))
-                                fprintf(fp,
-                                        "<td class=\"num%s\">needs %s, has "
-                                        "%s: %s</td>",
-                                        ok ? "" : " bad", l, v,
-                                        ok ? "ok" : "violated");
-                        else
-                                fprintf(fp,
-                                        "<td class=\"num%s\">%s, limit %s: "
-                                        "%s</td>",
-                                        ok ? "" : " bad", v, l,
-                                        ok ? "ok" : "violated");
-                }
+                fprintf(fp, "<td class=\"num unknown\">%lld = %lld x %.3g</td>",
+                        (long long)ks_cli_u64(f, "partition_floor"),
+                        (long long)ks_cli_u64(f, "throughput_partitions"),
+                        ks_cli_num(b, "skew_factor"));
                 fprintf(fp, "</tr>\n");
         }
+        if (advises) {
+                ks_sizing_row(fp, "rebalance stall at the recommended count",
+                              json_object_get(rb, "per_rebalance_s"), " s");
+                ks_sizing_row(fp, "fewest brokers",
+                              json_object_get(sz, "fewest_brokers"), "");
+        }
+        /* constraints whose inputs are known: at the recommended count,
+         * else at today's */
+        if (advises)
+                ks_sizing_constraint_rows(
+                    fp, sz, (long long)ks_cli_u64(sz, "recommended"), "");
+        else
+                ks_sizing_constraint_rows(
+                    fp, sz,
+                    (long long)ks_cli_u64(
+                        json_object_get(topic, "partition_count"), "current"),
+                    " (today's)");
         fprintf(fp, "</tbody></table>\n");
 }

@@ -13,6 +13,7 @@
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
+#include "ks_sizing_json.h"
 
 void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
 {
@@ -316,17 +317,93 @@ void ks_cli_show_acks(const ks_cli_show_t *s, const json_t *t)
                ks_cli_fmt_count(ks_cli_u64(a, "failed"), f, sizeof(f)));
 }
 
+/** @brief Appends the consumer properties not given (`sizing.needs`;
+ *         both for a report of an earlier keyshift that had none) to
+ *         @p text at @p n, joined by @p and. @returns the new length. */
+static int show_needs(char *text, size_t size, int n, const json_t *sz,
+                      const char *and)
+{
+        const json_t *needs = json_object_get(sz, "needs"), *v;
+        size_t        i, cnt = json_array_size(needs);
+
+        if (!json_is_array(needs))
+                return n + snprintf(text + n, size - (size_t)n, "%s%s%s",
+                                    KS_SIZING_PROP_CONSUMER_RATE, and,
+                                    KS_SIZING_PROP_CONSUMERS);
+        json_array_foreach(needs, i, v)
+        {
+                if ((size_t)n >= size)
+                        break;
+                n += snprintf(text + n, size - (size_t)n, "%s%s",
+                              i == 0 ? "" : i + 1 == cnt ? and : ", ",
+                              json_is_string(v) ? json_string_value(v) : "?");
+        }
+        return n;
+}
+
+/** @brief `sizing` without a recommendation (issue 28): the properties
+ *         that would give one, the measured figures, the illustration. */
+static void show_no_advice(const ks_cli_show_t *s, const json_t *sz)
+{
+        const json_t *b  = json_object_get(sz, "basis");
+        const json_t *fl = json_object_get(json_object_get(sz, "illustration"),
+                                           "floors");
+        const json_t *f;
+        char          text[768], a[32];
+        size_t        i;
+        int           n;
+
+        printf("  sizing   %sno count recommended%s\n           ",
+               s->st->bold, s->st->off);
+        n = snprintf(text, sizeof(text), "give ");
+        n = show_needs(text, sizeof(text), n, sz, " and ");
+        if (ks_cli_u64(b, "seconds_measured"))
+                n += snprintf(text + n, sizeof(text) - (size_t)n,
+                              " for advice; measured: peak %s msgs/s",
+                              ks_cli_fmt_count(ks_cli_u64(b, "peak_msgs_s"),
+                                               a, sizeof(a)));
+        else
+                n += snprintf(text + n, sizeof(text) - (size_t)n,
+                              " for advice; measured: no peak yet (no "
+                              "complete second of traffic)");
+        if (json_is_number(json_object_get(b, "measured_key_skew")))
+                n += snprintf(text + n, sizeof(text) - (size_t)n,
+                              ", key skew %.3g (busiest / median key), "
+                              "skew factor %.3g",
+                              ks_cli_num(b, "measured_key_skew"),
+                              ks_cli_num(b, "skew_factor"));
+        json_array_foreach(fl, i, f)
+        {
+                if ((size_t)n >= sizeof(text))
+                        break;
+                n += snprintf(
+                    text + n, sizeof(text) - (size_t)n,
+                    "%s %s msgs/s a consumer the floor would be %lld",
+                    i ? "; at an assumed"
+                      : "; for illustration only, at an assumed",
+                    ks_cli_fmt_count(
+                        (uint64_t)ks_cli_num(f, "assumed_per_consumer_msgs_s"),
+                        a, sizeof(a)),
+                    (long long)ks_cli_u64(f, "partition_floor"));
+        }
+        ks_cli_show_wrap(text, 11, 11);
+}
+
 /** @brief The `sizing` object a later keyshift adds (optional). */
 void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
 {
         const json_t *sz = json_object_get(t, "sizing");
         const json_t *b  = json_object_get(sz, "basis");
         const json_t *rb = json_object_get(sz, "rebalance");
-        char          text[512];
+        char          text[768];
         int           n;
 
         if (!json_is_object(sz))
                 return;
+        if (!ks_sizing_json_advises(sz)) {
+                show_no_advice(s, sz);
+                return;
+        }
         printf("  sizing   %s%lld partitions recommended%s\n           ",
                s->st->bold, (long long)ks_cli_u64(sz, "recommended"),
                s->st->off);
@@ -337,6 +414,11 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
                      (long long)ks_cli_u64(b, "base_partitions"),
                      ks_cli_str(b, "base_source", "?"),
                      ks_cli_num(b, "skew_factor"));
+        if (json_array_size(json_object_get(sz, "needs"))) {
+                n += snprintf(text + n, sizeof(text) - (size_t)n,
+                              "; not given: ");
+                n = show_needs(text, sizeof(text), n, sz, ", ");
+        }
         if (json_is_number(json_object_get(b, "measured_key_skew")))
                 n += snprintf(text + n, sizeof(text) - (size_t)n,
                               "; key skew %.3g (busiest / median key)",
@@ -347,12 +429,9 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
                     "; the current count %s",
                     json_is_true(json_object_get(sz, "already_sufficient"))
                         ? "already meets the floor"
-                    : !strcmp(ks_cli_str(b, "base_source", ""), "current_count")
-                        /* floor = today's count x a factor >= 2: the
-                         * advice is headroom, not a measured shortage */
-                        ? "is below it by the skew factor's headroom"
                         : "is below it");
-        if (json_is_object(rb))
+        if (json_is_object(rb) &&
+            json_is_number(json_object_get(rb, "per_rebalance_s")))
                 snprintf(text + n, sizeof(text) - (size_t)n,
                          "; a rebalance at %lld stalls consumers %.2f s "
                          "(%.1f s a day)",

@@ -389,7 +389,8 @@ static void at_count(const ks_sizing_input_t *in, int64_t count, double T,
 /**
  * @returns the floors at KS_SIZING_ILLUSTRATION_RATES per consumer, each
  *          an assumption (issue 28): the report's `sizing.illustration`
- *          when neither consumer input is given.
+ *          when neither consumer input is given (no floor before a
+ *          complete second of traffic gives a peak).
  */
 static json_t *illustration_json(const ks_sizing_input_t *in, double key_skew)
 {
@@ -400,7 +401,9 @@ static json_t *illustration_json(const ks_sizing_input_t *in, double key_skew)
         size_t             i;
 
         assumed.consumers_max = 0;
-        for (i = 0; floors && i < KS_SIZING_ILLUSTRATION_CNT; i++) {
+        /* no complete second measured: no peak to illustrate from */
+        for (i = 0; floors && in->rates.seconds && i < KS_SIZING_ILLUSTRATION_CNT;
+             i++) {
                 ks_sizing_floor_t fl;
                 assumed.consumer_msgs_per_s = rates[i];
                 ks_sizing_partition_floor(&assumed,

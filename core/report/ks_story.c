@@ -276,9 +276,11 @@ static void tell_no_advice(story_t *s, const json_t *sz)
         say(s,
             "Sizing: no partition count is recommended without "
             KS_SIZING_PROP_CONSUMER_RATE " (one consumer's msgs/s) and "
-            KS_SIZING_PROP_CONSUMERS " (consumers planned); measured: peak "
-            "%.0f msgs/s, ",
-            num(basis, "peak_msgs_s"));
+            KS_SIZING_PROP_CONSUMERS " (consumers planned); measured: ");
+        if (integer(basis, "seconds_measured"))
+                say(s, "peak %.0f msgs/s, ", num(basis, "peak_msgs_s"));
+        else
+                say(s, "no peak yet (no complete second of traffic), ");
         if (json_is_number(skew))
                 say(s, "key skew %.1f, skew factor %.2f. ",
                     json_number_value(skew), num(basis, "skew_factor"));
@@ -298,6 +300,8 @@ static void tell_no_advice(story_t *s, const json_t *sz)
         }
         if (json_array_size(fl))
                 say(s, ". ");
+        if (json_is_false(json_object_get(sz, "enough_data")))
+                say(s, "(Rough: under 10 s of traffic measured.) ");
 }
 
 /** @brief 4: the advice and its inputs.

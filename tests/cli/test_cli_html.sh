@@ -10,7 +10,9 @@
 #   - the rendered DOM has the charts: the key-rank chart, one load chart
 #     per partition count with one bar per partition, one flow heat map
 #     per proposal, the hot-key and warning tables, the sizing table when
-#     the report has `sizing`;
+#     the report has `sizing`: "no count recommended" without a consumer
+#     rate or count (ais.json, hot.json), the report's count with both
+#     (ais3.json), and only the constraints whose inputs are known;
 #   - no text overlaps another text or a plot mark (bars, dots, the
 #     curves): html_overlaps.js, injected into a copy of the page, measures
 #     every chart text's box in Chromium at 1400 and 800 px wide; a control
@@ -77,12 +79,14 @@ else
 fi
 "$replay" --plugin "$plugin" --report "$out/ais.json" "${feed[@]}" \
   >"$out/replay.log" 2>&1 || fail "keyshift-replay failed (see $out/replay.log)"
+# (this one with both consumer inputs: a sizing recommendation)
 "$replay" --plugin "$plugin" --proposed 8,12,24 --report "$out/ais3.json" \
+  -X keyshift.consumer.msgs.per.s=1000 -X keyshift.consumers.max=4 \
   "${feed[@]}" >>"$out/replay.log" 2>&1 || fail "keyshift-replay failed"
 
 check_page() { # report.json page.html
   local report=$1 page=$2 dom=${2%.html}.dom log=${2%.html}.log
-  local cur props bars flows sizing
+  local cur props bars flows sizing rec known
   "$cli" html "$report" -o "$page" || fail "keyshift html $report"
 
   # self-contained: no script, nothing fetched
@@ -110,6 +114,22 @@ print(t["partition_count"]["current"], len(p),
       "true" if "sizing" in t else "false")
 PY
 )
+  # the sizing table: a recommendation only from consumer inputs, and the
+  # constraints (at the recommended count, else today's) whose inputs are
+  # known, each counted from the report (issue 28)
+  read -r rec known < <(python3 - "$report" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["topics"]["ais"]
+s = t.get("sizing") or {}
+rec = s.get("recommended")
+at = str(rec if rec is not None else t["partition_count"]["current"])
+c = (s.get("constraints") or {}).get(at) or {}
+print(rec if rec is not None else "none",
+      sum(1 for k in ("throughput", "consumers", "file_handles",
+                      "replication_latency_ms", "unavailability_ms")
+          if isinstance(c.get(k), dict)))
+PY
+)
   count() { grep -o "$1" "$dom" | wc -l; }
   [ "$(count 'class="ks-chart ks-rank"')" = 1 ] || fail "no key-rank chart"
   [ "$(count 'class="ks-chart ks-bars"')" = $((1 + props)) ] ||
@@ -123,6 +143,18 @@ PY
   [ "$(count 'class="ks-table ks-warnings"')" -ge 1 ] || fail "no warnings"
   if [ "$sizing" = true ]; then
     [ "$(count 'class="ks-table ks-sizing"')" = 1 ] || fail "no sizing table"
+    if [ "$rec" = none ]; then
+      grep -q '<caption>Sizing: no count recommended' "$dom" ||
+        fail "no inputs, yet the sizing table does not say so"
+      ! grep -q 'partitions recommended' "$dom" ||
+        fail "a recommendation without a consumer rate or count"
+    else
+      grep -q "<caption>Sizing: $rec partitions recommended" "$dom" ||
+        fail "the sizing table does not recommend $rec"
+    fi
+    ! grep -q 'inputs unknown' "$dom" || fail "a constraint of unknown inputs"
+    [ "$(grep -Eo '<td>at [0-9]+ partitions[^<:]*: [a-z_]+</td>' "$dom" | wc -l)" = "$known" ] ||
+      fail "$known constraints with known inputs expected"
   else
     grep -q 'ks-nosizing' "$dom" || fail "no note on the missing sizing"
   fi

@@ -6,6 +6,7 @@
  *        appears on a terminal (a pseudo-terminal from forkpty) and never
  *        in a pipe, and the AIS replay's report reads as a summary.
  */
+#include <math.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdio.h>
@@ -180,7 +181,8 @@ static void test_one_story(void)
         summary = json_string_value(ks_e2e_get(rep, "topics/orders/summary"));
         CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
         CU_ASSERT(ks_clit_has(summary, "Raising "));
-        CU_ASSERT(ks_clit_has(summary, "Sizing advice: "));
+        CU_ASSERT(ks_clit_has(summary, "Sizing: no partition count is "
+                                       "recommended"));
         CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", report), 0);
         squeeze(r.out);
         CU_ASSERT(ks_clit_has(r.out, summary));
@@ -202,6 +204,151 @@ static void test_one_story(void)
         page = ks_clit_read(html, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(page);
         CU_ASSERT(ks_clit_has(page, esc));
+        free(page);
+        json_decref(rep);
+}
+
+/** @returns the page `keyshift html` writes for @p rep (owned). */
+static char *html_of(const char *rep)
+{
+        ks_clit_run_t r;
+        char          html[700];
+
+        snprintf(html, sizeof(html), "%s.html", rep);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "html '%s' -o '%s'", rep, html), 0);
+        ks_clit_run_free(&r);
+        return ks_clit_read(html, NULL);
+}
+
+/* Issue 28, "sizing only from real inputs": without
+ * keyshift.consumer.msgs.per.s and keyshift.consumers.max no count is
+ * recommended anywhere (report, story, show, html), the properties are
+ * named and the illustration is said to be assumed; with both, the seed
+ * formula max(ceil(peak / rate), consumers) x clamp(key skew / 30, 2, 4),
+ * then the next power of two, computed here from the report's measured
+ * peak and key skew. */
+static void test_sizing_only_from_inputs(void)
+{
+        const char   *replay = getenv("KS_REPLAY");
+        char          none[700], both[700], want[160], *page;
+        ks_clit_run_t r;
+        json_t       *rep, *sz, *fl;
+        const char   *summary;
+        double        peak, skew, factor, f;
+        long long     floor_, rec;
+        size_t        i;
+
+        snprintf(none, sizeof(none), "%s.none.json", report);
+        snprintf(both, sizeof(both), "%s.both.json", report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(replay);
+        /* 2.5 s of the synthetic AIS feed at 10,000 msgs/s: a measured
+         * peak (whole seconds) and key skew */
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("'%s' --plugin '%s' -p 6 --proposed 12 --rate 10000 "
+                          "-n 25000 --report '%s' >/dev/null 2>&1",
+                          replay, ks_e2e_plugin(), none),
+            0);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system("'%s' --plugin '%s' -p 6 --proposed 12 --rate 10000 "
+                          "-n 25000 -X keyshift.consumer.msgs.per.s=700 "
+                          "-X keyshift.consumers.max=3 --report '%s' "
+                          ">/dev/null 2>&1",
+                          replay, ks_e2e_plugin(), both),
+            0);
+
+        /* no inputs */
+        rep = ks_e2e_load_json(none);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        sz = ks_e2e_get(rep, "topics/ais/sizing");
+        CU_ASSERT_FATAL(json_is_object(sz));
+        CU_ASSERT(json_is_null(json_object_get(sz, "recommended")));
+        CU_ASSERT(json_is_null(json_object_get(sz, "partition_floor")));
+        CU_ASSERT(json_is_null(json_object_get(sz, "fewest_brokers")));
+        CU_ASSERT_EQUAL(json_array_size(json_object_get(sz, "needs")), 2);
+        CU_ASSERT_STRING_EQUAL(json_string_value(ks_e2e_get(sz, "needs/0")),
+                               "keyshift.consumer.msgs.per.s");
+        CU_ASSERT_STRING_EQUAL(json_string_value(ks_e2e_get(sz, "needs/1")),
+                               "keyshift.consumers.max");
+        CU_ASSERT_PTR_NULL(ks_e2e_get(sz, "constraints/16"));
+        peak   = json_number_value(ks_e2e_get(sz, "basis/peak_msgs_s"));
+        skew   = json_number_value(ks_e2e_get(rep, "topics/ais/skew/key_skew"));
+        factor = fmin(fmax(skew / 30.0, 2.0), 4.0);
+        CU_ASSERT(peak > 0);
+        CU_ASSERT_DOUBLE_EQUAL(
+            json_number_value(ks_e2e_get(sz, "basis/skew_factor")), factor,
+            1e-9);
+        fl = ks_e2e_get(sz, "illustration/floors");
+        CU_ASSERT_EQUAL(json_array_size(fl), 2);
+        for (i = 0; i < json_array_size(fl); i++) {
+                json_t *e = json_array_get(fl, i);
+                double  rate =
+                    json_number_value(ks_e2e_get(e, "assumed_per_consumer_msgs_s"));
+                CU_ASSERT(rate > 0);
+                f = fmax(ceil(peak / rate), 1) * factor;
+                CU_ASSERT_EQUAL(ks_e2e_int(e, "partition_floor"),
+                                (long long)ceil(f - 1e-9));
+        }
+        summary = json_string_value(ks_e2e_get(rep, "topics/ais/summary"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
+        CU_ASSERT(ks_clit_has(summary, "Sizing: no partition count is "
+                                       "recommended without "
+                                       "keyshift.consumer.msgs.per.s"));
+        CU_ASSERT(ks_clit_has(summary, "Only as an illustration, at an "
+                                       "assumed 1000 msgs/s a consumer"));
+        CU_ASSERT_PTR_NULL(strstr(summary, "Sizing advice"));
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", none), 0);
+        CU_ASSERT(ks_clit_has(r.out, "sizing   no count recommended"));
+        CU_ASSERT_PTR_NULL(strstr(r.out, "partitions recommended"));
+        CU_ASSERT_PTR_NULL(strstr(r.out, "Sizing advice"));
+        ks_clit_run_free(&r);
+        page = html_of(none);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+        CU_ASSERT(ks_clit_has(page, "<caption>Sizing: no count recommended"));
+        CU_ASSERT(ks_clit_has(page, "illustration only: floor at an assumed "
+                                    "1,000 msgs/s a consumer"));
+        CU_ASSERT(ks_clit_has(page, "at 6 partitions (today&#39;s): "
+                                    "throughput"));
+        /* only the constraints whose inputs are known */
+        CU_ASSERT_PTR_NULL(strstr(page, "partitions recommended"));
+        CU_ASSERT_PTR_NULL(strstr(page, "inputs unknown"));
+        CU_ASSERT_PTR_NULL(strstr(page, "partitions (today&#39;s): consumers"));
+        CU_ASSERT_PTR_NULL(strstr(page, "Sizing advice"));
+        free(page);
+        json_decref(rep);
+
+        /* both inputs: the seed formula, unchanged */
+        rep = ks_e2e_load_json(both);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        sz     = ks_e2e_get(rep, "topics/ais/sizing");
+        peak   = json_number_value(ks_e2e_get(sz, "basis/peak_msgs_s"));
+        skew   = json_number_value(ks_e2e_get(rep, "topics/ais/skew/key_skew"));
+        factor = fmin(fmax(skew / 30.0, 2.0), 4.0);
+        f      = fmax(fmax(ceil(peak / 700.0), 3), 1) * factor;
+        floor_ = ks_e2e_int(sz, "partition_floor");
+        rec    = ks_e2e_int(sz, "recommended");
+        CU_ASSERT_EQUAL(floor_, (long long)ceil(f - 1e-9));
+        CU_ASSERT(rec >= floor_ && (rec & (rec - 1)) == 0 && rec < 2 * floor_);
+        CU_ASSERT_EQUAL(json_array_size(json_object_get(sz, "needs")), 0);
+        CU_ASSERT(json_is_null(json_object_get(sz, "illustration")));
+        summary = json_string_value(ks_e2e_get(rep, "topics/ais/summary"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(summary);
+        snprintf(want, sizeof(want), "Sizing advice: %lld partitions = ", rec);
+        CU_ASSERT(ks_clit_has(summary, want));
+        CU_ASSERT_PTR_NULL(strstr(summary, "illustration"));
+        CU_ASSERT_PTR_NULL(strstr(summary, "not given"));
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", both), 0);
+        snprintf(want, sizeof(want), "sizing   %lld partitions recommended",
+                 rec);
+        CU_ASSERT(ks_clit_has(r.out, want));
+        ks_clit_run_free(&r);
+        page = html_of(both);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(page);
+        snprintf(want, sizeof(want), "<caption>Sizing: %lld partitions "
+                 "recommended</caption>", rec);
+        CU_ASSERT(ks_clit_has(page, want));
+        snprintf(want, sizeof(want), "at %lld partitions: consumers", rec);
+        CU_ASSERT(ks_clit_has(page, want));
+        CU_ASSERT_PTR_NULL(strstr(page, "illustration"));
         free(page);
         json_decref(rep);
 }
@@ -430,6 +577,8 @@ void ks_test_register(void)
                     test_show_hot_verdicts);
         CU_add_test(s, "one story: the report's summary, show and html",
                     test_one_story);
+        CU_add_test(s, "sizing only from real inputs",
+                    test_sizing_only_from_inputs);
         CU_add_test(s, "a multi-byte hot key keeps the columns",
                     test_show_utf8_key_columns);
         CU_add_test(s, "colour on a terminal only",

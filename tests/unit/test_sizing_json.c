@@ -509,6 +509,11 @@ static void test_json_nothing_known(void)
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "recommended")));
         CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "needs")), 2);
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "already_sufficient")));
+        /* no complete second: no peak to illustrate from */
+        CU_ASSERT_TRUE(
+            json_is_string(at(out.sizing, "illustration.assumption")));
+        CU_ASSERT_EQUAL(json_array_size(at(out.sizing, "illustration.floors")),
+                        0);
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "fewest_brokers")));
         CU_ASSERT_TRUE(json_is_null(at(out.sizing, "basis.brokers")));
         ks_sizing_json_clear(&out);

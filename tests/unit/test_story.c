@@ -48,6 +48,7 @@ static json_t *topic_balanced(void)
                       "   \"basis\": {\"base_partitions\": null,"
                       "     \"base_source\": null, \"skew_factor\": 3.29,"
                       "     \"measured_key_skew\": 98.8, \"peak_msgs_s\": 10017,"
+                      "     \"seconds_measured\": 12,"
                       "     \"partition_target_msgs_s\": 830}},"
                       " \"acknowledged\": {\"mismatched\": 0}}",
                  0, &e);
@@ -118,6 +119,20 @@ static void test_no_inputs_no_advice(void)
             "measured_key_skew", json_null());
         ks_story_headline(t, buf, sizeof(buf));
         CU_ASSERT(has(buf, "measured: peak 10017 msgs/s, key skew unknown."));
+        /* no complete second yet: no peak, no illustration, rough */
+        json_object_set_new(
+            json_object_get(json_object_get(t, "sizing"), "basis"),
+            "seconds_measured", json_integer(0));
+        json_object_set_new(
+            json_object_get(json_object_get(t, "sizing"), "illustration"),
+            "floors", json_array());
+        json_object_set_new(json_object_get(t, "sizing"), "enough_data",
+                            json_false());
+        ks_story_headline(t, buf, sizeof(buf));
+        CU_ASSERT(has(buf, "measured: no peak yet (no complete second of "
+                           "traffic), key skew unknown. (Rough: under 10 s "
+                           "of traffic measured.)"));
+        CU_ASSERT_PTR_NULL(strstr(buf, "illustration"));
         /* a report of an earlier keyshift: its count came from today's
          * count x the skew factor; not told as advice */
         advise(t, "current_count", 6, 20, 32, "");
