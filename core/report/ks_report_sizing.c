@@ -43,8 +43,9 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
         json_t             *pr = json_object_get(o, "proposals");
         size_t              i;
 
-        /* no count yet and no consumer input: the floor would start from
-         * an unknown count (a short producer, explicit partitions only) */
+        /* no count yet and no consumer input (a short producer, explicit
+         * partitions only): no count to evaluate constraints at and no
+         * input to advise from */
         if (!s->partition_count && !(opts->sizing->consumer_msgs_per_s > 0) &&
             !(opts->sizing->consumers_max > 0)) {
                 json_object_set_new(o, "sizing", json_null());
