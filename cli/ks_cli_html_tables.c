@@ -304,14 +304,12 @@ static void ks_sizing_constraint_rows(FILE *fp, const json_t *sz,
                         fprintf(fp,
                                 "<td class=\"num%s\">needs %s, has "
                                 "%s: %s</td>",
-                                ok ? "" : " bad", l, v,
-                                ok ? "ok" : "violated");
+                                ok ? "" : " bad", l, v, ok ? "ok" : "violated");
                 else
                         fprintf(fp,
                                 "<td class=\"num%s\">%s, limit %s: "
                                 "%s</td>",
-                                ok ? "" : " bad", v, l,
-                                ok ? "ok" : "violated");
+                                ok ? "" : " bad", v, l, ok ? "ok" : "violated");
                 fprintf(fp, "</tr>\n");
         }
 }
@@ -375,7 +373,8 @@ void ks_cli_html_sizing(FILE *fp, const json_t *topic)
                             "Sizing: no count recommended (no consumer rate "
                             "or count given)</caption><tbody>\n");
         if (advises) {
-                ks_sizing_row(fp, "recommended (next power of two of the floor)",
+                ks_sizing_row(fp,
+                              "recommended (next power of two of the floor)",
                               json_object_get(sz, "recommended"), "");
                 ks_sizing_row(fp, "partition floor = ceil(base x skew factor)",
                               json_object_get(sz, "partition_floor"), "");
@@ -404,10 +403,9 @@ void ks_cli_html_sizing(FILE *fp, const json_t *topic)
                 snprintf(label, sizeof(label),
                          "illustration only: floor at an assumed %s msgs/s "
                          "a consumer",
-                         ks_cli_fmt_count(
-                             (uint64_t)ks_cli_num(f,
-                                                  "assumed_per_consumer_msgs_s"),
-                             r, sizeof(r)));
+                         ks_cli_fmt_count((uint64_t)ks_cli_num(
+                                              f, "assumed_per_consumer_msgs_s"),
+                                          r, sizeof(r)));
                 fprintf(fp, "<tr class=\"assumed\">");
                 ks_td_text(fp, NULL, label);
                 fprintf(fp, "<td class=\"num unknown\">%lld = %lld x %.3g</td>",

@@ -335,7 +335,9 @@ static int show_needs(char *text, size_t size, int n, const json_t *sz,
                 if ((size_t)n >= size)
                         break;
                 n += snprintf(text + n, size - (size_t)n, "%s%s",
-                              i == 0 ? "" : i + 1 == cnt ? and : ", ",
+                              i == 0         ? ""
+                              : i + 1 == cnt ? and
+                                             : ", ",
                               json_is_string(v) ? json_string_value(v) : "?");
         }
         return n;
@@ -345,23 +347,23 @@ static int show_needs(char *text, size_t size, int n, const json_t *sz,
  *         that would give one, the measured figures, the illustration. */
 static void show_no_advice(const ks_cli_show_t *s, const json_t *sz)
 {
-        const json_t *b  = json_object_get(sz, "basis");
-        const json_t *fl = json_object_get(json_object_get(sz, "illustration"),
-                                           "floors");
+        const json_t *b = json_object_get(sz, "basis");
+        const json_t *fl =
+            json_object_get(json_object_get(sz, "illustration"), "floors");
         const json_t *f;
         char          text[768], a[32];
         size_t        i;
         int           n;
 
-        printf("  sizing   %sno count recommended%s\n           ",
-               s->st->bold, s->st->off);
+        printf("  sizing   %sno count recommended%s\n           ", s->st->bold,
+               s->st->off);
         n = snprintf(text, sizeof(text), "give ");
         n = show_needs(text, sizeof(text), n, sz, " and ");
         if (ks_cli_u64(b, "seconds_measured"))
                 n += snprintf(text + n, sizeof(text) - (size_t)n,
                               " for advice; measured: peak %s msgs/s",
-                              ks_cli_fmt_count(ks_cli_u64(b, "peak_msgs_s"),
-                                               a, sizeof(a)));
+                              ks_cli_fmt_count(ks_cli_u64(b, "peak_msgs_s"), a,
+                                               sizeof(a)));
         else
                 n += snprintf(text + n, sizeof(text) - (size_t)n,
                               " for advice; measured: no peak yet (no "

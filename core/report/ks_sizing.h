@@ -190,16 +190,19 @@ size_t ks_sizing_inputs_missing(const ks_sizing_params_t *p,
  * message (~1 ms) and one doing light in-memory work. Nothing is
  * recommended from them.
  */
-#define KS_SIZING_ILLUSTRATION_RATES {1000.0, 10000.0}
+#define KS_SIZING_ILLUSTRATION_RATES                                           \
+        {                                                                      \
+                1000.0, 10000.0                                                \
+        }
 #define KS_SIZING_ILLUSTRATION_CNT 2
 
 typedef struct ks_sizing_floor {
         int64_t          throughput_partitions; /**< ceil(peak / per
                                                  *   consumer); 0 unknown */
-        int64_t          base;        /**< max(throughput, consumers); 0
+        int64_t          base;            /**< max(throughput, consumers); 0
                                        *   when neither input is given */
-        ks_sizing_base_t base_source; /**< which term gave base */
-        double           skew_factor; /**< always computed */
+        ks_sizing_base_t base_source;     /**< which term gave base */
+        double           skew_factor;     /**< always computed */
         int64_t          partition_floor; /**< ceil(base x skew_factor);
                                            *   0: no advice */
         int64_t          recommended;     /**< next power of two; 0: no

@@ -402,13 +402,13 @@ static json_t *illustration_json(const ks_sizing_input_t *in, double key_skew)
 
         assumed.consumers_max = 0;
         /* no complete second measured: no peak to illustrate from */
-        for (i = 0; floors && in->rates.seconds && i < KS_SIZING_ILLUSTRATION_CNT;
+        for (i = 0;
+             floors && in->rates.seconds && i < KS_SIZING_ILLUSTRATION_CNT;
              i++) {
                 ks_sizing_floor_t fl;
                 assumed.consumer_msgs_per_s = rates[i];
-                ks_sizing_partition_floor(&assumed,
-                                          (double)in->rates.peak_msgs_per_s,
-                                          key_skew, &fl);
+                ks_sizing_partition_floor(
+                    &assumed, (double)in->rates.peak_msgs_per_s, key_skew, &fl);
                 json_array_append_new(
                     floors,
                     json_pack("{s:f, s:I, s:I}", "assumed_per_consumer_msgs_s",
@@ -438,10 +438,10 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
         ks_sizing_floor_t         fl;
         ks_sizing_rebalance_t     rb;
         json_t *constraints = json_object(), *by_count = json_object(), *basis;
-        json_t *needs       = json_array();
+        json_t *needs = json_array();
         const char *missing[2];
         int64_t     stall_count = 0, fewest = 0;
-        double      stall_s     = 0;
+        double      stall_s = 0;
         size_t      i, n_missing;
         int         has; /* a recommendation: it rests on a given input */
 
@@ -603,8 +603,8 @@ static json_t *migration_json(const ks_sizing_input_t *in,
 
 int ks_sizing_json_advises(const json_t *sizing)
 {
-        const json_t *src = json_object_get(json_object_get(sizing, "basis"),
-                                            "base_source");
+        const json_t *src =
+            json_object_get(json_object_get(sizing, "basis"), "base_source");
 
         if (!json_is_integer(json_object_get(sizing, "recommended")) ||
             json_integer_value(json_object_get(sizing, "recommended")) < 1)

@@ -268,15 +268,15 @@ static void tell_no_advice(story_t *s, const json_t *sz)
 {
         const json_t *basis = json_object_get(sz, "basis");
         const json_t *skew  = json_object_get(basis, "measured_key_skew");
-        const json_t *fl = json_object_get(json_object_get(sz, "illustration"),
-                                           "floors");
+        const json_t *fl =
+            json_object_get(json_object_get(sz, "illustration"), "floors");
         const json_t *f;
         size_t        i;
 
-        say(s,
-            "Sizing: no partition count is recommended without "
-            KS_SIZING_PROP_CONSUMER_RATE " (one consumer's msgs/s) and "
-            KS_SIZING_PROP_CONSUMERS " (consumers planned); measured: ");
+        say(s, "Sizing: no partition count is recommended "
+               "without " KS_SIZING_PROP_CONSUMER_RATE
+               " (one consumer's msgs/s) and " KS_SIZING_PROP_CONSUMERS
+               " (consumers planned); measured: ");
         if (integer(basis, "seconds_measured"))
                 say(s, "peak %.0f msgs/s, ", num(basis, "peak_msgs_s"));
         else
@@ -291,8 +291,9 @@ static void tell_no_advice(story_t *s, const json_t *sz)
                 say(s,
                     "%s %.0f msgs/s a consumer the floor would be %lld "
                     "partitions (%lld x %.2f)",
-                    i ? "; at an assumed" : "Only as an illustration, at an "
-                                            "assumed",
+                    i ? "; at an assumed"
+                      : "Only as an illustration, at an "
+                        "assumed",
                     num(f, "assumed_per_consumer_msgs_s"),
                     integer(f, "partition_floor"),
                     integer(f, "throughput_partitions"),
@@ -339,8 +340,9 @@ static void tell_advice(story_t *s, const json_t *t, long long cur,
         else
                 snprintf(why, sizeof(why), "(planned consumers%s)",
                          needs(sz, KS_SIZING_PROP_CONSUMER_RATE)
-                             ? "; throughput not checked: "
-                               KS_SIZING_PROP_CONSUMER_RATE " not given"
+                             ? "; throughput not "
+                               "checked: " KS_SIZING_PROP_CONSUMER_RATE
+                               " not given"
                              : "");
         say(s,
             "%sizing advice: %lld partitions = %lld %s x skew factor %.2f "

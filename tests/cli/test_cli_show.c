@@ -280,9 +280,9 @@ static void test_sizing_only_from_inputs(void)
         fl = ks_e2e_get(sz, "illustration/floors");
         CU_ASSERT_EQUAL(json_array_size(fl), 2);
         for (i = 0; i < json_array_size(fl); i++) {
-                json_t *e = json_array_get(fl, i);
-                double  rate =
-                    json_number_value(ks_e2e_get(e, "assumed_per_consumer_msgs_s"));
+                json_t *e    = json_array_get(fl, i);
+                double  rate = json_number_value(
+                     ks_e2e_get(e, "assumed_per_consumer_msgs_s"));
                 CU_ASSERT(rate > 0);
                 f = fmax(ceil(peak / rate), 1) * factor;
                 CU_ASSERT_EQUAL(ks_e2e_int(e, "partition_floor"),
@@ -343,8 +343,10 @@ static void test_sizing_only_from_inputs(void)
         ks_clit_run_free(&r);
         page = html_of(both);
         CU_ASSERT_PTR_NOT_NULL_FATAL(page);
-        snprintf(want, sizeof(want), "<caption>Sizing: %lld partitions "
-                 "recommended</caption>", rec);
+        snprintf(want, sizeof(want),
+                 "<caption>Sizing: %lld partitions "
+                 "recommended</caption>",
+                 rec);
         CU_ASSERT(ks_clit_has(page, want));
         snprintf(want, sizeof(want), "at %lld partitions: consumers", rec);
         CU_ASSERT(ks_clit_has(page, want));

@@ -295,7 +295,7 @@ static void test_partition_floor(void)
 
 static void test_inputs_missing(void)
 {
-        ks_sizing_params_t p = defaults();
+        ks_sizing_params_t p        = defaults();
         const char        *names[2] = {NULL, NULL};
 
         CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 2);
@@ -311,9 +311,9 @@ static void test_inputs_missing(void)
         p.consumer_msgs_per_s = 10;
         CU_ASSERT_EQUAL(ks_sizing_inputs_missing(&p, names), 0);
         /* the names are the properties the configuration accepts */
-        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, KS_SIZING_PROP_CONSUMERS, "4",
-                                             NULL, 0),
-                        0);
+        CU_ASSERT_EQUAL(
+            ks_sizing_params_set(&p, KS_SIZING_PROP_CONSUMERS, "4", NULL, 0),
+            0);
         CU_ASSERT_EQUAL(ks_sizing_params_set(&p, KS_SIZING_PROP_CONSUMER_RATE,
                                              "5", NULL, 0),
                         0);

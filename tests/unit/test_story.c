@@ -206,8 +206,8 @@ static void test_throughput_and_sufficient(void)
         CU_ASSERT_PTR_NULL(strstr(buf, "headroom"));
         CU_ASSERT_PTR_NULL(strstr(buf, "not given"));
         /* the rate alone: the count is named as not given */
-        json_object_set_new(sz, "needs", json_pack("[s]",
-                                                   "keyshift.consumers.max"));
+        json_object_set_new(sz, "needs",
+                            json_pack("[s]", "keyshift.consumers.max"));
         ks_story_headline(t, buf, sizeof(buf));
         CU_ASSERT(has(buf, "(throughput: peak 10017 msgs/s / 5000 msgs/s a "
                            "consumer; keyshift.consumers.max not given) x "));
