@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_analysis.h"
 #include "ks_report.h"
 
 typedef enum ks_fam {
@@ -24,6 +25,8 @@ typedef enum ks_fam {
         KS_FAM_PARTITIONS,
         KS_FAM_MESSAGES,
         KS_FAM_BYTES,
+        KS_FAM_ANALYSED,
+        KS_FAM_UNANALYSED,
         KS_FAM_MOVED_MESSAGES,
         KS_FAM_MOVED_TRAFFIC,
         KS_FAM_MOVED_KEYS,
@@ -63,6 +66,13 @@ static const struct {
     [KS_FAM_BYTES]          = {"keyshift_bytes_total", "counter",
                                "Key and value bytes produced to the topic since the "
                                         "producer started."},
+    [KS_FAM_ANALYSED]       = {"keyshift_analysed_messages_ratio", "gauge",
+                               "Fraction of the messages produced to the "
+                                     "topic that keyshift analysed; below 1 every "
+                                     "other figure is partial."},
+    [KS_FAM_UNANALYSED]     = {"keyshift_unanalysed_messages_total", "counter",
+                               "Messages produced to the topic that met a "
+                                   "full staging ring and were skipped."},
     [KS_FAM_MOVED_MESSAGES] = {"keyshift_moved_messages_ratio", "gauge",
                                "Fraction of hashed (keyed) messages whose "
                                "partition would change at "
@@ -448,6 +458,12 @@ void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
         sample_json(m, KS_FAM_PARTITIONS, tl, cur);
         sample_member(m, KS_FAM_MESSAGES, tl, topic, "messages");
         sample_member(m, KS_FAM_BYTES, tl, topic, "bytes");
+        { /* `analysis`, or what older reports say of it (ks_analysis.h) */
+                ks_analysis_t a;
+                ks_analysis_of_topic(topic, &a);
+                sample(m, KS_FAM_ANALYSED, tl, a.analysed_fraction);
+                sample(m, KS_FAM_UNANALYSED, tl, (double)a.unanalysed);
+        }
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p     = json_array_get(props, i);
                 const json_t *moved = json_object_get(p, "moved");

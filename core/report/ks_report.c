@@ -3,7 +3,8 @@
  * @brief Builds the keyshift.report.v1 JSON from topic snapshots.
  *
  * Every figure comes from a snapshot; nothing here touches live state. The
- * estimates from sketches carry their error next to them.
+ * estimates from sketches carry their error next to them, and every figure
+ * a skipped message would have changed says so (ks_analysis.h).
  */
 #include "ks_report.h"
 
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_analysis.h"
 #include "ks_report_parts.h"
 #include "ks_story.h"
 
@@ -130,6 +132,7 @@ void ks_report_sample_pass(const ks_topic_snapshot_t *s,
                 int32_t                  ours = ks_partition_of_m(h, m, d);
                 uint64_t                 msgs = s->sample[i].messages;
                 out->total += msgs;
+                out->total_sq += (double)msgs * (double)msgs;
                 for (j = 0; j < n; j++)
                         out->moved[j] +=
                             ours != ks_partition_of_m(h, pm[j], pd[j]);
@@ -159,15 +162,15 @@ void ks_report_moved_key_fractions(const ks_topic_snapshot_t     *s,
                 fraction[j] = ks_report_frac(sp->moved[j], s->sample_cnt);
 }
 
-static json_t *proposal_json(const ks_topic_snapshot_t *s,
-                             const ks_proposal_t *p, double f, double distinct,
+static json_t *proposal_json(const ks_topic_snapshot_t     *s,
+                             const ks_proposal_t           *p,
+                             const ks_report_sample_pass_t *sp,
+                             const ks_analysis_t *a, double f, double distinct,
                              int bulk)
 {
-        double  f_err;
+        double f_err = ks_analysis_keys_fraction_error(
+            f, s->sample_cnt, s->sample_cnt >= s->sample_capacity, a);
         json_t *o;
-        f_err = s->sample_cnt < s->sample_capacity
-                    ? 0.0
-                    : sqrt(f * (1 - f) / (double)s->sample_cnt);
 
         o = json_pack(
             "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
@@ -181,6 +184,12 @@ static json_t *proposal_json(const ks_topic_snapshot_t *s,
             ks_report_frac(p->moved.messages, s->window_total.messages),
             "distinct_keys", (json_int_t)llround(f * distinct),
             "distinct_keys_fraction", f, "distinct_keys_fraction_error", f_err);
+        if (o)
+                ks_analysis_set_moved(json_object_get(o, "moved"),
+                                      (double)sp->total, sp->total_sq,
+                                      ks_report_frac(s->window_hashed.messages,
+                                                     s->window_total.messages),
+                                      a);
         /* the writer writes a kept flow from the snapshot (ks_report_bulk.c) */
         if (o && bulk)
                 ks_report_flow_set(o, p->flow, s->partition_count,
@@ -342,8 +351,10 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         size_t                     i;
         double                     moved_f[KEYSHIFT_PROPOSED_MAX];
         ks_report_sample_pass_t    sp;
+        ks_analysis_t              an;
         size_t first_warning = wl->cnt; /* this topic's own come next */
 
+        ks_analysis_init(&an, c->total.messages, c->unanalysed);
         ks_report_sample_pass(s, &sp);
         ks_report_moved_key_fractions(s, &sp, moved_f);
 
@@ -380,16 +391,16 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
-                    props,
-                    s->learned.unexplained
-                        ? json_pack("{s:i, s:b, s:s, s:n, s:n, s:n}",
-                                    "partition_count",
-                                    (int)s->proposals[i].partition_count,
-                                    "predictable", 0, "reason",
-                                    KS_UNPREDICTABLE_REASON, "partitions",
-                                    "moved", "flow")
-                        : proposal_json(s, &s->proposals[i], moved_f[i],
-                                        distinct, !opts->bulk_by_writer));
+                    props, s->learned.unexplained
+                               ? json_pack("{s:i, s:b, s:s, s:n, s:n, s:n}",
+                                           "partition_count",
+                                           (int)s->proposals[i].partition_count,
+                                           "predictable", 0, "reason",
+                                           KS_UNPREDICTABLE_REASON,
+                                           "partitions", "moved", "flow")
+                               : proposal_json(s, &s->proposals[i], &sp, &an,
+                                               moved_f[i], distinct,
+                                               !opts->bulk_by_writer));
 
         o = json_pack(
             "{s:o, s:o, s:b, s:I, s:I,"
@@ -420,6 +431,10 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             (json_int_t)c->ack_pending);
         if (!o)
                 return NULL;
+        /* what a skipped message would have changed (ks_analysis.h) */
+        json_object_set_new(o, "analysis", ks_analysis_json(&an));
+        ks_analysis_set_distinct(json_object_get(o, "keys"), distinct,
+                                 distinct_err, &an);
         if (ks_report_rehearsal(s)) { /* nothing to check them against */
                 json_t *a = json_object_get(o, "acknowledged");
                 json_object_set_new(a, "matched", json_integer(0));

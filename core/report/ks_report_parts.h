@@ -30,8 +30,10 @@ typedef struct ks_report_sample_pass {
         /** sampled distinct keys whose partition differs between the
          *  current count and proposal i's */
         size_t moved[KEYSHIFT_PROPOSED_MAX];
-        /** the sampled keys' messages */
+        /** the sampled keys' messages, and the sum of their squares per
+         *  key (Kish's effective number of keys, ks_analysis.h) */
         uint64_t total;
+        double   total_sq;
         /** of them, those client model m places in another partition (or
          *  does not place by hash), and how many keys */
         uint64_t differ[KS_CLIENT__CNT];

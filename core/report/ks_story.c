@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_analysis.h"
+
 /** The busiest partition's limit over the median when the report has none
  *  (keyshift.partition.skew.max's default). */
 #define KS_STORY_SKEW_LIMIT 2.5
@@ -98,6 +100,25 @@ static double max_over_median(const json_t *t, const json_t *parts,
         if (num(p, "median") <= 0)
                 return num(p, "max") > 0 ? INFINITY : NAN;
         return num(p, "max_over_median");
+}
+
+/** @brief 0: when messages were skipped, that the figures are partial:
+ *         "partial: keyshift analysed X of Y messages (P %)", and what
+ *         that makes of them (ks_analysis.h). */
+static void tell_partial(story_t *s, const json_t *t)
+{
+        ks_analysis_t a;
+        char          line[KS_ANALYSIS_LINE_MAX];
+
+        ks_analysis_of_topic(t, &a);
+        if (a.complete)
+                return;
+        say(s,
+            "%s; the other %llu met a full staging ring and were skipped "
+            "(ANALYSIS_BEHIND): fractions below are estimates from the "
+            "analysed messages, counts are lower bounds. ",
+            ks_analysis_partial_line(&a, line, sizeof(line)),
+            (unsigned long long)a.unanalysed);
 }
 
 /** @brief 1: what the least-moving increase moves. */
@@ -369,6 +390,7 @@ const char *ks_story_headline(const json_t *t, char *buf, size_t size)
         if (!size)
                 return buf;
         buf[0] = '\0';
+        tell_partial(&s, t);
         if (!cur) {
                 say(&s, "The current partition count is unknown: nothing "
                         "can be said of an increase yet.");

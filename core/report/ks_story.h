@@ -7,6 +7,9 @@
  *
  * The story, in this order, each part only when the report has its
  * figures:
+ *  0. when messages were skipped (`keys.unanalysed`), first of all:
+ *     "partial: keyshift analysed X of Y messages (P %)" and that the
+ *     fractions are estimates and the counts lower bounds (ks_analysis.h);
  *  1. what the least-moving increase moves (keyed messages and distinct
  *     keys that change partition, from `proposals[].moved`), or that it
  *     cannot be predicted (`predictable: false`), or that no proposal is
