@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_analysis.h"
 #include "ks_cli.h"
 #include "ks_cli_fmt.h"
 #include "ks_cli_audit.h"
@@ -92,16 +93,30 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                 const json_t *p  = json_array_get(props, i);
                 const json_t *mv = json_object_get(p, "moved");
                 double        f  = ks_cli_num(mv, "messages_fraction");
+                /* counts of the analysed messages only: lower bounds */
+                const char *atl =
+                    json_is_false(json_object_get(mv, "messages_exact"))
+                        ? "at least "
+                        : "";
                 snprintf(big, sizeof(big), "%s",
                          ks_cli_fmt_pct(f, a, sizeof(a)));
+                if (ks_cli_num(mv, "messages_fraction_error") > 0) {
+                        char e[32];
+                        snprintf(big + strlen(big), sizeof(big) - strlen(big),
+                                 " +-%s",
+                                 ks_cli_fmt_pct(
+                                     ks_cli_num(mv, "messages_fraction_error"),
+                                     e, sizeof(e)));
+                }
                 snprintf(
                     what, sizeof(what),
-                    "of keyed messages move at %d partitions (%s "
-                    "messages; %s of distinct keys, %s)",
-                    (int)ks_cli_u64(p, "partition_count"),
+                    "of keyed messages move at %d partitions (%s%s "
+                    "messages; %s of distinct keys, %s%s)",
+                    (int)ks_cli_u64(p, "partition_count"), atl,
                     ks_cli_fmt_count(ks_cli_u64(mv, "messages"), b, sizeof(b)),
                     ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"), a,
                                    sizeof(a)),
+                    atl,
                     ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
                                      sizeof(c)));
                 ks_html_card(fp, f > 0 ? "warn" : "ok", big, what);
@@ -145,8 +160,12 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                                                 a, sizeof(a)));
                         snprintf(what, sizeof(what),
                                  "of keyed messages come from the busiest %zu "
-                                 "of %s distinct keys",
+                                 "of %s%s distinct keys",
                                  nh,
+                                 json_is_true(json_object_get(
+                                     keys, "distinct_lower_bound"))
+                                     ? "at least "
+                                     : "",
                                  ks_cli_fmt_count(
                                      ks_cli_u64(keys, "distinct_estimate"), b,
                                      sizeof(b)));
@@ -296,6 +315,36 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         fprintf(fp, "</div>\n</div>\n</section>\n");
 }
 
+/** @brief First in the header, when any topic on the page had messages
+ *         skipped: "partial: keyshift analysed X of Y messages (P %)"
+ *         over those topics (ks_analysis.h). */
+static void ks_html_partial(FILE *fp, const ks_cli_report_t *r,
+                            const ks_html_opts_t *o)
+{
+        ks_analysis_t all, one;
+        const char   *name;
+        json_t       *t;
+        size_t        i;
+        char          line[KS_ANALYSIS_LINE_MAX];
+
+        ks_analysis_init(&all, 0, 0);
+        json_object_foreach(ks_cli_report_topics(r), name, t)
+        {
+                int want = !o->only_cnt;
+                for (i = 0; i < o->only_cnt; i++)
+                        want |= !strcmp(o->only[i], name);
+                if (!want)
+                        continue;
+                ks_analysis_of_topic(t, &one);
+                ks_analysis_add(&all, &one);
+        }
+        if (all.complete)
+                return;
+        fprintf(fp, "<p class=\"ks-partial\">");
+        ks_cli_fmt_xml(fp, ks_analysis_partial_line(&all, line, sizeof(line)));
+        fprintf(fp, "</p>");
+}
+
 /** @brief The whole page of report @p r. */
 static void ks_html_page(FILE *fp, const ks_cli_report_t *r,
                          const ks_html_opts_t *o)
@@ -311,10 +360,10 @@ static void ks_html_page(FILE *fp, const ks_cli_report_t *r,
                     "content=\"width=device-width, initial-scale=1\">\n"
                     "<link rel=\"icon\" href=\"data:,\">\n<title>keyshift: ");
         ks_cli_fmt_xml(fp, r->path);
-        fprintf(fp,
-                "</title>\n<style>%s</style>\n</head><body>\n<header><h1>"
-                "keyshift: what a partition increase would do</h1><p>",
+        fprintf(fp, "</title>\n<style>%s</style>\n</head><body>\n<header>",
                 ks_cli_html_css);
+        ks_html_partial(fp, r, o);
+        fprintf(fp, "<h1>keyshift: what a partition increase would do</h1><p>");
         ks_cli_fmt_xml(fp, r->path);
         fprintf(fp, " &middot; ");
         if (json_array_size(mf))

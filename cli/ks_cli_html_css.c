@@ -13,6 +13,7 @@ const char ks_cli_html_css[] =
     "system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif}"
     "header{background:#1c2230;color:#fff;padding:14px 28px}"
     "header h1{margin:0;font-size:20px}header p{margin:2px 0 0;color:#c5cad3}"
+    "header p.ks-partial{margin:0 0 4px;color:#ffb4ab;font-weight:650}"
     "section.topic{margin:18px 24px;padding:16px 20px;background:#fff;"
     "border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.12)}"
     "h2{margin:0 0 2px;font-size:19px}p.sub{margin:0 0 6px;color:#5b6473}"

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "ks_analysis.h"
 #include "ks_cli_report.h"
 
 /* ---- sketches (ks_cli_merge_sketch.c) --------------------------- */
@@ -53,10 +54,15 @@ double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err);
  * @brief Sets `distinct_keys`, `distinct_keys_fraction` and
  *        `distinct_keys_fraction_error` of a proposal's `moved` object from
  *        the merged key sample (the fraction of sampled keys whose
- *        partition differs between @p cur and @p prop).
+ *        partition differs between @p cur and @p prop), and what the
+ *        merged analysis @p a makes of its figures (`messages_exact`,
+ *        `messages_fraction_error`, `traffic_fraction_error`:
+ *        ks_analysis_set_moved(), its `messages_fraction` set before;
+ *        @p hashed_share = hashed / all messages of the window).
  */
 void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
-                         double distinct, json_t *moved);
+                         double distinct, const ks_analysis_t *a,
+                         double hashed_share, json_t *moved);
 
 /**
  * @returns the topic's `hot_keys` array from the merged summary, busiest

@@ -194,23 +194,29 @@ double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err)
 }
 
 void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
-                         double distinct, json_t *moved)
+                         double distinct, const ks_analysis_t *a,
+                         double hashed_share, json_t *moved)
 {
         size_t                n = ks_keysample_size(m->sample), i, moves = 0;
         ks_keysample_entry_t *e = calloc(n ? n : 1, sizeof(*e));
-        double                f, f_err;
+        double                f, f_err, sum_m = 0, sum_m2 = 0;
 
         if (!e)
                 return;
         ks_keysample_entries(m->sample, e);
-        for (i = 0; cur > 0 && prop > 0 && i < n; i++)
-                moves += ks_partition_of(e[i].phash, cur) !=
-                         ks_partition_of(e[i].phash, prop);
+        for (i = 0; i < n; i++) {
+                double msgs = (double)e[i].messages;
+                sum_m += msgs;
+                sum_m2 += msgs * msgs;
+                if (cur > 0 && prop > 0)
+                        moves += ks_partition_of(e[i].phash, cur) !=
+                                 ks_partition_of(e[i].phash, prop);
+        }
         free(e);
         f     = n ? (double)moves / (double)n : 0;
-        f_err = n < ks_keysample_capacity(m->sample) || !n
-                    ? 0
-                    : sqrt(f * (1 - f) / (double)n);
+        f_err = ks_analysis_keys_fraction_error(
+            f, n, n >= ks_keysample_capacity(m->sample), a);
+        ks_analysis_set_moved(moved, sum_m, sum_m2, hashed_share, a);
         json_object_set_new(moved, "distinct_keys",
                             json_integer((json_int_t)llround(f * distinct)));
         json_object_set_new(moved, "distinct_keys_fraction", json_real(f));

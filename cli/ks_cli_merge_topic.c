@@ -4,7 +4,8 @@
  *        different partitionings, sum what is exact, merge the sketches,
  *        recompute what derives from them.
  *
- * Exact and summed here: messages, bytes, keys.*, window.*,
+ * Exact and summed here: messages, bytes, keys.* (unanalysed too: the
+ * merged `analysis` is partial when any input's is, ks_analysis.h), window.*,
  * acknowledged.*, key_encodings (schema ids too; the keys an id frames,
  * counted up to 2, compared by first key), current.partitions[],
  * and per proposal partitions[], flow (null if any input has none) and
@@ -234,7 +235,8 @@ static json_t *last_changed(const ks_cli_merge_in_t *in, size_t n)
  *         fractions and distinct keys recomputed. */
 static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
                                  size_t idx, const ks_cli_sketch_t *sk,
-                                 const json_t *window, double distinct)
+                                 const json_t *window, double distinct,
+                                 const ks_analysis_t *a)
 {
         json_t *p = json_deep_copy(
             json_array_get(json_object_get(in[0].topic, "proposals"), idx));
@@ -267,7 +269,7 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
             mv, "traffic_fraction",
             json_real(all > 0 ? (double)ks_cli_u64(mv, "messages") / all : 0));
         ks_cli_sketch_moved(sk, cur, (int32_t)ks_cli_u64(p, "partition_count"),
-                            distinct, mv);
+                            distinct, a, all > 0 ? hm / all : 0, mv);
         if (json_is_array(flow))
                 ks_merge_flow_out(p, flow, cur,
                                   (int32_t)ks_cli_u64(p, "partition_count"));
@@ -287,6 +289,7 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         ks_cli_sketch_t *sk;
         json_t          *t, *keys, *window, *ack, *enc, *curp = NULL, *ps;
         double           distinct, derr;
+        ks_analysis_t    an;
         char             e2[512];
 
         for (i = 1; i < n; i++)
@@ -362,10 +365,13 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
                             curp, json_object_get(json_object_get(o, "current"),
                                                   "partitions"));
         }
+        /* partial when any input skipped messages: messages and
+         * keys.unanalysed are sums (ks_analysis.h) */
+        ks_analysis_init(&an, ks_cli_u64(t, "messages"),
+                         ks_cli_u64(keys, "unanalysed"));
+        json_object_set_new(t, "analysis", ks_analysis_json(&an));
         distinct = ks_cli_sketch_distinct(sk, &derr);
-        json_object_set_new(keys, "distinct_estimate",
-                            json_integer((json_int_t)llround(distinct)));
-        json_object_set_new(keys, "distinct_error", json_real(derr));
+        ks_analysis_set_distinct(keys, distinct, derr, &an);
         json_object_set_new(t, "keys", keys);
         json_object_set_new(t, "window", window);
         json_object_set_new(t, "acknowledged", ack);
@@ -390,7 +396,7 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
                 pcounts[i] = (int32_t)ks_cli_u64(json_array_get(props, i),
                                                  "partition_count");
                 json_array_append_new(
-                    ps, ks_merge_proposal(in, n, i, sk, window, distinct));
+                    ps, ks_merge_proposal(in, n, i, sk, window, distinct, &an));
         }
         json_object_set_new(t, "proposals", ps);
         json_object_set_new(

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ks_analysis.h"
 #include "ks_cli.h"
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
@@ -73,6 +74,37 @@ void ks_cli_show_wrap(const char *text, int col, int indent)
                         printf("%*s", indent, "");
                 col = indent;
         }
+}
+
+/**
+ * @brief First of all, when any topic shown had messages skipped: "partial:
+ *        keyshift analysed X of Y messages (P %)" over those topics
+ *        (ks_analysis.h), so that no figure below reads as complete.
+ */
+static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
+                            const char *const *only, size_t only_cnt)
+{
+        ks_analysis_t all, one;
+        const char   *name;
+        json_t       *t;
+        size_t        i;
+        char          line[KS_ANALYSIS_LINE_MAX];
+
+        ks_analysis_init(&all, 0, 0);
+        json_object_foreach(ks_cli_report_topics(r), name, t)
+        {
+                int want = !only_cnt;
+                for (i = 0; i < only_cnt; i++)
+                        want |= !strcmp(only[i], name);
+                if (!want)
+                        continue;
+                ks_analysis_of_topic(t, &one);
+                ks_analysis_add(&all, &one);
+        }
+        if (!all.complete)
+                printf("%s%s%s\n", s->st->red,
+                       ks_analysis_partial_line(&all, line, sizeof(line)),
+                       s->st->off);
 }
 
 /** @brief Which producer (or which merged reports), when, how final. */
@@ -165,10 +197,17 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                ks_cli_fmt_count(ks_cli_u64(keys, "null"), e, sizeof(e)),
                ks_cli_fmt_count(ks_cli_u64(keys, "explicit_partition"), f,
                                 sizeof(f)));
-        printf("  keys     %s distinct",
+        printf("  keys     %s%s distinct",
+               json_is_true(json_object_get(keys, "distinct_lower_bound"))
+                   ? ">="
+                   : "",
                ks_cli_fmt_count(ks_cli_u64(keys, "distinct_estimate"), a,
                                 sizeof(a)));
-        if (ks_cli_num(keys, "distinct_error") > 0)
+        if (json_is_true(json_object_get(keys, "distinct_lower_bound")))
+                printf(" (a lower bound: %s messages were not analysed)",
+                       ks_cli_fmt_count(ks_cli_u64(keys, "unanalysed"), b,
+                                        sizeof(b)));
+        else if (ks_cli_num(keys, "distinct_error") > 0)
                 printf(" (estimate +-%s)",
                        ks_cli_fmt_pct(ks_cli_num(keys, "distinct_error"), b,
                                       sizeof(b)));
@@ -262,6 +301,7 @@ int ks_cli_show_main(int argc, char **argv)
                         ks_cli_report_free(&r);
                         return KS_CLI_EXIT_FAIL;
                 }
+        ks_show_partial(&s, &r, only, only_cnt);
         ks_show_header(&r);
         /* the producer's own warnings (SKETCHES_REDUCED, TOPICS_MAX_REACHED,
          * ...) first: after many topics they would read as the last

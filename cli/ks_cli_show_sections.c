@@ -32,9 +32,18 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 int32_t       pc = (int32_t)ks_cli_u64(p, "partition_count");
                 double        f  = ks_cli_num(mv, "messages_fraction");
                 double fe = ks_cli_num(mv, "distinct_keys_fraction_error");
-                char   label[40], err[32] = "";
+                double me = ks_cli_num(mv, "messages_fraction_error");
+                /* counts of the analysed messages only: lower bounds */
+                const char *atl =
+                    json_is_false(json_object_get(mv, "messages_exact")) ? ">="
+                                                                         : "";
+                char label[40], err[32] = "", merr[32] = "", e[32];
+                char cnt[40], keys[40];
 
                 snprintf(label, sizeof(label), "%d -> %d", (int)cur, (int)pc);
+                if (me > 0)
+                        snprintf(merr, sizeof(merr), " +-%s",
+                                 ks_cli_fmt_pct(me, e, sizeof(e)));
                 if (fe > 0)
                         snprintf(err, sizeof(err), " +-%s",
                                  ks_cli_fmt_pct(fe, d, sizeof(d)));
@@ -50,14 +59,17 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                s->st->off);
                         continue;
                 }
-                snprintf(d, sizeof(d), "(%s)", ks_cli_fmt_pct(f, b, sizeof(b)));
-                printf(
-                    "  %-14s %s%12s %-9s%s %12s ", label,
-                    f > 0 ? s->st->yellow : s->st->green,
-                    ks_cli_fmt_count(ks_cli_u64(mv, "messages"), a, sizeof(a)),
-                    d, s->st->off,
-                    ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
-                                     sizeof(c)));
+                snprintf(d, sizeof(d), "(%s%s)",
+                         ks_cli_fmt_pct(f, b, sizeof(b)), merr);
+                snprintf(
+                    cnt, sizeof(cnt), "%s%s", atl,
+                    ks_cli_fmt_count(ks_cli_u64(mv, "messages"), a, sizeof(a)));
+                snprintf(keys, sizeof(keys), "%s%s", atl,
+                         ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
+                                          sizeof(c)));
+                printf("  %-14s %s%12s %-9s%s %12s ", label,
+                       f > 0 ? s->st->yellow : s->st->green, cnt, d, s->st->off,
+                       keys);
                 printf("(%s%s)\n",
                        ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"),
                                       b, sizeof(b)),

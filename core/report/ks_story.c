@@ -114,11 +114,10 @@ static void tell_partial(story_t *s, const json_t *t)
         if (a.complete)
                 return;
         say(s,
-            "%s; the other %llu met a full staging ring and were skipped "
-            "(ANALYSIS_BEHIND): fractions below are estimates from the "
-            "analysed messages, counts are lower bounds. ",
-            ks_analysis_partial_line(&a, line, sizeof(line)),
-            (unsigned long long)a.unanalysed);
+            "%s: the others met a full staging ring and were skipped "
+            "(ANALYSIS_BEHIND), so fractions below are estimates from the "
+            "analysed messages and counts are lower bounds. ",
+            ks_analysis_partial_line(&a, line, sizeof(line)));
 }
 
 /** @brief 1: what the least-moving increase moves. */

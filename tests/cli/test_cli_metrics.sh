@@ -6,7 +6,8 @@
 #     plugin's file and the command's output with no lint message (a
 #     control file with a bad TYPE proves promtool's failures are seen);
 #   - both print the same text for the same report;
-#   - every value equals the report's JSON: moved message/traffic/key
+#   - every value equals the report's JSON: the analysed fraction and the
+#     skipped messages, moved message/traffic/key
 #     fractions per proposed count, skew per count, hot-key shares by
 #     rank, rates, acknowledged results, warnings by code, partitions;
 #   - no label value is a hot key (keys can be personal data), and a
@@ -139,6 +140,8 @@ for topic, t in report['topics'].items():
     cur = t['partition_count']['current']
     expect('keyshift_topic_partitions', cur, topic=topic)
     expect('keyshift_messages_total', t['messages'], topic=topic)
+    expect('keyshift_analysed_messages_ratio', t['analysis']['analysed_fraction'], topic=topic)
+    expect('keyshift_unanalysed_messages_total', t['keys']['unanalysed'], topic=topic)
     expect('keyshift_bytes_total', t['bytes'], topic=topic)
     for p in t['proposals']:
         n = p['partition_count']

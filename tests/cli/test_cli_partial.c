@@ -1,0 +1,316 @@
+/**
+ * @file test_cli_partial.c
+ * @brief Honest labels in every command: reports of topics whose messages
+ *        were skipped on a full staging ring (ks_topic_note_unanalysed(),
+ *        as on_send does when the analysis falls behind) are read by
+ *        `keyshift show`, `html`, `metrics` and `merge`, and each says
+ *        "partial: keyshift analysed X of Y messages (P %)" first, with
+ *        X, Y and P computed here from the stream, never calls a count
+ *        exact, and a merge keeps the sums; complete reports say nothing
+ *        of the kind; the report check refuses an `analysis` that does not
+ *        restate the topic's counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_test_support.h"
+#include "ks_e2e_support.h"
+#include "ks_report.h"
+#include "ks_sizing.h"
+#include "ks_test.h"
+
+static char dir[512], partial[700], other[700], complete[700];
+
+/** @brief "34,013". */
+static const char *commas(long long v, char *buf)
+{
+        char   d[32];
+        size_t n = (size_t)sprintf(d, "%lld", v), i, o = 0;
+
+        for (i = 0; i < n; i++) {
+                if (i && (n - i) % 3 == 0)
+                        buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = '\0';
+        return buf;
+}
+
+/** @brief The line every command must print first for @p analysed of
+ *         @p produced messages (whole percentages only: the streams here
+ *         are chosen so). */
+static const char *partial_line(long long analysed, long long produced,
+                                char *buf, size_t size)
+{
+        char a[32], p[32];
+
+        snprintf(buf, size,
+                 "partial: keyshift analysed %s of %s messages (%.0f %%)",
+                 commas(analysed, a), commas(produced, p),
+                 100.0 * (double)analysed / (double)produced);
+        return buf;
+}
+
+/**
+ * @brief Writes a producer's report to @p path: topic "orders", 6
+ *        partitions, 12 and 16 proposed, @p n messages of 900 keys, every
+ *        message i with i % 5 < @p skip_in_5 skipped instead of analysed.
+ */
+static void write_report(const char *path, int pid, int n, int skip_in_5)
+{
+        ks_sizing_params_t   sp;
+        ks_report_opts_t     o  = {20, 5000, 1, &sp, 1e6, 1e9, 0};
+        ks_report_producer_t p  = {.client_id          = "orders-app",
+                                   .client_name        = "orders-app#producer-1",
+                                   .pid                = pid,
+                                   .librdkafka_version = "2.0.2",
+                                   .partitioner        = "murmur2_random",
+                                   .partitioner_source = "partitioner",
+                                   .started_at_ms      = 1000,
+                                   .report_interval_ms = 60000};
+        ks_topic_params_t    tp = {0};
+        ks_topic_snapshot_t  s;
+        ks_warn_list_t       wl;
+        ks_topic_t          *t;
+        json_t              *topics = json_object(), *r;
+        char                 err[256];
+        int                  i;
+
+        ks_sizing_params_init(&sp);
+        ks_warn_list_init(&wl);
+        tp.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
+        tp.key_sample_size   = 4096; /* holds every key: "exact" before */
+        tp.mixed_sample_size = 64;
+        tp.topk_capacity     = 32;
+        tp.flow_max_cells    = 1000;
+        tp.pending_max       = 10;
+        tp.proposed[0]       = 12;
+        tp.proposed[1]       = 16;
+        tp.proposed_cnt      = 2;
+        t                    = ks_topic_new("orders", &tp, 1000);
+        ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
+        for (i = 0; i < n; i++) {
+                char key[32];
+                snprintf(key, sizeof(key), "order-%d", (i * 7919) % 900);
+                if (i % 5 < skip_in_5)
+                        ks_topic_note_unanalysed(t);
+                else
+                        ks_topic_record(t, key, strlen(key), -1, 100);
+        }
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        json_object_set_new(topics, "orders", ks_report_topic(&s, &o, &wl));
+        r = ks_report_build(&p, &o, topics, &wl);
+        CU_ASSERT_EQUAL(ks_report_write_atomic(r, path, err, sizeof(err)), 0);
+        json_decref(r);
+        ks_topic_snapshot_free(&s);
+        ks_topic_destroy(t);
+        ks_warn_list_clear(&wl);
+}
+
+static int setup(void)
+{
+        snprintf(dir, sizeof(dir), "%s", ks_e2e_tmpdir("cli-labels"));
+        snprintf(partial, sizeof(partial), "%s/partial.json", dir);
+        snprintf(other, sizeof(other), "%s/other.json", dir);
+        snprintf(complete, sizeof(complete), "%s/complete.json", dir);
+        return 0;
+}
+
+/** The reports the tests read, built by the core as the plugin's are. */
+static void test_write(void)
+{
+        write_report(partial, 101, 6000, 2); /* 3,600 of 6,000 (60 %) */
+        write_report(other, 102, 3000, 0);   /* complete */
+        write_report(complete, 103, 2000, 0);
+}
+
+/** `show`: the partial line first, the topic's headline begins with it,
+ *  distinct keys and moved counts say "at least". */
+static void test_show(void)
+{
+        ks_clit_run_t r;
+        char          line[160], want[256], n[32];
+
+        partial_line(3600, 6000, line, sizeof(line));
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", partial), 0);
+        CU_ASSERT_EQUAL(strncmp(r.out, line, strlen(line)), 0);
+        CU_ASSERT_EQUAL(r.out[strlen(line)], '\n');
+        snprintf(want, sizeof(want), "\n  %s:", line); /* the headline */
+        CU_ASSERT(ks_clit_has(r.out, want));
+        snprintf(want, sizeof(want),
+                 " distinct (a lower bound: %s messages were not analysed)",
+                 commas(2400, n));
+        CU_ASSERT(ks_clit_has(r.out, "  keys     >="));
+        CU_ASSERT(ks_clit_has(r.out, want));
+        CU_ASSERT(!ks_clit_has(r.out, "(exact)"));
+        CU_ASSERT(ks_clit_has(r.out, "  6 -> 12"));
+        CU_ASSERT(ks_clit_has(r.out, ">="));
+        CU_ASSERT(ks_clit_has(r.out, "ANALYSIS_BEHIND"));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", complete), 0);
+        CU_ASSERT_EQUAL(strncmp(r.out, "keyshift report ", 16), 0);
+        CU_ASSERT(!ks_clit_has(r.out, "partial: "));
+        CU_ASSERT(!ks_clit_has(r.out, ">="));
+        CU_ASSERT(ks_clit_has(r.out, " distinct (exact)"));
+        ks_clit_run_free(&r);
+}
+
+/** `html`: the partial line first in the page's header, and the topic's
+ *  verdict begins with it. */
+static void test_html(void)
+{
+        ks_clit_run_t r;
+        char          line[160], want[256];
+
+        partial_line(3600, 6000, line, sizeof(line));
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "html '%s' -o -", partial), 0);
+        snprintf(want, sizeof(want),
+                 "<header><p class=\"ks-partial\">%s</p><h1>", line);
+        CU_ASSERT(ks_clit_has(r.out, want));
+        snprintf(want, sizeof(want), "<p class=\"verdict\">%s:", line);
+        CU_ASSERT(ks_clit_has(r.out, want));
+        CU_ASSERT(ks_clit_has(r.out, "(at least "));
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "html '%s' -o -", complete), 0);
+        CU_ASSERT(ks_clit_has(r.out, "<header><h1>"));
+        CU_ASSERT(!ks_clit_has(r.out, "partial: "));
+        ks_clit_run_free(&r);
+}
+
+/** `metrics`: the analysed fraction and the skipped messages. */
+static void test_metrics(void)
+{
+        ks_clit_run_t r;
+
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "metrics '%s'", partial), 0);
+        CU_ASSERT(ks_clit_has(r.out, "# TYPE keyshift_analysed_messages_ratio "
+                                     "gauge\n"));
+        CU_ASSERT(ks_clit_has(r.out, "keyshift_analysed_messages_ratio{"
+                                     "client_id=\"orders-app\",pid=\"101\","
+                                     "topic=\"orders\"} 0.6\n"));
+        CU_ASSERT(ks_clit_has(r.out, "keyshift_unanalysed_messages_total{"
+                                     "client_id=\"orders-app\",pid=\"101\","
+                                     "topic=\"orders\"} 2400\n"));
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "metrics '%s'", complete), 0);
+        CU_ASSERT(ks_clit_has(r.out, "keyshift_analysed_messages_ratio{"
+                                     "client_id=\"orders-app\",pid=\"103\","
+                                     "topic=\"orders\"} 1\n"));
+        ks_clit_run_free(&r);
+}
+
+/** `merge`: a partial input makes the merged topic partial, with the
+ *  sums; two complete inputs merge complete. */
+static void test_merge(void)
+{
+        ks_clit_run_t r;
+        char          merged[800], line[160], want[256];
+        json_t       *m, *t, *mv;
+        size_t        i;
+
+        snprintf(merged, sizeof(merged), "%s/merged.json", dir);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", partial, other, merged),
+            0);
+        ks_clit_run_free(&r);
+        m = ks_e2e_load_json(merged);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        t = ks_e2e_get(m, "topics/orders");
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "messages"), 6600);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "keys/unanalysed"), 2400);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "analysis/messages_produced"), 9000);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "analysis/messages_analysed"), 6600);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "analysis/messages_unanalysed"), 2400);
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "analysis/complete")));
+        CU_ASSERT_DOUBLE_EQUAL(
+            json_number_value(ks_e2e_get(t, "analysis/analysed_fraction")),
+            6600.0 / 9000.0, 1e-12);
+        CU_ASSERT(json_is_null(ks_e2e_get(t, "keys/distinct_error")));
+        CU_ASSERT(json_is_true(ks_e2e_get(t, "keys/distinct_lower_bound")));
+        for (i = 0; i < 2; i++) {
+                mv = json_object_get(
+                    json_array_get(json_object_get(t, "proposals"), i),
+                    "moved");
+                CU_ASSERT(json_is_false(json_object_get(mv, "messages_exact")));
+                CU_ASSERT(json_number_value(json_object_get(
+                              mv, "messages_fraction_error")) > 0);
+                CU_ASSERT(json_number_value(json_object_get(
+                              mv, "distinct_keys_fraction_error")) > 0);
+        }
+        /* 6,600 of 9,000 is 73.3 %: the line says 73 */
+        snprintf(line, sizeof(line),
+                 "partial: keyshift analysed 6,600 of 9,000 messages (73 %%)");
+        CU_ASSERT_EQUAL(
+            strncmp(json_string_value(json_object_get(t, "summary")), line,
+                    strlen(line)),
+            0);
+        json_decref(m);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", merged), 0);
+        snprintf(want, sizeof(want), "%s\n", line);
+        CU_ASSERT_EQUAL(strncmp(r.out, want, strlen(want)), 0);
+        ks_clit_run_free(&r);
+
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", other, complete, merged),
+            0);
+        ks_clit_run_free(&r);
+        m = ks_e2e_load_json(merged);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        t = ks_e2e_get(m, "topics/orders");
+        CU_ASSERT(json_is_true(ks_e2e_get(t, "analysis/complete")));
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "analysis/messages_produced"), 5000);
+        CU_ASSERT_EQUAL(json_number_value(ks_e2e_get(t, "keys/distinct_error")),
+                        0.0);
+        CU_ASSERT(json_is_false(ks_e2e_get(t, "keys/distinct_lower_bound")));
+        CU_ASSERT(!strstr(json_string_value(json_object_get(t, "summary")),
+                          "partial"));
+        json_decref(m);
+}
+
+/** The report check: an `analysis` that does not restate the topic's
+ *  counts, or a null distinct_error that claims no lower bound, is
+ *  refused with its path. */
+static void test_check(void)
+{
+        ks_clit_run_t r;
+        char          bad[800];
+        json_t       *j = ks_e2e_load_json(partial), *t;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        t = ks_e2e_get(j, "topics/orders");
+        json_object_set_new(json_object_get(t, "analysis"),
+                            "messages_unanalysed", json_integer(0));
+        snprintf(bad, sizeof(bad), "%s/bad-analysis.json", dir);
+        CU_ASSERT_EQUAL(json_dump_file(j, bad, 0), 0);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", bad), 1);
+        CU_ASSERT(ks_clit_has(r.err, "topics.orders.analysis: does not "
+                                     "restate messages and keys.unanalysed"));
+        ks_clit_run_free(&r);
+        json_decref(j);
+
+        j = ks_e2e_load_json(partial);
+        t = ks_e2e_get(j, "topics/orders");
+        json_object_set_new(json_object_get(t, "keys"), "distinct_lower_bound",
+                            json_false());
+        snprintf(bad, sizeof(bad), "%s/bad-distinct.json", dir);
+        CU_ASSERT_EQUAL(json_dump_file(j, bad, 0), 0);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "metrics '%s'", bad), 1);
+        CU_ASSERT(ks_clit_has(r.err, "topics.orders.keys.distinct_error"));
+        ks_clit_run_free(&r);
+        json_decref(j);
+}
+
+void ks_test_register(void)
+{
+        CU_pSuite s = CU_add_suite("partial reports", setup, NULL);
+        CU_add_test(s, "reports: one partial, two complete", test_write);
+        CU_add_test(s, "show: partial first, lower bounds", test_show);
+        CU_add_test(s, "html: partial first", test_html);
+        CU_add_test(s, "metrics: analysed fraction", test_metrics);
+        CU_add_test(s, "merge: sums, stays partial", test_merge);
+        CU_add_test(s, "report check: analysis restates the counts",
+                    test_check);
+}
