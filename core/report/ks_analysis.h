@@ -5,8 +5,8 @@
  *        lower bound (docs/report-schema.md, `analysis`).
  *
  * A figure is exact only if every message it covers was analysed. When
- * on_send met a full staging ring it skipped the message (the topic's
- * `keys.unanalysed`, ks_topic_note_unanalysed()); the report's figures
+ * on_send met a full staging ring and overflow it skipped the message (the
+ * topic's `keys.unanalysed`, ks_topic_note_unanalysed()); the report's figures
  * then describe the analysed messages only, and this module is the one
  * place that says how to state them for all the produced traffic:
  *

@@ -114,7 +114,8 @@ static void tell_partial(story_t *s, const json_t *t)
         if (a.complete)
                 return;
         say(s,
-            "%s: the others met a full staging ring and were skipped "
+            "%s: the others met a full staging ring and overflow and were "
+            "skipped "
             "(ANALYSIS_BEHIND), so fractions below are estimates from the "
             "analysed messages and counts are lower bounds. ",
             ks_analysis_partial_line(&a, line, sizeof(line)));

@@ -142,16 +142,17 @@ typedef struct ks_load {
 /** Cumulative counters (see the file comment). */
 typedef struct ks_topic_counters {
         ks_load_t total;
-        uint64_t  null_keys;          /**< key == NULL */
-        uint64_t  empty_keys;         /**< key != NULL, length 0 */
-        ks_load_t explicit_partition; /**< sent to an explicit partition */
-        ks_load_t hashed;             /**< placed by the key's hash */
-        ks_load_t sticky;             /**< placed on the sticky partition */
-        ks_load_t random;             /**< placed at random */
-        uint64_t  unplaced;           /**< pending overflow: not analysed */
-        uint64_t  unanalysed;         /**< met a full staging ring (keyshift's
-                               *   analysis fell behind): not analysed, not
-                               *   in total (ks_stage.h) */
+        uint64_t  null_keys;             /**< key == NULL */
+        uint64_t  empty_keys;            /**< key != NULL, length 0 */
+        ks_load_t explicit_partition;    /**< sent to an explicit partition */
+        ks_load_t hashed;                /**< placed by the key's hash */
+        ks_load_t sticky;                /**< placed on the sticky partition */
+        ks_load_t random;                /**< placed at random */
+        uint64_t  unplaced;              /**< pending overflow: not analysed */
+        uint64_t  unanalysed;            /**< met a full staging ring and
+                               *   overflow (keyshift's analysis fell
+                               *   behind): not analysed, not in total
+                               *   (ks_stage.h) */
         uint64_t  explicit_out_of_range; /**< explicit partition >= count */
         uint64_t  key_encodings[KS_KEYENC__CNT]; /**< messages per encoding */
         /* the hot-key summary's share of runs of one passed by the
