@@ -59,7 +59,8 @@ partition count would move, and writes a JSON report (and optionally
 Prometheus metrics). The keyshift command shows, draws and merges the
 reports; keyshift-replay is a demo producer.")
 # Depends from the binaries' NEEDED entries (dpkg-shlibdeps): the plugin and
-# the keyshift command need libjansson4, zlib1g and libc6; the keyshift
+# the keyshift command need libjansson4 and libc6 (libdeflate is linked in
+# statically), keyshift-replay zlib1g (gzip logs); the keyshift
 # command (scan: a consumer) and keyshift-replay (a producer) add
 # librdkafka1. The plugin itself binds to the
 # librdkafka of the program that loads it, so it enhances librdkafka1.

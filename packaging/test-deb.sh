@@ -5,8 +5,9 @@
 #     /usr/lib/<multiarch>, /usr/bin/keyshift, the docs and the copyright
 #     file, and nothing outside /usr;
 #   - `dpkg-deb -I`: Package keyshift, that version, Depends on libjansson4
-#     and zlib1g (the plugin's and the command's NEEDED libraries, checked
-#     with readelf) and librdkafka1 (keyshift's scan and keyshift-replay),
+#     and zlib1g (the plugin's, the command's and keyshift-replay's NEEDED
+#     libraries, checked with readelf) and librdkafka1 (keyshift's scan and
+#     keyshift-replay),
 #     the plugin links no librdkafka, the copyright file
 #     says the license is not decided;
 #   - lintian, when installed, finds no error (its tags are printed) but

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what keyshift needs from Debian 12 (bookworm), once.
-#   scripts/deps.sh build   compiler, CMake, librdkafka-dev, jansson, zlib
+#   scripts/deps.sh build   compiler, CMake, librdkafka-dev, jansson, zlib, libdeflate
+#                           (libdeflate: bench/ksb_crc32.c measures its CRC-32)
 #   scripts/deps.sh test    + CUnit, kcat, prometheus (promtool), Java 17 + Maven (broker tests),
 #                           pip and python3-confluent-kafka, Go (the
 #                           Python and Go host tests, tests/hosts/)
 set -euo pipefail
 
-want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev)
+want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev libdeflate-dev)
 if [ "${1:-build}" = test ]; then
   want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-confluent-kafka
          default-jdk-headless maven golang-go)

@@ -13,7 +13,15 @@
  *  - CRC-32: librdkafka v2.0.2 `src/rdcrc32.h` `rd_crc32()`, which with
  *    zlib is `crc32(crc32(0, NULL, 0), data, len)` and without zlib a
  *    pycrc table (poly 0x04c11db7 reflected, init/xorout 0xffffffff): the
- *    same function. The CRC of zero bytes is 0.
+ *    same function. The CRC of zero bytes is 0. Computed (issue 33: any
+ *    source proven equal to zlib's, the fastest kept, bench/README.md
+ *    "CRC-32") by libdeflate's `libdeflate_crc32()` for keys of 16 bytes
+ *    and more (its PCLMULQDQ folding: 4 ns a 36-byte UUID against zlib's
+ *    38-47), and below 16 bytes, where libdeflate 1.14 and zlib 1.2.13
+ *    both go a byte at a time, by slicing-by-8 tables of our own
+ *    (ks_crc32.c: 3 ns a 9-byte MMSI against zlib's 6-8).
+ *    tests/unit/test_crc32.c compares it with zlib's `crc32()` on 10 M
+ *    random inputs and on every key of the test streams.
  *  - FNV-1a: http://www.isthe.com/chongo/tech/comp/fnv/ (32-bit offset
  *    basis 0x811c9dc5, prime 16777619). librdkafka's `rd_fnv1a()` is this
  *    hash followed by Sarama's absolute value; that step belongs to the
@@ -28,8 +36,9 @@
  */
 #include "ks_hash.h"
 
-#include <limits.h>
-#include <zlib.h>
+#include <libdeflate.h>
+
+#include "ks_crc32.h"
 
 /** Fixed seed of ks_hash_key64(): the seed Redis `src/hyperloglog.c` gives
  *  MurmurHash64A, so our distinct-key estimate hashes like Redis's. */
@@ -99,24 +108,19 @@ uint32_t ks_hash_murmur2(const void *key, size_t len)
         return h;
 }
 
+/** Keys this long and longer go to libdeflate, whose x86-64 PCLMULQDQ
+ *  path starts at 16 bytes (libdeflate 1.14 `crc32_x86_pclmul*`: shorter
+ *  buffers go through its byte table); below it slicing-by-8 is faster
+ *  (`ksb_crc32 --sweep`, bench/README.md). */
+#define KS_HASH_CRC32_LIBDEFLATE_MIN 16
+
 uint32_t ks_hash_crc32(const void *key, size_t len)
 {
-        const unsigned char *p   = key;
-        uLong                crc = crc32(0L, Z_NULL, 0); /* == 0 */
-
-        if (!p)
-                return (uint32_t)crc; /* CRC of no bytes, as rd_crc32() */
-
-        /* zlib takes uInt lengths; feed larger keys in pieces (librdkafka
-         * asserts instead, keys that large never reach it). */
-        while (len > 0) {
-                uInt n = len > UINT_MAX ? UINT_MAX : (uInt)len;
-
-                crc = crc32(crc, p, n);
-                p += n;
-                len -= n;
-        }
-        return (uint32_t)crc;
+        if (!key)
+                return 0; /* CRC of no bytes, as rd_crc32() */
+        if (len < KS_HASH_CRC32_LIBDEFLATE_MIN)
+                return ks_crc32_by8(key, len);
+        return libdeflate_crc32(0, key, len); /* size_t: any length */
 }
 
 uint32_t ks_hash_fnv1a(const void *key, size_t len)
