@@ -183,6 +183,17 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         atomic_init(&t->explicit_seen, 0);
         atomic_init(&t->count_known, 0);
         atomic_init(&t->unanalysed, 0);
+        atomic_init(&t->sampled_slots, NULL);
+        atomic_init(&t->sampled_out_msgs, 0);
+        atomic_init(&t->sampled_out_bytes, 0);
+        atomic_init(&t->sampled_in_msgs, 0);
+        atomic_init(&t->sampled_in_bytes, 0);
+        atomic_init(&t->sampled_w_msgs, 0);
+        atomic_init(&t->sampled_w_bytes, 0);
+        atomic_init(&t->sampled_var, 0);
+        atomic_init(&t->sampled_one_in_max, 0);
+        atomic_init(&t->sampled_secs, 0);
+        atomic_init(&t->sampled_last_sec, UINT64_MAX);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
         t->analysis_since_mono = ks_topic_mono_ms();
@@ -223,6 +234,7 @@ void ks_topic_destroy(ks_topic_t *t)
         ks_keysample_destroy(t->sample);
         ks_mixed_destroy(t->mixed);
         ks_topk_destroy(t->topk);
+        free(atomic_load(&t->sampled_slots));
         free(t->name);
         free(t);
 }
@@ -341,6 +353,109 @@ void ks_topic_unlock(ks_topic_t *t)
 void ks_topic_note_unanalysed(ks_topic_t *t)
 {
         atomic_fetch_add_explicit(&t->unanalysed, 1, memory_order_relaxed);
+}
+
+void ks_topic_note_sampled_out(ks_topic_t *t, unsigned ring, uint64_t bytes)
+{
+        ks_sampled_slot_t *slots =
+            atomic_load_explicit(&t->sampled_slots, memory_order_acquire);
+
+        if (!slots) {
+                ks_sampled_slot_t *mine =
+                    aligned_alloc(64, KS_TOPIC_SAMPLE_RINGS * sizeof(*mine));
+                size_t i;
+                if (!mine) { /* counted all the same, on a shared line */
+                        atomic_fetch_add_explicit(&t->sampled_out_msgs, 1,
+                                                  memory_order_relaxed);
+                        atomic_fetch_add_explicit(&t->sampled_out_bytes, bytes,
+                                                  memory_order_relaxed);
+                        return;
+                }
+                for (i = 0; i < KS_TOPIC_SAMPLE_RINGS; i++) {
+                        atomic_init(&mine[i].messages, 0);
+                        atomic_init(&mine[i].bytes, 0);
+                }
+                if (atomic_compare_exchange_strong_explicit(
+                        &t->sampled_slots, &slots, mine, memory_order_acq_rel,
+                        memory_order_acquire))
+                        slots = mine;
+                else /* another thread's came first: slots is it */
+                        free(mine);
+        }
+        /* one writer per slot: a load and a store, no locked instruction */
+        atomic_store_explicit(
+            &slots[ring].messages,
+            atomic_load_explicit(&slots[ring].messages, memory_order_relaxed) +
+                1,
+            memory_order_relaxed);
+        atomic_store_explicit(
+            &slots[ring].bytes,
+            atomic_load_explicit(&slots[ring].bytes, memory_order_relaxed) +
+                bytes,
+            memory_order_relaxed);
+}
+
+/** @brief Adds @p v to @p a, which only the calling thread writes. */
+static inline void own_add(atomic_uint_fast64_t *a, uint64_t v)
+{
+        atomic_store_explicit(a,
+                              atomic_load_explicit(a, memory_order_relaxed) + v,
+                              memory_order_relaxed);
+}
+
+void ks_topic_note_sampled_in(ks_topic_t *t, unsigned shift, uint64_t bytes,
+                              int64_t mono_ms)
+{
+        uint64_t n   = (uint64_t)1 << shift;
+        uint64_t sec = (uint64_t)(mono_ms / 1000);
+
+        own_add(&t->sampled_in_msgs, 1);
+        own_add(&t->sampled_in_bytes, bytes);
+        own_add(&t->sampled_w_msgs, n);
+        own_add(&t->sampled_w_bytes, n * bytes);
+        own_add(&t->sampled_var, n * (n - 1));
+        if (n >
+            atomic_load_explicit(&t->sampled_one_in_max, memory_order_relaxed))
+                atomic_store_explicit(&t->sampled_one_in_max, n,
+                                      memory_order_relaxed);
+        if (sec !=
+            atomic_load_explicit(&t->sampled_last_sec, memory_order_relaxed)) {
+                atomic_store_explicit(&t->sampled_last_sec, sec,
+                                      memory_order_relaxed);
+                own_add(&t->sampled_secs, 1);
+        }
+}
+
+void ks_topic_sampled_add(ks_topic_t *t, ks_topic_counters_t *c)
+{
+        const ks_sampled_slot_t *slots =
+            atomic_load_explicit(&t->sampled_slots, memory_order_acquire);
+        size_t i;
+
+        c->sampled_out.messages =
+            atomic_load_explicit(&t->sampled_out_msgs, memory_order_relaxed);
+        c->sampled_out.bytes =
+            atomic_load_explicit(&t->sampled_out_bytes, memory_order_relaxed);
+        for (i = 0; slots && i < KS_TOPIC_SAMPLE_RINGS; i++) {
+                c->sampled_out.messages += atomic_load_explicit(
+                    &slots[i].messages, memory_order_relaxed);
+                c->sampled_out.bytes +=
+                    atomic_load_explicit(&slots[i].bytes, memory_order_relaxed);
+        }
+        c->sampled_in.messages =
+            atomic_load_explicit(&t->sampled_in_msgs, memory_order_relaxed);
+        c->sampled_in.bytes =
+            atomic_load_explicit(&t->sampled_in_bytes, memory_order_relaxed);
+        c->sampled_weighted.messages =
+            atomic_load_explicit(&t->sampled_w_msgs, memory_order_relaxed);
+        c->sampled_weighted.bytes =
+            atomic_load_explicit(&t->sampled_w_bytes, memory_order_relaxed);
+        c->sampled_variance =
+            atomic_load_explicit(&t->sampled_var, memory_order_relaxed);
+        c->one_in_max =
+            atomic_load_explicit(&t->sampled_one_in_max, memory_order_relaxed);
+        c->sampled_seconds =
+            atomic_load_explicit(&t->sampled_secs, memory_order_relaxed);
 }
 
 void ks_topic_note_explicit(ks_topic_t *t)

@@ -181,6 +181,27 @@ typedef struct ks_topic_counters {
                                     *   keyshift knows; checked again against
                                     *   the next metadata (a count change
                                     *   librdkafka saw first explains them) */
+        /* sampling under overload (ks_stage.h): while keyshift's analysis
+         * was behind, a producing thread staged each message with
+         * probability 1/N (N = 2^k per ring, rising and falling with its
+         * backlog) and counted the others exactly. A staged message then
+         * stands for N messages in every analysed figure (total, hashed,
+         * key encodings, loads, flows, moved, hot keys, rates): those are
+         * estimates (Horvitz-Thompson: unbiased, variance N (N - 1) per
+         * sampled message). Exact: sampled_in, sampled_out, and the
+         * messages produced, total - sampled_weighted + sampled_in +
+         * sampled_out + unanalysed. */
+        ks_load_t sampled_in;       /**< staged while sampling (exact) */
+        ks_load_t sampled_weighted; /**< what those stand for in total:
+                                     *   the sum of N, of N x bytes */
+        ks_load_t sampled_out;      /**< counted but not staged (exact; not
+                                     *   in total) */
+        uint64_t  sampled_variance; /**< sum of N (N - 1) over sampled_in:
+                                     *   the variance of total.messages */
+        uint64_t  one_in_max;       /**< the largest N; 0: never sampled */
+        uint64_t  sampled_seconds;  /**< seconds (of the monotonic clock)
+                                     *   in which a sampled message was
+                                     *   staged */
 } ks_topic_counters_t;
 
 /** The hash families of librdkafka's partitioners, in diag_follow order. */
@@ -500,12 +521,41 @@ void ks_topic_note_explicit(ks_topic_t *t);
 int ks_topic_count_known(const ks_topic_t *t);
 
 /**
+ * @brief Counts a message that a producing thread sampling under overload
+ *        did not stage (ks_stage.h): exact, in the topic's slot for
+ *        @p ring (ks_topic_counters_t.sampled_out). Each slot has one
+ *        writer, the ring's thread: no read-modify-write, no shared line.
+ *        The slots (64 B each, KS_TOPIC_SAMPLE_RINGS of them, 4 KiB) are
+ *        allocated with the topic's first such message; when that fails,
+ *        the message is counted with an atomic add instead.
+ * @param ring the ring's index in its stage, < KS_TOPIC_SAMPLE_RINGS.
+ * @param bytes its key and value bytes.
+ * @locality the ring's owner thread (produce()). Lock-free.
+ */
+void ks_topic_note_sampled_out(ks_topic_t *t, unsigned ring, uint64_t bytes);
+
+/**
+ * @brief Counts a message staged while its thread sampled, which stands
+ *        for 2^@p shift messages in the analysis (its run carries the
+ *        weight): sampled_in, sampled_weighted, sampled_variance,
+ *        one_in_max, and the second @p mono_ms falls in (sampled_seconds).
+ * @locality the drainer thread only (each field has that one writer).
+ *           Lock-free.
+ */
+void ks_topic_note_sampled_in(ks_topic_t *t, unsigned shift, uint64_t bytes,
+                              int64_t mono_ms);
+
+/**
  * @brief Counts a message on_send could not stage (its thread's ring was
  *        full: keyshift's drainer fell behind) and so never analyses.
  *        Lock-free (a relaxed atomic add).
  * @locality any application thread calling produce().
  */
 void ks_topic_note_unanalysed(ks_topic_t *t);
+
+/** Slots for sampled-out messages per topic: one per staging ring
+ *  (KS_STAGE_RINGS_MAX, checked in ks_stage.c). */
+#define KS_TOPIC_SAMPLE_RINGS 64
 
 /** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
 int64_t ks_topic_mono_ms(void);

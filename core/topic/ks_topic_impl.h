@@ -71,6 +71,12 @@ typedef struct ks_suspect {
  *  a producer that is acknowledged gets its first acknowledgements long
  *  before (unless it sends 100,000 messages within its first linger). */
 #define KS_LEARN_NO_ACK_MESSAGES 100000
+/** One producing thread's sampled-out messages of a topic: one writer. */
+typedef struct ks_sampled_slot {
+        _Alignas(64) atomic_uint_fast64_t messages;
+        atomic_uint_fast64_t bytes;
+} ks_sampled_slot_t;
+
 struct ks_topic {
         /* read by on_send on the producing threads (the name, to find the
          * topic again): not on the lock's line, which the drainer writes */
@@ -164,7 +170,19 @@ struct ks_topic {
          * around it are the drainer's) */
         _Alignas(64) atomic_uint_fast64_t unanalysed;
         char unanalysed_pad[64 - sizeof(atomic_uint_fast64_t)];
+        /* sampling under overload (ks_topic_note_sampled_out(), _in()):
+         * the producing threads' slots, published once by a CAS; the
+         * drainer's own counters on a line of their own */
+        _Atomic(ks_sampled_slot_t *) sampled_slots;
+        atomic_uint_fast64_t         sampled_out_msgs, sampled_out_bytes;
+        _Alignas(64) atomic_uint_fast64_t sampled_in_msgs, sampled_in_bytes,
+            sampled_w_msgs, sampled_w_bytes, sampled_var, sampled_one_in_max,
+            sampled_secs, sampled_last_sec;
 };
+
+/** @brief Copies the sampling counters (ks_topic_note_sampled_out(),
+ *         _in()) into @p c. @locks any: they are atomics. */
+void ks_topic_sampled_add(ks_topic_t *t, ks_topic_counters_t *c);
 
 /** @brief Adds @p messages and @p bytes to @p l. */
 static inline void ks_load_add(ks_load_t *l, uint64_t messages, uint64_t bytes)

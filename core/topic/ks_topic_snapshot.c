@@ -40,6 +40,7 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
         st.c = t->c;
         st.c.unanalysed =
             atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
+        ks_topic_sampled_add(t, &st.c);
         ks_topic_ack_unlocked_add(t, &st.c);
         st.pending_msgs        = t->pending_msgs;
         st.suspect_cnt         = t->suspect_cnt;
@@ -267,6 +268,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->c = t->c;
                 s->c.unanalysed =
                     atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
+                ks_topic_sampled_add(t, &s->c);
                 ks_topic_ack_unlocked_add(t, &s->c);
                 s->partition_count     = t->partition_count;
                 s->count_source        = t->count_source;
