@@ -87,7 +87,11 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
         ks_cli_keyrank_t kr;
         ks_cli_loads_t   now = {0}, at;
         size_t           i;
+        ks_analysis_t    an;
 
+        /* reports from before `analysis` existed: the topic's own counts
+         * say whether messages were skipped */
+        ks_analysis_of_topic(t, &an);
         fprintf(fp, "<div class=\"cards\">\n");
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p  = json_array_get(props, i);
@@ -95,7 +99,8 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                 double        f  = ks_cli_num(mv, "messages_fraction");
                 /* counts of the analysed messages only: lower bounds */
                 const char *atl =
-                    json_is_false(json_object_get(mv, "messages_exact"))
+                    !an.complete ||
+                            json_is_false(json_object_get(mv, "messages_exact"))
                         ? "at least "
                         : "";
                 snprintf(big, sizeof(big), "%s",
@@ -162,8 +167,9 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                                  "of keyed messages come from the busiest %zu "
                                  "of %s%s distinct keys",
                                  nh,
-                                 json_is_true(json_object_get(
-                                     keys, "distinct_lower_bound"))
+                                 !an.complete ||
+                                         json_is_true(json_object_get(
+                                             keys, "distinct_lower_bound"))
                                      ? "at least "
                                      : "",
                                  ks_cli_fmt_count(

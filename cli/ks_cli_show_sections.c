@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ks_analysis.h"
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
@@ -20,9 +21,13 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         const json_t *props = json_object_get(t, "proposals");
         char          a[32], b[32], c[32], d[32];
         size_t        i;
+        ks_analysis_t an;
 
         if (!cur)
                 return;
+        /* reports from before `messages_exact` existed: the topic's own
+         * counts say whether messages were skipped */
+        ks_analysis_of_topic(t, &an);
         printf("  %s%-14s %-28s %s%s\n", s->st->dim, "raise",
                "keyed messages that move", "distinct keys that move",
                s->st->off);
@@ -35,8 +40,10 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 double me = ks_cli_num(mv, "messages_fraction_error");
                 /* counts of the analysed messages only: lower bounds */
                 const char *atl =
-                    json_is_false(json_object_get(mv, "messages_exact")) ? ">="
-                                                                         : "";
+                    !an.complete ||
+                            json_is_false(json_object_get(mv, "messages_exact"))
+                        ? ">="
+                        : "";
                 char label[40], err[32] = "", merr[32] = "", e[32];
                 char cnt[40], keys[40];
 
