@@ -17,6 +17,44 @@ static double share(uint64_t part, uint64_t whole)
         return whole ? (double)part / (double)whole : 0;
 }
 
+/**
+ * @brief The count switch (audit.switch) in words, after the history's
+ *        steps: the steps give records both counts explain to whichever
+ *        step came first (greedy), so for a grown topic they say nothing
+ *        of how many records the old count placed; the switch does.
+ */
+static void audit_switch(const json_t *sw, char *buf, size_t size, size_t *o)
+{
+        char a[32], b[32], c[32];
+
+        if (!json_is_object(sw))
+                return;
+        ks_cli_append(
+            buf, size, o,
+            "The steps give records that both counts explain to either; "
+            "where the count switched (%s %d -> %d, %s): %s records placed "
+            "under %d, %s under %d",
+            ks_cli_str(sw, "family", "?"), (int)ks_cli_u64(sw, "old_count"),
+            (int)ks_cli_u64(sw, "new_count"),
+            !strcmp(ks_cli_str(sw, "moment", ""), "one") ? "at one moment"
+            : !strcmp(ks_cli_str(sw, "moment", ""), "interleaved")
+                ? "producers switched at different moments"
+                : "one side of the switch only",
+            ks_cli_fmt_count(ks_cli_u64(sw, "old_records"), a, sizeof(a)),
+            (int)ks_cli_u64(sw, "old_count"),
+            ks_cli_fmt_count(ks_cli_u64(sw, "new_records"), b, sizeof(b)),
+            (int)ks_cli_u64(sw, "new_count"));
+        if (ks_cli_u64(sw, "ambiguous_records"))
+                ks_cli_append(
+                    buf, size, o,
+                    ", %s ambiguous (either count, no evidence "
+                    "decides). ",
+                    ks_cli_fmt_count(ks_cli_u64(sw, "ambiguous_records"), c,
+                                     sizeof(c)));
+        else
+                ks_cli_append(buf, size, o, " (exact). ");
+}
+
 const char *ks_cli_audit_summary(const json_t *audit, char *buf, size_t size)
 {
         const json_t *hist  = json_object_get(audit, "history");
@@ -54,6 +92,7 @@ const char *ks_cli_audit_summary(const json_t *audit, char *buf, size_t size)
                 if (i + 1 == json_array_size(steps))
                         ks_cli_append(buf, size, &o, ". ");
         }
+        audit_switch(json_object_get(audit, "switch"), buf, size, &o);
         if (unexp || uncov)
                 ks_cli_append(buf, size, &o,
                               "%s records sit where no hash family puts them "

@@ -571,6 +571,72 @@ static void test_show_ais_replay(void)
         ks_clit_run_free(&r);
 }
 
+/* A grown topic's scan (issue 28): the history's greedy steps give
+ * records both counts explain to the first step, so "consistent under 6
+ * placed 29,657" when 60,000 were; show and html state the switch's
+ * counts beside them, and say when some records are ambiguous. */
+static void test_show_audit_switch(void)
+{
+        static const char *audit =
+            "{\"partition_count\": 12, \"keyed_records\": 120000,"
+            " \"unkeyed_records\": 0, \"unexplained\": 0,"
+            " \"history\": {\"uncovered_records\": 0, \"steps\": ["
+            "  {\"family\": \"consistent\", \"count\": 12,"
+            "   \"records\": 90343, \"partitions\": []},"
+            "  {\"family\": \"consistent\", \"count\": 6,"
+            "   \"records\": 29657, \"partitions\": []}]},"
+            " \"newest\": {\"per_partition\": 256,"
+            "  \"family\": \"consistent\"},"
+            " \"proposals_partitioner\": \"consistent_random\","
+            " \"proposals_partitioner_source\": \"audit\","
+            " \"switch\": {\"family\": \"consistent\", \"old_count\": 6,"
+            "  \"new_count\": 12, \"moment\": \"one\","
+            "  \"old_records\": 60000, \"new_records\": 60000,"
+            "  \"ambiguous_records\": 0, \"exact\": true}}";
+        ks_clit_run_t r;
+        json_t       *rep, *a;
+        char          path[700];
+        char         *html;
+
+        ks_clit_make_report(report, 20000);
+        rep = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        a = json_loads(audit, 0, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        json_object_set_new(ks_e2e_get(rep, "topics/orders"), "audit", a);
+        snprintf(path, sizeof(path), "%s.switch.json", report);
+        CU_ASSERT_FATAL(json_dump_file(rep, path, 0) == 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show --color never '%s'", path),
+                              0);
+        squeeze(r.out);
+        CU_ASSERT(ks_clit_has(r.out, "consistent under 6 placed 29,657"));
+        CU_ASSERT(ks_clit_has(r.out, "(consistent 6 -> 12, at one moment): "
+                                     "60,000 records placed under 6, 60,000 "
+                                     "under 12 (exact)"));
+        ks_clit_run_free(&r);
+        html = html_of(path);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+        CU_ASSERT(ks_clit_has(html, "60,000 records placed under 6"));
+        free(html);
+
+        json_object_set_new(a, "switch",
+                            json_pack("{s:s, s:i, s:i, s:s, s:i, s:i, s:i}",
+                                      "family", "consistent", "old_count", 6,
+                                      "new_count", 12, "moment", "interleaved",
+                                      "old_records", 34937, "new_records",
+                                      24948, "ambiguous_records", 10115));
+        CU_ASSERT_FATAL(json_dump_file(rep, path, 0) == 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show --color never '%s'", path),
+                              0);
+        squeeze(r.out);
+        CU_ASSERT(ks_clit_has(r.out, "producers switched at different "
+                                     "moments): 34,937 records placed under "
+                                     "6, 24,948 under 12, 10,115 ambiguous"));
+        CU_ASSERT(!ks_clit_has(r.out, "under 12 (exact)"));
+        ks_clit_run_free(&r);
+        json_decref(rep);
+}
+
 void ks_test_register(void)
 {
         CU_pSuite s = CU_add_suite("cli show", setup, NULL);
@@ -588,4 +654,6 @@ void ks_test_register(void)
         CU_add_test(s, "producer warnings before the topics",
                     test_show_producer_warnings_first);
         CU_add_test(s, "the AIS replay's report", test_show_ais_replay);
+        CU_add_test(s, "a grown topic's audit states the switch",
+                    test_show_audit_switch);
 }
