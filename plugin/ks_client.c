@@ -404,19 +404,21 @@ static void log_stage_stats(ks_client_t *c)
 
         ks_stage_stats(c->stage, &st);
         if (st.skipped_full || st.inline_full || st.inline_noring ||
-            st.overflowed)
+            st.overflowed || st.sampled_out)
                 ks_warn_log_line(
                     stderr, 6, c->name,
                     "of %llu messages, %llu waited in the staging overflow "
-                    "while keyshift's analysis was behind, %llu met a full "
+                    "while keyshift's analysis was behind, %llu were counted "
+                    "but not analysed while it sampled, %llu met a full "
                     "staging ring and overflow and were not analysed, %llu "
                     "met them full and were analysed on the producing thread "
                     "(keyshift.overload=analyse), %llu were analysed there "
                     "for want of a ring",
-                    (unsigned long long)(st.staged + st.skipped_full +
-                                         st.inline_full + st.inline_long +
-                                         st.inline_noring),
+                    (unsigned long long)(st.staged + st.sampled_out +
+                                         st.skipped_full + st.inline_full +
+                                         st.inline_long + st.inline_noring),
                     (unsigned long long)st.overflowed,
+                    (unsigned long long)st.sampled_out,
                     (unsigned long long)st.skipped_full,
                     (unsigned long long)st.inline_full,
                     (unsigned long long)st.inline_noring);

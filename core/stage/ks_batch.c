@@ -148,9 +148,9 @@ static void apply_rates(ks_batch_t *b)
         b->last_ix = 0;
 }
 
-/** @brief Counts one message at @p mono_ms in its topic's rates of the
+/** @brief Counts @p n messages at @p mono_ms in their topic's rates of the
  *         pass, or straight in the topic when its stamps are used up. */
-static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms,
+static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms, uint32_t n,
                      uint64_t bytes)
 {
         ks_batch_topic_t *bt;
@@ -172,13 +172,13 @@ static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms,
         }
         bt = &b->topics[i];
         if (bt->nrates && bt->rates[bt->nrates - 1].mono_ms == mono_ms) {
-                bt->rates[bt->nrates - 1].messages++;
+                bt->rates[bt->nrates - 1].messages += n;
                 bt->rates[bt->nrates - 1].bytes += bytes;
         } else if (bt->nrates < KS_BATCH_RATES) {
-                bt->rates[bt->nrates++] = (ks_batch_rate_t){mono_ms, 1, bytes};
+                bt->rates[bt->nrates++] = (ks_batch_rate_t){mono_ms, n, bytes};
         } else {
                 ks_topic_lock(t);
-                ks_topic_rate_locked(t, mono_ms, 1, bytes);
+                ks_topic_rate_locked(t, mono_ms, n, bytes);
                 ks_topic_unlock(t);
         }
 }
@@ -428,7 +428,7 @@ static ks_batch_slot_t *slot_for(ks_batch_t *b, ks_topic_t *t, uint64_t h,
  *        a newcomer evicted at once would be (ks_batch_set_aside()).
  */
 static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
-                    size_t keylen, int32_t partition, uint32_t nb)
+                    size_t keylen, int32_t partition, uint32_t n, uint32_t nb)
 {
         ks_batch_slot_t *r = aside_run(b);
         unsigned         sampled;
@@ -439,7 +439,7 @@ static void pass_by(ks_batch_t *b, ks_topic_t *t, const void *key,
         sampled =
             (b->rng >> 40) % KS_HOT_SAMPLE_ONE_IN == 0 ? KS_SLOT_SAMPLED : 0;
         *r = (ks_batch_slot_t){.t         = t,
-                               .messages  = 1,
+                               .messages  = (uint16_t)n,
                                .partition = partition,
                                .bytes     = nb,
                                .keylen    = (uint8_t)keylen,
@@ -476,26 +476,32 @@ static void pass_decide(ks_batch_t *b)
         pass_window(b);
 }
 
-void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
-                  size_t keylen, int32_t partition, uint64_t bytes,
-                  int64_t mono_ms)
+/**
+ * @brief ks_batch_add() of @p n messages of one key at once, @p bytes each
+ *        (a staged message that stands for n: ks_batch_add_sampled()); n
+ *        is 1 for every other message, a constant the compiler folds.
+ */
+static inline void add_n(ks_batch_t *b, ks_topic_t *t, uint64_t h,
+                         const void *key, size_t keylen, int32_t partition,
+                         uint64_t bytes, int64_t mono_ms, uint32_t n)
 {
         ks_batch_slot_t *s;
-        uint32_t         nb = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+        uint64_t         all = bytes * n;
+        uint32_t         nb  = all > UINT32_MAX ? UINT32_MAX : (uint32_t)all;
 
         b->stats.messages++;
         if (keylen > KS_BATCH_KEY_MAX) {
                 b->stats.direct++;
-                ks_topic_record_at(t, key, keylen, partition, bytes - keylen,
-                                   mono_ms);
+                ks_topic_record_n_at(t, key, keylen, partition, n, all,
+                                     mono_ms);
                 return;
         }
         if (b->pass_left && ks_topic_count_known(t)) {
                 /* not while its count is unknown (ks_batch.h) */
                 if (!--b->pass_left) /* a trial begins */
                         pass_window(b);
-                pass_by(b, t, key, keylen, partition, nb);
-                rate_add(b, t, mono_ms, bytes);
+                pass_by(b, t, key, keylen, partition, n, nb);
+                rate_add(b, t, mono_ms, n, all);
                 return;
         }
         s = slot_for(b, t, h, key, keylen, partition);
@@ -505,10 +511,29 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
         if (!b->pass_left &&
             b->stats.probes - b->w_probes0 == KS_BATCH_PASS_WINDOW)
                 pass_decide(b);
-        if (s->messages == KS_BATCH_RUN_MAX || nb > UINT32_MAX - s->bytes)
+        /* a slot holds at most KS_BATCH_RUN_MAX messages, or one staged
+         * message's n (<= 2^KS_STAGE_SAMPLE_SHIFT_MAX) */
+        if ((s->messages && s->messages + n > KS_BATCH_RUN_MAX) ||
+            nb > UINT32_MAX - s->bytes)
                 ks_batch_set_aside(b, s, KS_ASIDE_MESSAGES);
-        s->messages++;
+        s->messages = (uint16_t)(s->messages + n);
         s->bytes += nb;
         meta_msgs(b, s);
-        rate_add(b, t, mono_ms, bytes);
+        rate_add(b, t, mono_ms, n, all);
+}
+
+void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
+                  size_t keylen, int32_t partition, uint64_t bytes,
+                  int64_t mono_ms)
+{
+        add_n(b, t, h, key, keylen, partition, bytes, mono_ms, 1);
+}
+
+void ks_batch_add_sampled(ks_batch_t *b, ks_topic_t *t, uint64_t h,
+                          const void *key, size_t keylen, int32_t partition,
+                          uint64_t bytes, int64_t mono_ms, unsigned shift)
+{
+        ks_topic_note_sampled_in(t, shift, bytes, mono_ms);
+        add_n(b, t, h, key, keylen, partition, bytes, mono_ms,
+              (uint32_t)1 << shift);
 }

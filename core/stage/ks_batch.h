@@ -225,6 +225,17 @@ void ks_batch_add(ks_batch_t *b, ks_topic_t *t, uint64_t h, const void *key,
                   int64_t mono_ms);
 
 /**
+ * @brief ks_batch_add() of a message staged while its thread sampled
+ *        (ks_stage.h): it counts as 2^@p shift messages of its key, of
+ *        @p bytes each, everywhere (runs, rates); its topic counts it in
+ *        sampled_in (ks_topic_note_sampled_in()).
+ * @locality the batch's one consumer. @locks as ks_batch_add().
+ */
+void ks_batch_add_sampled(ks_batch_t *b, ks_topic_t *t, uint64_t h,
+                          const void *key, size_t keylen, int32_t partition,
+                          uint64_t bytes, int64_t mono_ms, unsigned shift);
+
+/**
  * @brief Ends a pass of the drainer: analyses the runs evictions set
  *        aside and adds the pass's rates to their topics.
  * @locality the batch's one consumer. @locks each topic's, one at a time.

@@ -24,7 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "ks_hash.h"
 #include "ks_stage_impl.h"
+
+_Static_assert(KS_STAGE_RINGS_MAX <= KS_TOPIC_SAMPLE_RINGS,
+               "a topic has a sampled-out slot for every ring");
 
 /* initial-exec: one pointer in the static TLS block, read without a call to
  * __tls_get_addr() on every message although the plugin is dlopen()ed
@@ -120,6 +124,7 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         atomic_init(&s->flush_done, 0);
         atomic_init(&s->flush_asked, 0);
         atomic_init(&s->ovf_chunks, 0);
+        s->force_shift = -1;
         return s;
 }
 
@@ -183,6 +188,19 @@ static ks_ring_t *ring_register(ks_stage_t *s)
                         atomic_init(&r->tail, 0);
                         atomic_init(&r->ktail, 0);
                         atomic_init(&r->ovf_head, 0);
+                        atomic_init(&r->sampled_out, 0);
+                        atomic_init(&r->shift_pub,
+                                    s->force_shift > 0 ? s->force_shift : 0);
+                        r->idx = (uint8_t)n;
+                        /* a seed of its own (xorshift64: never 0) */
+                        {
+                                uint64_t seed[2] = {s->id, (uint64_t)n};
+                                r->rng = ks_hash_murmur64a(seed, sizeof(seed),
+                                                           0x73616d706c65ULL) |
+                                         1;
+                        }
+                        r->shift =
+                            s->force_shift > 0 ? (uint8_t)s->force_shift : 0;
                         atomic_init(&r->ovf_tail, 0);
                         atomic_init(&r->ovf_first, NULL);
                         atomic_init(&r->orphaned, 0);
@@ -318,7 +336,8 @@ static inline int entry_fill(ks_stage_t *s, ks_ring_t *r, ks_stage_entry_t *e,
                              ks_topic_t *t, const void *key, size_t keylen,
                              int32_t partition, size_t value_len)
 {
-        e->t = t;
+        e->t     = t;
+        e->shift = r->shift;
         e->mono32 =
             (uint32_t)atomic_load_explicit(&s->now_ms, memory_order_relaxed);
         e->value_len =
@@ -450,6 +469,63 @@ static int push_full(ks_stage_t *s, ks_ring_t *r, size_t head, ks_topic_t *t,
         return -1;
 }
 
+/**
+ * @brief Once per KS_STAGE_SAMPLE_EVERY messages a thread is given: its
+ *        sampling follows its backlog (the entries of its ring and of its
+ *        overflow the drainer has not taken). Under pressure (the overflow
+ *        half spent, or with none to spend the ring three quarters full)
+ *        and a backlog not shrinking, it stages half as many messages
+ *        again (up to 1 in 2^KS_STAGE_SAMPLE_SHIFT_MAX); with no overflow
+ *        in use and its ring under an eighth full, twice as many again,
+ *        until it stages every message. The overflow alone absorbs what a
+ *        drainer kept off the CPU for a while leaves (exact figures);
+ *        sampling starts only when that does not suffice.
+ * @locality the ring's owner thread.
+ */
+static void sample_adjust(ks_stage_t *s, ks_ring_t *r, size_t head)
+{
+        size_t backlog =
+            head - atomic_load_explicit(&r->tail, memory_order_acquire);
+        int pressed;
+
+        if (s->force_shift >= 0) {
+                r->shift = (uint8_t)s->force_shift;
+                atomic_store_explicit(&r->shift_pub, r->shift,
+                                      memory_order_relaxed);
+                return;
+        }
+        if (s->overload_analyse) /* exact figures: the producer pays */
+                return;
+        if (r->ovf_active)
+                backlog +=
+                    atomic_load_explicit(&r->ovf_head, memory_order_relaxed) -
+                    atomic_load_explicit(&r->ovf_tail, memory_order_acquire);
+        pressed = s->ovf_chunks_max
+                      ? r->ovf_active &&
+                            2 * atomic_load_explicit(&s->ovf_chunks,
+                                                     memory_order_relaxed) >=
+                                s->ovf_chunks_max
+                      : backlog >= KS_STAGE_RING_ENTRIES / 4 * 3;
+        if (pressed && backlog >= r->backlog_last &&
+            r->shift < KS_STAGE_SAMPLE_SHIFT_MAX)
+                r->shift++;
+        else if (!r->ovf_active && backlog < KS_STAGE_RING_ENTRIES / 8 &&
+                 r->shift)
+                r->shift--;
+        r->backlog_last = backlog;
+        atomic_store_explicit(&r->shift_pub, r->shift, memory_order_relaxed);
+}
+
+/** @returns whether @p r, sampling, stages this message: probability
+ *           2^-shift, independently of the message (its key, its time). */
+static inline int sample_keep(ks_ring_t *r)
+{
+        r->rng ^= r->rng << 13;
+        r->rng ^= r->rng >> 7;
+        r->rng ^= r->rng << 17;
+        return !(r->rng >> (64 - r->shift));
+}
+
 void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
                    int32_t partition, size_t value_len)
 {
@@ -468,6 +544,21 @@ void ks_stage_push(ks_stage_t *s, ks_topic_t *t, const void *key, size_t keylen,
         }
         ks_stage_tls->slot[0].last = t; /* ring_for() made it slot 0 */
         head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        if (__builtin_expect(!(++r->seen & (KS_STAGE_SAMPLE_EVERY - 1)), 0))
+                sample_adjust(s, r, head);
+        if (__builtin_expect(r->shift, 0) && !sample_keep(r)) {
+                /* counted exactly in its topic, not analysed: the staged
+                 * ones stand for it (entry_fill(): their shift) */
+                ks_topic_note_sampled_out(t, r->idx,
+                                          (uint64_t)keylen + value_len);
+                atomic_store_explicit(
+                    &r->sampled_out,
+                    atomic_load_explicit(&r->sampled_out,
+                                         memory_order_relaxed) +
+                        1,
+                    memory_order_relaxed);
+                return;
+        }
         if (head - r->tail_cache >= KS_STAGE_RING_ENTRIES) {
                 switch (push_full(s, r, head, t, key, keylen, partition,
                                   value_len)) {
@@ -504,6 +595,14 @@ size_t ks_stage_batch_bytes(const ks_stage_t *s)
 void ks_stage_set_overload(ks_stage_t *s, int analyse)
 {
         s->overload_analyse = analyse;
+}
+
+void ks_stage_force_sampling(ks_stage_t *s, int shift)
+{
+        s->force_shift = shift < 0 ? -1
+                         : shift > KS_STAGE_SAMPLE_SHIFT_MAX
+                             ? KS_STAGE_SAMPLE_SHIFT_MAX
+                             : shift;
 }
 
 size_t ks_stage_overflow_budget(size_t memory_bytes)

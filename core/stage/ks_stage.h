@@ -50,8 +50,26 @@
  *    it and the ring (checked once per drainer pass, as the full ring
  *    is), so the drainer, which reads a ring and then its overflow, sees
  *    the messages in the order they were staged (the key arena, freed in
- *    that order, depends on it). A message that finds the overflow spent
- *    too is not analysed but counted in its topic
+ *    that order, depends on it);
+ *  - sampling under overload (issue "Zero drag"): once its backlog stays
+ *    high (the overflow half spent, or with none to spend its ring three
+ *    quarters full) a producing thread stages each message with
+ *    probability 1/N, N = 2^k: k rises by one per KS_STAGE_SAMPLE_EVERY
+ *    messages while the backlog does not shrink (up to
+ *    KS_STAGE_SAMPLE_SHIFT_MAX, 1 in 1,024) and falls by one per as many
+ *    once its overflow is empty and its ring under an eighth full. A
+ *    message not staged is counted exactly in its topic
+ *    (ks_topic_note_sampled_out(): messages and bytes); one staged stands
+ *    for N in the analysis (its entry's shift, ks_batch_add_sampled()),
+ *    whose figures are then estimates with a stated error
+ *    (ks_topic_counters_t). Messages, not keys, are sampled (with a
+ *    xorshift64 per ring, whatever the key), so a hot key never vanishes;
+ *    the figures of what is staged once the backlog clears are exact
+ *    again. keyshift.overload=analyse never samples. A burst a drainer
+ *    kept off the CPU for a while leaves stays in the overflow and is
+ *    analysed exactly: sampling is for a host out of CPU for longer;
+ *  - a message that finds the ring and the overflow full is not analysed
+ *    but counted in its topic
  *    (ks_topic_note_unanalysed(), the report's `keys.unanalysed` and
  *    warning ANALYSIS_BEHIND): analysing it on the producer's thread
  *    would cost the producer several times what on_send may. With
@@ -107,6 +125,13 @@
  *  holding no ring is reused first. */
 #define KS_STAGE_TLS_SLOTS 4
 
+/** The sampling a producing thread goes up to under overload: 1 message
+ *  in 2^KS_STAGE_SAMPLE_SHIFT_MAX (1,024). */
+#define KS_STAGE_SAMPLE_SHIFT_MAX 10
+/** A producing thread looks at its backlog (and adjusts its sampling)
+ *  once per this many messages it is given. */
+#define KS_STAGE_SAMPLE_EVERY 1024
+
 typedef struct ks_stage ks_stage_t;
 
 /** What the produce path did with its messages, since the stage began. */
@@ -122,6 +147,11 @@ typedef struct ks_stage_stats {
         uint64_t inline_long;     /**< key > KS_STAGE_KEY_LONG_MAX bytes, or
                                  *   the ring's key arena full */
         uint64_t inline_noring;   /**< no ring for the thread */
+        uint64_t sampled_out;     /**< its thread sampling under overload:
+                                   *   counted in the topic, not staged
+                                   *   (ks_topic_note_sampled_out()) */
+        int      shift_max;       /**< the rings' sampling now, the most:
+                                   *   1 message in 2^shift_max staged */
         uint64_t drained;         /**< analysed by the drainer */
         uint64_t wakes;           /**< the drainer's pauses a producing thread
                                  *   ended early (ks_stage_pause()) */
@@ -164,6 +194,15 @@ size_t ks_stage_overflow_budget(size_t memory_bytes);
  *  @locality before any ks_stage_push().
  */
 void ks_stage_set_overflow(ks_stage_t *s, size_t bytes);
+
+/**
+ * @brief Makes every producing thread stage each message with probability
+ *        2^-@p shift, whatever its backlog (accuracy benchmarks and tests
+ *        of the estimates); -1 goes back to sampling under overload only.
+ * @param shift -1, or 0..KS_STAGE_SAMPLE_SHIFT_MAX.
+ * @locality before any ks_stage_push().
+ */
+void ks_stage_force_sampling(ks_stage_t *s, int shift);
 
 /**
  * @brief Frees the stage. Entries not drained are lost: call

@@ -52,6 +52,21 @@ static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
         ks_batch_prefetch(s->batch, e->t, hq[k % KS_STAGE_AHEAD]);
 }
 
+/** @brief Counts staged entry @p e (its key @p key, hashed @p h for the
+ *         key table, staged at @p at) in the batch: as 2^shift messages
+ *         when its thread was sampling. */
+static inline void add_entry(ks_stage_t *s, const ks_stage_entry_t *e,
+                             uint64_t h, const void *key, int64_t at)
+{
+        if (__builtin_expect(e->shift, 0))
+                ks_batch_add_sampled(
+                    s->batch, e->t, h, key, e->keylen, e->partition,
+                    (uint64_t)e->keylen + e->value_len, at, e->shift);
+        else
+                ks_batch_add(s->batch, e->t, h, key, e->keylen, e->partition,
+                             (uint64_t)e->keylen + e->value_len, at);
+}
+
 /**
  * @brief Moves @p r's overflow (entries staged while its ring was full,
  *        after the ring's) into the batch, freeing each chunk once it is
@@ -90,11 +105,9 @@ static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
                 e   = &r->ovf_r->e[i];
                 key = entry_key(r, e);
                 at  = now - (int64_t)(uint32_t)(now32 - e->mono32);
-                ks_batch_add(
-                    s->batch, e->t,
-                    ks_batch_key_hash(e->t, key, e->keylen, e->partition), key,
-                    e->keylen, e->partition, (uint64_t)e->keylen + e->value_len,
-                    at);
+                add_entry(s, e,
+                          ks_batch_key_hash(e->t, key, e->keylen, e->partition),
+                          key, at);
                 if (e->key_long)
                         *ktail += entry_at(e).span;
                 if ((tail & 255) == 255) { /* free space as we go */
@@ -146,9 +159,8 @@ static size_t collect(ks_stage_t *s, int64_t now)
                          * of the age are the age */
                         int64_t at =
                             now - (int64_t)(uint32_t)(now32 - e->mono32);
-                        ks_batch_add(s->batch, e->t, hq[tail % KS_STAGE_AHEAD],
-                                     entry_key(r, e), e->keylen, e->partition,
-                                     (uint64_t)e->keylen + e->value_len, at);
+                        add_entry(s, e, hq[tail % KS_STAGE_AHEAD],
+                                  entry_key(r, e), at);
                         if (e->key_long) /* its arena bytes are free */
                                 ktail += entry_at(e).span;
                         if (k != head) {
@@ -304,9 +316,13 @@ void ks_stage_stats(ks_stage_t *s, ks_stage_stats_t *out)
 
         memset(out, 0, sizeof(*out));
         for (i = 0; i < n; i++) {
-                uint64_t o = atomic_load(&s->rings[i]->ovf_head);
+                uint64_t o  = atomic_load(&s->rings[i]->ovf_head);
+                int      sh = atomic_load(&s->rings[i]->shift_pub);
                 out->staged += atomic_load(&s->rings[i]->head) + o;
                 out->overflowed += o;
+                out->sampled_out += atomic_load(&s->rings[i]->sampled_out);
+                if (sh > out->shift_max)
+                        out->shift_max = sh;
         }
         out->overflow_chunks = atomic_load(&s->ovf_chunks);
         out->skipped_full    = atomic_load(&s->skipped_full);

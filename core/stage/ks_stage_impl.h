@@ -21,9 +21,12 @@ typedef struct ks_stage_entry {
         uint32_t    value_len; /**< clamped to UINT32_MAX */
         int32_t     partition;
         uint16_t    keylen;
-        uint8_t     key_null;
-        uint8_t     key_long; /**< key in the ring's arena: key[] holds its
-                               *   offset and the bytes it took (ks_arena_at_t) */
+        uint8_t     key_null : 1;
+        uint8_t     key_long : 1; /**< key in the ring's arena: key[] holds its
+                                   *   offset and the bytes it took
+                                   *   (ks_arena_at_t) */
+        uint8_t     shift; /**< staged while its thread sampled (ks_stage.h): it
+                        *   stands for 2^shift messages; 0: for itself */
         uint8_t     key[KS_STAGE_KEY_INLINE];
 } ks_stage_entry_t;
 
@@ -59,7 +62,15 @@ typedef struct ks_ring {
         uint8_t *arena;      /**< [KS_STAGE_ARENA_BYTES], NULL until a long key;
                          *   set by the owner before it publishes the entry */
         size_t   khead;      /**< the owner's: arena bytes taken, ever */
-        size_t   ktail_cache; /**< the owner's view of ktail */
+        /* sampling under overload (ks_stage.h), the owner's */
+        uint32_t seen;         /**< messages it was given, ever (mod 2^32) */
+        uint8_t  shift;        /**< stages 1 message in 2^shift */
+        uint8_t  idx;          /**< its index in the stage's rings */
+        uint64_t rng;          /**< xorshift64 state, never 0 */
+        size_t   backlog_last; /**< its backlog at the last look */
+        atomic_uint_fast64_t sampled_out; /**< given but not staged, ever */
+        atomic_int           shift_pub;   /**< shift, for ks_stage_stats() */
+        size_t               ktail_cache; /**< the owner's view of ktail */
         /* the overflow, the owner's side: while `ovf_active`, every
          * message goes to the overflow (tail_cache then says "full"), until
          * the drainer has taken all of it and the ring is empty again: the
@@ -90,6 +101,8 @@ struct ks_stage {
         ks_batch_t     *batch;   /**< the consumer's aggregation */
         int    overload_analyse; /**< ring full: analyse inline, not skip */
         size_t ovf_chunks_max;   /**< overflow chunks all rings may hold */
+        int    force_shift;      /**< -1, or the sampling every ring uses
+                                  *   (ks_stage_force_sampling()) */
         /* overflow chunks held: taken by producing threads, given back by
          * the drainer (one read-modify-write per KS_STAGE_CHUNK_ENTRIES
          * messages, only while the drainer is behind) */

@@ -365,6 +365,13 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms);
 
+/** @brief ks_topic_record_at() of @p messages messages of one key, of
+ *         @p bytes key + value bytes in all (a message staged while its
+ *         thread sampled stands for several: ks_batch_add_sampled()). */
+void ks_topic_record_n_at(ks_topic_t *t, const void *key, size_t keylen,
+                          int32_t partition, uint64_t messages, uint64_t bytes,
+                          int64_t mono_ms);
+
 /**
  * What the analysis needs to know of one key on one topic, computed by
  * ks_topic_key_facts(): a function of the key bytes, whether the message

@@ -341,12 +341,20 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
                         int32_t partition, size_t value_len, int64_t mono_ms)
 {
-        uint64_t       bytes = (uint64_t)keylen + (uint64_t)value_len;
+        ks_topic_record_n_at(t, key, keylen, partition, 1,
+                             (uint64_t)keylen + (uint64_t)value_len, mono_ms);
+}
+
+void ks_topic_record_n_at(ks_topic_t *t, const void *key, size_t keylen,
+                          int32_t partition, uint64_t messages, uint64_t bytes,
+                          int64_t mono_ms)
+{
         ks_key_facts_t f;
 
         ks_topic_key_facts(t, key, keylen, partition, &f);
         pthread_mutex_lock(&t->lock);
-        ks_rates_add_n(&t->rates, mono_ms, 1, bytes);
-        ks_topic_record_run_locked(t, key, keylen, partition, &f, 1, bytes, 0);
+        ks_rates_add_n(&t->rates, mono_ms, messages, bytes);
+        ks_topic_record_run_locked(t, key, keylen, partition, &f, messages,
+                                   bytes, 0);
         pthread_mutex_unlock(&t->lock);
 }

@@ -9,6 +9,7 @@
  *        explicit-partition message is drained. Run under TSan by tests/run
  *        (label `tsan`) and under ASan.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "ks_config.h"
+#include "ks_partitioner.h"
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_test.h"
@@ -32,10 +34,14 @@ static ks_stage_t       *stage;
 static atomic_int        stop_drainer;
 /** ks_stage_set_overflow() of the stages setup() makes (0: none). */
 static size_t overflow_bytes;
+/** ks_stage_force_sampling() of the stages setup() makes: 0 (never sample:
+ *  the tests of the rings' and the overflow's exact mechanics), or -1
+ *  (sample under overload, as the plugin does). */
+static int sampling;
 /** The drainer thread's pause between its drains, in microseconds. */
 static unsigned drainer_pause_us;
-/** What test_threads() found in the overflows. */
-static uint64_t threads_overflowed;
+/** What test_threads() found in the overflows, and sampled out. */
+static uint64_t threads_overflowed, threads_sampled_out;
 
 static const char *topic_names[TOPICS] = {"a", "b", "c"};
 
@@ -53,6 +59,7 @@ static void setup(void)
         stage = ks_stage_new((size_t)2 << 20);
         CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
         ks_stage_set_overflow(stage, overflow_bytes);
+        ks_stage_force_sampling(stage, sampling);
 }
 
 static void teardown(void)
@@ -104,11 +111,17 @@ static void count_topic(ks_topic_t *t, void *opaque)
 
         if (ks_topic_snapshot(t, &s))
                 return;
-        sum[0] += s.c.total.messages;
+        /* exact, sampled or not: what the staged messages stand for taken
+         * out, what they are and what was sampled out put in
+         * (ks_topic_counters_t) */
+        sum[0] += s.c.total.messages - s.c.sampled_weighted.messages +
+                  s.c.sampled_in.messages + s.c.sampled_out.messages;
         sum[4] += s.c.unanalysed;
         sum[1] += s.c.null_keys;
         sum[2] += s.c.explicit_partition.messages;
-        sum[3] += s.c.total.bytes;
+        sum[3] += s.c.total.bytes - s.c.sampled_weighted.bytes +
+                  s.c.sampled_in.bytes + s.c.sampled_out.bytes;
+        sum[5] += s.c.sampled_in.messages + s.c.sampled_out.messages;
         ks_topic_snapshot_free(&s);
 }
 
@@ -123,7 +136,7 @@ static void *drainer_thread(void *arg)
         unsigned n = 0;
         (void)arg;
         while (!atomic_load(&stop_drainer)) {
-                uint64_t sum[5] = {0};
+                uint64_t sum[6] = {0};
                 ks_stage_drain(stage);
                 if (++n % 64 == 0) /* a report now and then */
                         ks_registry_foreach(&reg, count_topic, sum);
@@ -148,7 +161,7 @@ static void *one_message_thread(void *arg)
 static void test_threads(void)
 {
         pthread_t        app[THREADS], drn;
-        uint64_t         sum[5] = {0}, n, expect_null = 0, expect_explicit = 0;
+        uint64_t         sum[6] = {0}, n, expect_null = 0, expect_explicit = 0;
         uint64_t         expect_bytes = 0;
         ks_stage_stats_t st, n_after;
         long             i, w;
@@ -188,18 +201,22 @@ static void test_threads(void)
          * ring was full (the drainer starved, e.g. under TSan) */
         CU_ASSERT_EQUAL(sum[0] + sum[4], n);
         CU_ASSERT_EQUAL(sum[4], st.skipped_full);
-        if (!st.skipped_full) {
+        CU_ASSERT_EQUAL(sum[5] == 0, st.sampled_out == 0);
+        if (!st.skipped_full && !sum[5]) {
                 CU_ASSERT_EQUAL(sum[1], expect_null);
                 CU_ASSERT_EQUAL(sum[2], expect_explicit);
                 CU_ASSERT_EQUAL(sum[3], expect_bytes);
+        } else if (!st.skipped_full) { /* sampled: estimates; bytes exact */
+                CU_ASSERT_EQUAL(sum[3], expect_bytes);
         } else {
-                CU_ASSERT(sum[1] <= expect_null);
-                CU_ASSERT(sum[2] <= expect_explicit);
                 CU_ASSERT(sum[3] <= expect_bytes);
         }
+        threads_sampled_out = st.sampled_out;
+        CU_ASSERT(sampling || !st.sampled_out);
 
-        CU_ASSERT_EQUAL(
-            st.staged + st.skipped_full + st.inline_long + st.inline_noring, n);
+        CU_ASSERT_EQUAL(st.staged + st.sampled_out + st.skipped_full +
+                            st.inline_long + st.inline_noring,
+                        n);
         CU_ASSERT_EQUAL(st.drained, st.staged);
         CU_ASSERT(st.inline_long > 0);
         CU_ASSERT(st.rings >= THREADS && st.rings <= WAVES * THREADS);
@@ -232,6 +249,147 @@ static void test_threads_overflow(void)
         drainer_pause_us = 0;
         /* 4 threads stage 30,000 messages each in far less than 2 ms */
         CU_ASSERT(threads_overflowed > 0);
+}
+
+/* The same with threads sampling under overload (the plugin's setting):
+ * a drainer pausing 2 ms, an overflow of 3 chunks; every message is
+ * still counted exactly once, staged or sampled out, and the bytes are
+ * exact (test_threads()'s checks). */
+static void test_threads_sampling(void)
+{
+        sampling         = -1;
+        overflow_bytes   = 3 * ((size_t)KS_STAGE_CHUNK_ENTRIES * 64 + 128);
+        drainer_pause_us = 2000;
+        test_threads();
+        sampling         = 0;
+        overflow_bytes   = 0;
+        drainer_pause_us = 0;
+        CU_ASSERT(threads_sampled_out > 0);
+}
+
+/** Exact messages of @p t's snapshot @p s: staged + sampled out. */
+static uint64_t exact_messages(const ks_topic_snapshot_t *s)
+{
+        return s->c.total.messages - s->c.sampled_weighted.messages +
+               s->c.sampled_in.messages + s->c.sampled_out.messages;
+}
+
+/* No drainer and no overflow, sampling under overload: once the ring is
+ * three quarters full the thread stages fewer and fewer messages (its
+ * backlog does not shrink), up to 1 in 2^KS_STAGE_SAMPLE_SHIFT_MAX, and
+ * counts the others in the topic; once the drainer has emptied the ring
+ * it stages every message again within KS_STAGE_SAMPLE_SHIFT_MAX looks,
+ * and the figures of what follows are exact. */
+static void test_sampling_adapts(void)
+{
+        ks_topic_t         *t;
+        ks_stage_stats_t    st;
+        ks_topic_snapshot_t s;
+        int                 created, i;
+        const int           n = 200000;
+        uint64_t            before;
+
+        sampling = -1;
+        setup();
+        sampling = 0;
+        t        = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        for (i = 0; i < n; i++)
+                ks_stage_push(stage, t, "key", 3, -1, 5);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.shift_max, KS_STAGE_SAMPLE_SHIFT_MAX);
+        CU_ASSERT(st.sampled_out > (uint64_t)n / 2);
+        CU_ASSERT_EQUAL(st.staged + st.sampled_out + st.skipped_full,
+                        (uint64_t)n);
+        /* before the ring filled, every message was staged */
+        CU_ASSERT(st.staged >= KS_STAGE_RING_ENTRIES / 4 * 3);
+        ks_stage_drain(stage);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(exact_messages(&s) + s.c.unanalysed, (uint64_t)n);
+        CU_ASSERT_EQUAL(s.c.sampled_out.messages, st.sampled_out);
+        CU_ASSERT_EQUAL(s.c.sampled_out.bytes, st.sampled_out * 8);
+        CU_ASSERT_EQUAL(s.c.one_in_max, 1u << KS_STAGE_SAMPLE_SHIFT_MAX);
+        CU_ASSERT(s.c.sampled_in.messages > 0);
+        CU_ASSERT(s.c.sampled_weighted.messages > s.c.sampled_in.messages);
+        CU_ASSERT(s.c.sampled_seconds >= 1);
+        ks_topic_snapshot_free(&s);
+
+        /* a drainer that keeps up: back to every message within
+         * SHIFT_MAX looks */
+        for (i = 0; i < (KS_STAGE_SAMPLE_SHIFT_MAX + 1) * KS_STAGE_SAMPLE_EVERY;
+             i++) {
+                ks_stage_push(stage, t, "key", 3, -1, 5);
+                if (!((i + 1) % 512))
+                        ks_stage_drain(stage);
+        }
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.shift_max, 0);
+        before = st.sampled_out;
+        for (i = 0; i < 1000; i++)
+                ks_stage_push(stage, t, "key", 3, -1, 5);
+        ks_stage_stats(stage, &st);
+        CU_ASSERT_EQUAL(st.sampled_out, before);
+        teardown();
+}
+
+/* Sampling forced at 1 in 16 (ks_stage_force_sampling()), a stream of
+ * 20,000 keys: the counts are exact where they must be (messages and
+ * bytes produced, per topic) and each estimate lies within three of its
+ * standard errors: the messages, sqrt(sum N (N - 1)) (sampled_variance),
+ * and each partition's load under the current and a proposed count,
+ * sqrt(load x (N - 1)). */
+static void test_sampling_forced(void)
+{
+        ks_topic_t         *t;
+        ks_topic_snapshot_t s;
+        int                 created, i, p, misses = 0, loads = 0;
+        const int           n = 400000, keys = 20000;
+        uint64_t cur[4] = {0}, prop[8] = {0}, x = 88172645463325252ULL;
+        char     key[16];
+
+        setup();
+        ks_stage_force_sampling(stage, 4);
+        t = ks_registry_get(&reg, "a", &conf, &params, 1, &created);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        ks_topic_set_partition_count(t, 4, KS_COUNT_METADATA, 1);
+        for (i = 0; i < n; i++) {
+                int kl;
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                /* skewed: half the messages on 1 % of the keys */
+                kl = snprintf(key, sizeof(key), "%llu",
+                              (unsigned long long)((x & 1)
+                                                       ? (x >> 8) % (keys / 100)
+                                                       : (x >> 8) % keys));
+                ks_stage_push(stage, t, key, (size_t)kl, -1, 10);
+                cur[ks_partition_of(
+                    ks_partitioner_hash(params.partitioner, key, (size_t)kl),
+                    4)]++;
+                prop[ks_partition_of(
+                    ks_partitioner_hash(params.partitioner, key, (size_t)kl),
+                    8)]++;
+                if (!((i + 1) % (KS_STAGE_RING_ENTRIES / 2)))
+                        ks_stage_drain(stage);
+        }
+        ks_stage_drain(stage);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        CU_ASSERT_EQUAL(exact_messages(&s), (uint64_t)n);
+        CU_ASSERT_EQUAL(s.c.unanalysed, 0);
+        CU_ASSERT_EQUAL(s.c.one_in_max, 16);
+        CU_ASSERT(fabs((double)s.c.total.messages - n) <=
+                  3 * sqrt((double)s.c.sampled_variance));
+        for (p = 0; p < 4 && s.current; p++, loads++)
+                misses += fabs((double)s.current[p].messages - (double)cur[p]) >
+                          3 * sqrt((double)cur[p] * 15);
+        for (p = 0; p < 8 && s.proposal_cnt && s.proposals[0].partitions;
+             p++, loads++)
+                misses +=
+                    fabs((double)s.proposals[0].partitions[p].messages -
+                         (double)prop[p]) > 3 * sqrt((double)prop[p] * 15);
+        CU_ASSERT_EQUAL(loads, 12);
+        /* 12 loads within 3 sigma: each misses with probability 0.3 % */
+        CU_ASSERT(misses <= 1);
+        ks_topic_snapshot_free(&s);
+        teardown();
 }
 
 /* No drainer, an overflow of 2 chunks: a full ring's messages wait in the
@@ -604,6 +762,12 @@ void ks_test_register(void)
              test_threads},
             {"the same while threads switch to their overflow and back",
              test_threads_overflow},
+            {"the same while threads sample under overload",
+             test_threads_sampling},
+            {"a thread's sampling follows its backlog, up and back",
+             test_sampling_adapts},
+            {"forced sampling: exact counts, estimates within 3 sigma",
+             test_sampling_forced},
             {"a full ring falls back to inline analysis", test_full_ring},
             {"a full ring's messages wait in its overflow until it is "
              "spent",
