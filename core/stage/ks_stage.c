@@ -473,7 +473,7 @@ static int push_full(ks_stage_t *s, ks_ring_t *r, size_t head, ks_topic_t *t,
  * @brief Once per KS_STAGE_SAMPLE_EVERY messages a thread is given: its
  *        sampling follows its backlog (the entries of its ring and of its
  *        overflow the drainer has not taken). Under pressure (the overflow
- *        half spent, or with none to spend the ring three quarters full)
+ *        seven eighths spent, or with none to spend the ring three quarters full)
  *        and a backlog not shrinking, it stages half as many messages
  *        again (up to 1 in 2^KS_STAGE_SAMPLE_SHIFT_MAX); with no overflow
  *        in use and its ring under an eighth full, twice as many again,
@@ -502,9 +502,9 @@ static void sample_adjust(ks_stage_t *s, ks_ring_t *r, size_t head)
                     atomic_load_explicit(&r->ovf_tail, memory_order_acquire);
         pressed = s->ovf_chunks_max
                       ? r->ovf_active &&
-                            2 * atomic_load_explicit(&s->ovf_chunks,
+                            8 * atomic_load_explicit(&s->ovf_chunks,
                                                      memory_order_relaxed) >=
-                                s->ovf_chunks_max
+                                7 * s->ovf_chunks_max
                       : backlog >= KS_STAGE_RING_ENTRIES / 4 * 3;
         if (pressed && backlog >= r->backlog_last &&
             r->shift < KS_STAGE_SAMPLE_SHIFT_MAX)

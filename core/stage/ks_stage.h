@@ -52,7 +52,7 @@
  *    the messages in the order they were staged (the key arena, freed in
  *    that order, depends on it);
  *  - sampling under overload (issue "Zero drag"): once its backlog stays
- *    high (the overflow half spent, or with none to spend its ring three
+ *    high (the overflow seven eighths spent, or with none to spend its ring three
  *    quarters full) a producing thread stages each message with
  *    probability 1/N, N = 2^k: k rises by one per KS_STAGE_SAMPLE_EVERY
  *    messages while the backlog does not shrink (up to
@@ -176,11 +176,15 @@ void ks_stage_set_overload(ks_stage_t *s, int analyse);
 /** The share of keyshift.memory.max.mb (1/n) that the staging overflow may
  *  take on top of it, only while the drainer is behind
  *  (ks_stage_overflow_budget()). */
-#define KS_STAGE_OVERFLOW_SHARE 8
+#define KS_STAGE_OVERFLOW_SHARE 4
 
 /** @returns the overflow a producer given @p memory_bytes
  *           (keyshift.memory.max.mb) gets: 1/KS_STAGE_OVERFLOW_SHARE of
- *           it (8 MiB, 131,072 messages, at the default 64 MiB). */
+ *           it (16 MiB, about 260,000 messages, at the default 64 MiB:
+ *           a burst of 200,000 messages from a producer's creation is
+ *           analysed exactly even if keyshift's thread gets no CPU while
+ *           it lasts, as with SCHED_IDLE on a host whose threads fill the
+ *           CPUs; sampling starts at seven eighths of it). */
 size_t ks_stage_overflow_budget(size_t memory_bytes);
 
 /**
