@@ -57,12 +57,15 @@ double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err);
  *        partition differs between @p cur and @p prop), and what the
  *        merged analysis @p a makes of its figures (`messages_exact`,
  *        `messages_fraction_error`, `traffic_fraction_error`:
- *        ks_analysis_set_moved(), its `messages_fraction` set before;
- *        @p hashed_share = hashed / all messages of the window).
+ *        and the sampling errors: ks_analysis_set_moved(), its
+ *        `messages_fraction` and `traffic_fraction` set before;
+ *        @p window_hashed and @p window_all: the window's hashed and all
+ *        messages).
  */
 void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
                          double distinct, const ks_analysis_t *a,
-                         double hashed_share, json_t *moved);
+                         double window_hashed, double window_all,
+                         json_t *moved);
 
 /**
  * @returns the topic's `hot_keys` array from the merged summary, busiest
@@ -70,11 +73,13 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
  *          key_length, key_truncated, messages, messages_error,
  *          messages_sampling_error, bytes,
  *          share of @p topic_messages, partition_current,
- *          partition_proposed, moves).
+ *          partition_proposed, moves); messages_sampling_error with the
+ *          merged analysis @p a's sampling (ks_analysis_hot_error()).
  */
 json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                                const int32_t *props, size_t prop_cnt,
-                               uint64_t topic_messages, size_t max);
+                               uint64_t topic_messages, size_t max,
+                               const ks_analysis_t *a);
 
 /** @returns the topic's `hot_keys_sampling` object of the merged inputs
  *           (their runs of one passed by, and those the hot-key summary got

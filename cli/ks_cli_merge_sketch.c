@@ -195,7 +195,7 @@ double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err)
 
 void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
                          double distinct, const ks_analysis_t *a,
-                         double hashed_share, json_t *moved)
+                         double window_hashed, double window_all, json_t *moved)
 {
         size_t                n = ks_keysample_size(m->sample), i, moves = 0;
         ks_keysample_entry_t *e = calloc(n ? n : 1, sizeof(*e));
@@ -216,7 +216,8 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
         f     = n ? (double)moves / (double)n : 0;
         f_err = ks_analysis_keys_fraction_error(
             f, n, n >= ks_keysample_capacity(m->sample), a);
-        ks_analysis_set_moved(moved, sum_m, sum_m2, hashed_share, a);
+        ks_analysis_set_moved(moved, sum_m, sum_m2, window_hashed, window_all,
+                              a);
         json_object_set_new(moved, "distinct_keys",
                             json_integer((json_int_t)llround(f * distinct)));
         json_object_set_new(moved, "distinct_keys_fraction", json_real(f));
@@ -240,7 +241,8 @@ static json_t *ks_sketch_key_json(const uint8_t *key, size_t n)
 
 json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                                const int32_t *props, size_t prop_cnt,
-                               uint64_t topic_messages, size_t max)
+                               uint64_t topic_messages, size_t max,
+                               const ks_analysis_t *a)
 {
         size_t           cap = ks_topk_capacity(m->hot), n, i, j;
         ks_topk_entry_t *e   = calloc(cap, sizeof(*e));
@@ -275,8 +277,10 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                               "messages", (json_int_t)e[i].count,
                               "messages_error", (json_int_t)e[i].error,
                               "messages_sampling_error",
-                              (json_int_t)ks_topic_hot_sampling_error(
-                                  m->hot_sampled, e[i].count),
+                              (json_int_t)ceil(ks_analysis_hot_error(
+                                  a, (double)e[i].count,
+                                  (double)ks_topic_hot_sampling_error(
+                                      m->hot_sampled, e[i].count))),
                               "bytes", (json_int_t)e[i].bytes, "share",
                               topic_messages
                                   ? (double)e[i].count / (double)topic_messages

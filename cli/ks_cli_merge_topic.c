@@ -5,7 +5,10 @@
  *        recompute what derives from them.
  *
  * Exact and summed here: messages, bytes, keys.* (unanalysed too: the
- * merged `analysis` is partial when any input's is, ks_analysis.h), window.*,
+ * merged `analysis` is partial when any input's is, ks_analysis.h; its
+ * sampling counters summed, one_in_max the largest, sampled_seconds and
+ * uptime_s summed as producer-seconds, every sampling error recomputed
+ * from the sums), window.*,
  * acknowledged.*, key_encodings (schema ids too; the keys an id frames,
  * counted up to 2, compared by first key), current.partitions[],
  * and per proposal partitions[], flow (null if any input has none) and
@@ -94,6 +97,27 @@ static void ks_merge_partitions(json_t *dst, const json_t *src)
                                    json_integer_value(json_object_get(
                                        json_array_get(src, i), f[j])));
                 }
+}
+
+/** @brief Each partition's `messages_sampling_error` from its merged
+ *         `messages` under the merged analysis @p a (ks_analysis.h);
+ *         none when nothing was sampled. */
+static void ks_merge_partition_errors(json_t *parts, const ks_analysis_t *a)
+{
+        size_t  i;
+        json_t *p;
+
+        json_array_foreach(parts, i, p)
+        {
+                if (!a->sampled) {
+                        json_object_del(p, "messages_sampling_error");
+                        continue;
+                }
+                json_object_set_new(
+                    p, "messages_sampling_error",
+                    json_integer((json_int_t)ceil(ks_analysis_sampling_error(
+                        a, (double)ks_cli_u64(p, "messages")))));
+        }
 }
 
 /** @brief dst += src cell by cell (checked, same shape). */
@@ -269,7 +293,9 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
             mv, "traffic_fraction",
             json_real(all > 0 ? (double)ks_cli_u64(mv, "messages") / all : 0));
         ks_cli_sketch_moved(sk, cur, (int32_t)ks_cli_u64(p, "partition_count"),
-                            distinct, a, all > 0 ? hm / all : 0, mv);
+                            distinct, a, hm, all, mv);
+        if (cur)
+                ks_merge_partition_errors(json_object_get(p, "partitions"), a);
         if (json_is_array(flow))
                 ks_merge_flow_out(p, flow, cur,
                                   (int32_t)ks_cli_u64(p, "partition_count"));
@@ -365,11 +391,25 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
                             curp, json_object_get(json_object_get(o, "current"),
                                                   "partitions"));
         }
-        /* partial when any input skipped messages: messages and
-         * keys.unanalysed are sums (ks_analysis.h) */
-        ks_analysis_init(&an, ks_cli_u64(t, "messages"),
-                         ks_cli_u64(keys, "unanalysed"));
+        /* partial when any input skipped messages, sampled when any
+         * sampled: the inputs' analyses added (ks_analysis.h); an input
+         * without `analysis.uptime_s` counts its report's */
+        for (i = 0; i < n; i++) {
+                ks_analysis_t one;
+                ks_analysis_of_topic(in[i].topic, &one);
+                if (one.uptime_s < 0 && json_is_number(json_object_get(
+                                            in[i].report->root, "uptime_s")))
+                        one.uptime_s = json_number_value(
+                            json_object_get(in[i].report->root, "uptime_s"));
+                if (i)
+                        ks_analysis_add(&an, &one);
+                else
+                        an = one;
+        }
         json_object_set_new(t, "analysis", ks_analysis_json(&an));
+        ks_analysis_set_window(window, &an);
+        if (curp)
+                ks_merge_partition_errors(curp, &an);
         distinct = ks_cli_sketch_distinct(sk, &derr);
         ks_analysis_set_distinct(keys, distinct, derr, &an);
         json_object_set_new(t, "keys", keys);
@@ -402,7 +442,7 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         json_object_set_new(
             t, "hot_keys",
             ks_cli_sketch_hot_keys(sk, cur, pcounts, json_array_size(ps),
-                                   ks_cli_u64(t, "messages"), hot_max));
+                                   ks_cli_u64(t, "messages"), hot_max, &an));
         json_object_set_new(t, "hot_keys_sampling",
                             ks_cli_sketch_hot_sampling(sk));
         json_object_set_new(t, "merge", ks_cli_sketch_json(sk, hot_total));

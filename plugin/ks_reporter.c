@@ -266,7 +266,7 @@ void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
             c->conf.hot_keys,      ks_client_now_ms(), final, &c->conf.sizing,
-            c->queue_max_messages, c->queue_max_bytes, 1};
+            c->queue_max_messages, c->queue_max_bytes, 1,     c->started_at_ms};
         ks_report_producer_t p = {
             .client_id          = c->client_id,
             .client_name        = c->name,

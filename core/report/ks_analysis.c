@@ -14,14 +14,34 @@
  *  from: the largest a fraction's standard deviation can be. */
 #define KS_ANALYSIS_ERROR_UNKNOWN 0.5
 
+void ks_analysis_init_sampled(ks_analysis_t *a, uint64_t messages,
+                              uint64_t bytes, uint64_t unanalysed,
+                              const ks_analysis_sampling_t *smp,
+                              double                        uptime_s)
+{
+        memset(a, 0, sizeof(*a));
+        if (smp)
+                a->smp = *smp;
+        a->messages   = messages;
+        a->bytes      = bytes;
+        a->unanalysed = unanalysed;
+        a->uptime_s   = uptime_s;
+        a->sampled    = a->smp.one_in_max > 0;
+        a->skipped    = unanalysed > 0;
+        a->complete   = !a->sampled && !a->skipped;
+        /* the weights stand for messages not staged: take them off, add
+         * the staged ones once (ks_topic_counters_t) */
+        a->analysed = messages - a->smp.weighted_messages + a->smp.in_messages;
+        a->produced = a->analysed + a->smp.out_messages + unanalysed;
+        a->bytes_produced =
+            bytes - a->smp.weighted_bytes + a->smp.in_bytes + a->smp.out_bytes;
+        a->analysed_fraction =
+            a->produced ? (double)a->analysed / (double)a->produced : 1.0;
+}
+
 void ks_analysis_init(ks_analysis_t *a, uint64_t analysed, uint64_t unanalysed)
 {
-        a->analysed   = analysed;
-        a->unanalysed = unanalysed;
-        a->produced   = analysed + unanalysed;
-        a->complete   = unanalysed == 0;
-        a->analysed_fraction =
-            a->produced ? (double)analysed / (double)a->produced : 1.0;
+        ks_analysis_init_sampled(a, analysed, 0, unanalysed, NULL, -1);
 }
 
 static uint64_t u64_of(const json_t *o, const char *k)
@@ -32,25 +52,139 @@ static uint64_t u64_of(const json_t *o, const char *k)
                    : 0;
 }
 
+void ks_analysis_sampling_of(const json_t *an, ks_analysis_sampling_t *smp)
+{
+        smp->in_messages       = u64_of(an, "messages_sampled_in");
+        smp->in_bytes          = u64_of(an, "bytes_sampled_in");
+        smp->weighted_messages = u64_of(an, "messages_sampled_weighted");
+        smp->weighted_bytes    = u64_of(an, "bytes_sampled_weighted");
+        smp->out_messages      = u64_of(an, "messages_sampled_out");
+        smp->out_bytes         = u64_of(an, "bytes_sampled_out");
+        smp->variance          = u64_of(an, "sampled_variance");
+        smp->one_in_max        = u64_of(an, "one_in_max");
+        smp->seconds           = u64_of(an, "sampled_seconds");
+}
+
 void ks_analysis_of_topic(const json_t *topic, ks_analysis_t *a)
 {
-        ks_analysis_init(a, u64_of(topic, "messages"),
-                         u64_of(json_object_get(topic, "keys"), "unanalysed"));
+        const json_t          *an = json_object_get(topic, "analysis");
+        const json_t          *up = json_object_get(an, "uptime_s");
+        ks_analysis_sampling_t smp;
+
+        ks_analysis_sampling_of(an, &smp);
+        ks_analysis_init_sampled(
+            a, u64_of(topic, "messages"), u64_of(topic, "bytes"),
+            u64_of(json_object_get(topic, "keys"), "unanalysed"), &smp,
+            json_is_number(up) ? json_number_value(up) : -1);
 }
 
 void ks_analysis_add(ks_analysis_t *a, const ks_analysis_t *b)
 {
-        ks_analysis_init(a, a->analysed + b->analysed,
-                         a->unanalysed + b->unanalysed);
+        ks_analysis_sampling_t s = a->smp;
+
+        s.in_messages += b->smp.in_messages;
+        s.in_bytes += b->smp.in_bytes;
+        s.weighted_messages += b->smp.weighted_messages;
+        s.weighted_bytes += b->smp.weighted_bytes;
+        s.out_messages += b->smp.out_messages;
+        s.out_bytes += b->smp.out_bytes;
+        s.variance += b->smp.variance;
+        s.seconds += b->smp.seconds;
+        if (b->smp.one_in_max > s.one_in_max)
+                s.one_in_max = b->smp.one_in_max;
+        ks_analysis_init_sampled(
+            a, a->messages + b->messages, a->bytes + b->bytes,
+            a->unanalysed + b->unanalysed, &s,
+            a->uptime_s >= 0 && b->uptime_s >= 0 ? a->uptime_s + b->uptime_s
+                                                 : -1);
 }
 
 json_t *ks_analysis_json(const ks_analysis_t *a)
 {
-        return json_pack("{s:b, s:I, s:I, s:I, s:f}", "complete", a->complete,
-                         "messages_produced", (json_int_t)a->produced,
-                         "messages_analysed", (json_int_t)a->analysed,
-                         "messages_unanalysed", (json_int_t)a->unanalysed,
-                         "analysed_fraction", a->analysed_fraction);
+        json_t *o = json_pack(
+            "{s:b, s:I, s:I, s:I, s:f, s:b, s:I, s:I, s:I, s:I, s:I, s:I, "
+            "s:I, s:I, s:I, s:I, s:f}",
+            "complete", a->complete, "messages_produced",
+            (json_int_t)a->produced, "messages_analysed",
+            (json_int_t)a->analysed, "messages_unanalysed",
+            (json_int_t)a->unanalysed, "analysed_fraction",
+            a->analysed_fraction, "sampled", a->sampled, "one_in_max",
+            (json_int_t)a->smp.one_in_max, "sampled_seconds",
+            (json_int_t)a->smp.seconds, "messages_sampled_in",
+            (json_int_t)a->smp.in_messages, "messages_sampled_weighted",
+            (json_int_t)a->smp.weighted_messages, "messages_sampled_out",
+            (json_int_t)a->smp.out_messages, "bytes_sampled_in",
+            (json_int_t)a->smp.in_bytes, "bytes_sampled_weighted",
+            (json_int_t)a->smp.weighted_bytes, "bytes_sampled_out",
+            (json_int_t)a->smp.out_bytes, "sampled_variance",
+            (json_int_t)a->smp.variance, "bytes_produced",
+            (json_int_t)a->bytes_produced, "messages_sampling_error",
+            ks_analysis_sampling_error(a, (double)a->messages));
+
+        if (o)
+                json_object_set_new(o, "bytes_sampling_error",
+                                    json_real(ks_analysis_bytes_sampling_error(
+                                        a, (double)a->bytes)));
+        if (o && a->uptime_s >= 0)
+                json_object_set_new(o, "uptime_s", json_real(a->uptime_s));
+        return o;
+}
+
+double ks_analysis_sampling_error(const ks_analysis_t *a, double messages)
+{
+        double n1, var;
+
+        if (!a->sampled || !(messages > 0))
+                return 0.0;
+        n1  = (double)a->smp.one_in_max - 1;
+        var = n1 * messages;
+        if ((double)a->smp.variance < var)
+                var = (double)a->smp.variance;
+        return KS_ANALYSIS_SIGMAS * sqrt(var);
+}
+
+/** @returns the exact mean size of the messages counted (analysed and
+ *           sampled out), bytes; 0 when none. */
+static double mean_bytes(const ks_analysis_t *a)
+{
+        uint64_t m = a->produced - a->unanalysed;
+        return m ? (double)a->bytes_produced / (double)m : 0.0;
+}
+
+double ks_analysis_bytes_sampling_error(const ks_analysis_t *a, double bytes)
+{
+        double b = mean_bytes(a);
+
+        if (!a->sampled || !(b > 0))
+                return 0.0;
+        return b * ks_analysis_sampling_error(a, bytes / b);
+}
+
+double ks_analysis_hot_error(const ks_analysis_t *a, double count,
+                             double hot_error)
+{
+        double s;
+
+        if (!a->sampled)
+                return hot_error;
+        s = ks_analysis_sampling_error(a, count);
+        return sqrt(s * s + (double)a->smp.one_in_max * hot_error * hot_error);
+}
+
+void ks_analysis_set_window(json_t *window, const ks_analysis_t *a)
+{
+        json_object_set_new(
+            window, "messages_sampling_error",
+            json_real(ks_analysis_sampling_error(
+                a, json_number_value(json_object_get(window, "messages")))));
+        json_object_set_new(
+            window, "bytes_sampling_error",
+            json_real(ks_analysis_bytes_sampling_error(
+                a, json_number_value(json_object_get(window, "bytes")))));
+        json_object_set_new(window, "hashed_messages_sampling_error",
+                            json_real(ks_analysis_sampling_error(
+                                a, json_number_value(json_object_get(
+                                       window, "hashed_messages")))));
 }
 
 /** @brief "60,000" into @p out (at least 27 bytes). */
@@ -97,7 +231,7 @@ const char *ks_analysis_partial_line(const ks_analysis_t *a, char *buf,
         if (!size)
                 return buf;
         buf[0] = '\0';
-        if (a->complete)
+        if (!a->skipped)
                 return buf;
         fmt_count(a->analysed, an);
         fmt_count(a->produced, pr);
@@ -105,6 +239,31 @@ const char *ks_analysis_partial_line(const ks_analysis_t *a, char *buf,
         snprintf(buf, size,
                  "partial: keyshift analysed %s of %s messages (%s %%)", an, pr,
                  pct);
+        return buf;
+}
+
+const char *ks_analysis_sampled_line(const ks_analysis_t *a, char *buf,
+                                     size_t size)
+{
+        char of[48] = "", secs[32];
+
+        if (!size)
+                return buf;
+        buf[0] = '\0';
+        if (!a->sampled)
+                return buf;
+        /* a sampled message was staged in at least one second */
+        fmt_count(a->smp.seconds ? a->smp.seconds : 1, secs);
+        if (a->uptime_s >= 0) {
+                char up[32];
+                fmt_count((uint64_t)llround(a->uptime_s), up);
+                snprintf(of, sizeof(of), " of %s", up);
+        }
+        snprintf(buf, size,
+                 "estimated: the producer was out of CPU for %s s%s "
+                 "(keyshift analysed 1 message in up to %llu then); figures "
+                 "below are estimates (+/- 3 sigma)",
+                 secs, of, (unsigned long long)a->smp.one_in_max);
         return buf;
 }
 
@@ -145,20 +304,52 @@ double ks_analysis_messages_fraction_error(double f, double sum_m,
                                            double               sum_m2,
                                            const ks_analysis_t *a)
 {
-        if (a->complete)
+        if (!a->skipped)
                 return 0.0;
         return proportion_error(f, sum_m2 > 0 ? sum_m * sum_m / sum_m2 : 0);
 }
 
+double ks_analysis_fraction_sampling_error(const ks_analysis_t *a, double f,
+                                           double of)
+{
+        if (!a->sampled || a->smp.one_in_max < 2) /* N = 1: exact */
+                return 0.0;
+        return KS_ANALYSIS_SIGMAS *
+               proportion_error(f, of / ((double)a->smp.one_in_max - 1));
+}
+
 void ks_analysis_set_moved(json_t *moved, double sum_m, double sum_m2,
-                           double hashed_share, const ks_analysis_t *a)
+                           double window_hashed, double window_all,
+                           const ks_analysis_t *a)
 {
         double f =
             json_number_value(json_object_get(moved, "messages_fraction"));
-        double err = ks_analysis_messages_fraction_error(f, sum_m, sum_m2, a);
+        double tf =
+            json_number_value(json_object_get(moved, "traffic_fraction"));
+        double m = json_number_value(json_object_get(moved, "messages"));
+        double b = json_number_value(json_object_get(moved, "bytes"));
+        double hashed_share = window_all > 0 ? window_hashed / window_all : 0;
+        double err  = ks_analysis_messages_fraction_error(f, sum_m, sum_m2, a);
+        double fs   = ks_analysis_fraction_sampling_error(a, f, window_hashed);
+        double ts   = ks_analysis_fraction_sampling_error(a, tf, window_all);
+        double terr = err * hashed_share;
 
+        /* the sampling's standard error beside the skips': independent
+         * (which messages were skipped does not depend on which were
+         * staged), so their variances add */
+        err  = sqrt(err * err +
+                    fs * fs / (KS_ANALYSIS_SIGMAS * KS_ANALYSIS_SIGMAS));
+        terr = sqrt(terr * terr +
+                    ts * ts / (KS_ANALYSIS_SIGMAS * KS_ANALYSIS_SIGMAS));
         json_object_set_new(moved, "messages_exact", json_boolean(a->complete));
         json_object_set_new(moved, "messages_fraction_error", json_real(err));
-        json_object_set_new(moved, "traffic_fraction_error",
-                            json_real(err * hashed_share));
+        json_object_set_new(moved, "traffic_fraction_error", json_real(terr));
+        json_object_set_new(moved, "messages_sampling_error",
+                            json_real(ks_analysis_sampling_error(a, m)));
+        json_object_set_new(moved, "bytes_sampling_error",
+                            json_real(ks_analysis_bytes_sampling_error(a, b)));
+        json_object_set_new(moved, "messages_fraction_sampling_error",
+                            json_real(fs));
+        json_object_set_new(moved, "traffic_fraction_sampling_error",
+                            json_real(ts));
 }

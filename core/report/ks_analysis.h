@@ -4,11 +4,15 @@
  *        makes of each figure: exact, an estimate with its error, or a
  *        lower bound (docs/report-schema.md, `analysis`).
  *
- * A figure is exact only if every message it covers was analysed. When
- * on_send met a full staging ring and overflow it skipped the message (the
- * topic's `keys.unanalysed`, ks_topic_note_unanalysed()); the report's figures
- * then describe the analysed messages only, and this module is the one
- * place that says how to state them for all the produced traffic:
+ * A figure is exact only if every message it covers was analysed, and
+ * none of them stands for others. Two things make figures less than exact
+ * when keyshift's analysis falls behind the producer:
+ *
+ * Skipped messages. When on_send met a full staging ring and overflow it
+ * skipped the message (the topic's `keys.unanalysed`,
+ * ks_topic_note_unanalysed()); the report's figures then describe the
+ * analysed messages only, and this module is the one place that says how
+ * to state them for all the produced traffic:
  *
  *  - counts (messages and bytes that move, per-partition loads, distinct
  *    keys) count the analysed messages: a skipped message can only add
@@ -23,6 +27,31 @@
  *    proportion taken as (x + 1/2) / (n_eff + 1) so that a fraction of 0
  *    or 1 seen in a sample never claims to be exact.
  *
+ * Sampled messages (issue 33). While its backlog grows, a producing thread
+ * stages each message with probability 1/N (N = 2^k per ring, at most
+ * 1024) and counts the others exactly (ks_topic_counters_t, sampled_*). A
+ * staged message then stands for N messages in every analysed per-message
+ * figure, which is so a Horvitz-Thompson estimate (Horvitz & Thompson
+ * 1952): unbiased, each produced message adding N - 1 to its variance.
+ * For a figure x (messages) over messages sampled at most one in N
+ * (`one_in_max`), Var(x) = sum over its sampled-period messages of
+ * (N_i - 1) <= (N - 1) x (x >= those messages: a plug-in bound, as the
+ * hot keys' one), and <= the variance of all the topic's sampled
+ * messages, estimated without bias by V = sum of N (N - 1) over the staged
+ * ones (`sampled_variance`). The error stated is 3 standard errors:
+ *
+ *     messages_sampling_error(x) = 3 sqrt(min((N - 1) x, V))
+ *
+ * (for the topic's `messages` itself, 3 sqrt(V)); bytes as messages of the
+ * mean size b (the exact mean of the messages counted), 3 b sqrt(min((N -
+ * 1) x / b, V)): exact for messages of one size, low by the factor
+ * sqrt(E[b^2]) / E[b] when sizes vary. A fraction f = x / y (x part of y)
+ * has Var(f) <= (N - 1) f (1 - f) / y (the numerator's part and the rest
+ * are disjoint, so independent): the proportion's error over n = y / (N -
+ * 1) effective messages, pulled half a unit as above, times 3. Keys seen
+ * only in messages not staged cannot be estimated, so distinct keys are
+ * lower bounds, as when skipped.
+ *
  * Used by the report (ks_report.c), its story (ks_story.c), `keyshift
  * merge`, `show`, `html` and `metrics`, so that they state the same.
  *
@@ -36,34 +65,123 @@
 
 #include <jansson.h>
 
+/** A topic's sampling counters (ks_topic_counters_t's sampled_*; the
+ *  report's `analysis`). All zero: never sampled. */
+typedef struct ks_analysis_sampling {
+        uint64_t in_messages, in_bytes;             /**< staged (exact) */
+        uint64_t weighted_messages, weighted_bytes; /**< what they stand for:
+                                                 *   sum of N, N x bytes */
+        uint64_t out_messages, out_bytes; /**< counted, not staged (exact) */
+        uint64_t variance;   /**< sum of N (N - 1) over the staged */
+        uint64_t one_in_max; /**< the largest N; 0: never sampled */
+        uint64_t seconds;    /**< seconds with a sampled message staged
+                              *   (a merge: summed, producer-seconds) */
+} ks_analysis_sampling_t;
+
 /** What one topic's analysis covered. */
 typedef struct ks_analysis {
-        uint64_t produced;   /**< analysed + unanalysed messages */
-        uint64_t analysed;   /**< the topic's `messages` */
+        uint64_t produced;   /**< analysed + sampled out + unanalysed:
+                              *   exact */
+        uint64_t analysed;   /**< messages staged and analysed (exact) */
         uint64_t unanalysed; /**< `keys.unanalysed`: skipped on a full ring */
         double   analysed_fraction; /**< analysed / produced (1 when 0) */
-        int      complete;          /**< 1 when nothing was skipped */
+        int      complete;       /**< 1 when nothing was skipped nor sampled */
+        int      skipped;        /**< 1 when some messages were skipped */
+        int      sampled;        /**< 1 when some messages were sampled */
+        uint64_t messages;       /**< the topic's `messages` (an estimate when
+                             *   sampled: weighted) */
+        uint64_t bytes;          /**< the topic's `bytes` (likewise) */
+        uint64_t bytes_produced; /**< exact bytes of the messages counted:
+                                  *   bytes - weighted + in + out */
+        ks_analysis_sampling_t smp;
+        double uptime_s; /**< the producer's uptime (a merge: summed,
+                          *   producer-seconds); < 0: unknown */
 } ks_analysis_t;
 
 /** Bytes the partial line needs at most. */
 #define KS_ANALYSIS_LINE_MAX 96
 
+/** Bytes the sampled line needs at most. */
+#define KS_ANALYSIS_SAMPLED_LINE_MAX 200
+
+/** Sampling's errors are stated at this many standard errors. */
+#define KS_ANALYSIS_SIGMAS 3.0
+
 /** @brief *a := the analysis of @p analysed messages, @p unanalysed
- *         skipped. */
+ *         skipped, none sampled (bytes and uptime unknown). */
 void ks_analysis_init(ks_analysis_t *a, uint64_t analysed, uint64_t unanalysed);
 
+/**
+ * @brief *a := the analysis of a topic whose counters say @p messages,
+ *        @p bytes (total: weighted when sampled), @p unanalysed skipped
+ *        and sampling @p smp (NULL: never sampled), reported after
+ *        @p uptime_s seconds (< 0: unknown).
+ */
+void ks_analysis_init_sampled(ks_analysis_t *a, uint64_t messages,
+                              uint64_t bytes, uint64_t unanalysed,
+                              const ks_analysis_sampling_t *smp,
+                              double                        uptime_s);
+
+/** @brief *smp := the sampling counters of a report's `analysis` object
+ *         @p an (NULL or members absent: 0). */
+void ks_analysis_sampling_of(const json_t *an, ks_analysis_sampling_t *smp);
+
 /** @brief *a := the analysis a report's topic object states: its
- *         `messages` and `keys.unanalysed` (reports before `analysis`
- *         existed have both; absent members count 0). */
+ *         `messages`, `bytes`, `keys.unanalysed` and `analysis`'s sampling
+ *         counters (reports before `analysis`, or before sampling, lack
+ *         them: absent members count 0). */
 void ks_analysis_of_topic(const json_t *topic, ks_analysis_t *a);
 
-/** @brief *a += @p b (a report of several topics, a merge). */
+/** @brief *a += @p b (a report of several topics, a merge): counts and
+ *         sampled seconds summed, one_in_max the larger, uptimes summed
+ *         (unknown when either is). */
 void ks_analysis_add(ks_analysis_t *a, const ks_analysis_t *b);
 
 /** @returns the topic's `analysis` object (new reference, NULL on
  *           ENOMEM): complete, messages_produced, messages_analysed,
- *           messages_unanalysed, analysed_fraction. */
+ *           messages_unanalysed, analysed_fraction, sampled, one_in_max,
+ *           sampled_seconds, messages_sampled_in, messages_sampled_weighted,
+ *           messages_sampled_out, bytes_sampled_in, bytes_sampled_weighted,
+ *           bytes_sampled_out, sampled_variance, bytes_produced,
+ *           messages_sampling_error, bytes_sampling_error, and uptime_s
+ *           when known (docs/report-schema.md). */
 json_t *ks_analysis_json(const ks_analysis_t *a);
+
+/** @returns the sampling error (3 standard errors, messages) of a count
+ *           of @p messages built from the topic's messages: 3 sqrt(min((N
+ *           - 1) x, V)); 0 when never sampled. */
+double ks_analysis_sampling_error(const ks_analysis_t *a, double messages);
+
+/** @returns the sampling error (3 standard errors, bytes) of a figure of
+ *           @p bytes: as messages of the mean size (above); 0 when never
+ *           sampled. */
+double ks_analysis_bytes_sampling_error(const ks_analysis_t *a, double bytes);
+
+/** @returns the sampling error (3 standard errors) of a fraction @p f of
+ *           @p of messages (both estimates, the numerator part of the
+ *           denominator): 3 x the proportion's error over (@p of) / (N -
+ *           1) messages; 0 when never sampled. */
+double ks_analysis_fraction_sampling_error(const ks_analysis_t *a, double f,
+                                           double of);
+
+/**
+ * @returns a hot key's `messages_sampling_error` (3 standard errors) for
+ *          its @p count, @p hot_error the hot-key summary's own sampling
+ *          error (ks_topic_hot_sampling_error()): unchanged when never
+ *          sampled; else sqrt(s^2 + N h^2), s the count's sampling error
+ *          above, h @p hot_error: a message both sampled by its thread
+ *          (one in N) and offered to the summary (one in 8) stands for 8N
+ *          messages, of variance 8N - 1 = (N - 1) + N (8 - 1).
+ */
+double ks_analysis_hot_error(const ks_analysis_t *a, double count,
+                             double hot_error);
+
+/**
+ * @brief Sets `messages_sampling_error`, `bytes_sampling_error` and
+ *        `hashed_messages_sampling_error` of a topic's `window` object
+ *        from its own counts (0 when never sampled).
+ */
+void ks_analysis_set_window(json_t *window, const ks_analysis_t *a);
 
 /**
  * @brief Writes "partial: keyshift analysed 15,582 of 60,000 messages
@@ -73,6 +191,18 @@ json_t *ks_analysis_json(const ks_analysis_t *a);
  * @returns @p buf.
  */
 const char *ks_analysis_partial_line(const ks_analysis_t *a, char *buf,
+                                     size_t size);
+
+/**
+ * @brief Writes "estimated: the producer was out of CPU for 34 s of 600
+ *        (keyshift analysed 1 message in up to 64 then); figures below are
+ *        estimates (+/- 3 sigma)" into @p buf (cut, never overflowed), or
+ *        "" when nothing was sampled. "of U" only when the uptime is
+ *        known; S never reads 0 (a sampled message was staged in at least
+ *        one second).
+ * @returns @p buf.
+ */
+const char *ks_analysis_sampled_line(const ks_analysis_t *a, char *buf,
                                      size_t size);
 
 /**
@@ -101,8 +231,8 @@ double ks_analysis_keys_fraction_error(double f, size_t keys, int sample_full,
 /**
  * @returns the standard error of a fraction @p f of hashed messages
  *          (`messages_fraction_error`, `traffic_fraction_error` with the
- *          hashed share applied by the caller): 0 when complete (every
- *          message was counted), else that of a proportion over n_eff =
+ *          hashed share applied by the caller) that skipped messages
+ *          make: 0 when none was skipped, else that of a proportion over n_eff =
  *          @p sum_m ^ 2 / @p sum_m2, the key sample's messages per key
  *          (above).
  */
@@ -113,12 +243,18 @@ double ks_analysis_messages_fraction_error(double f, double sum_m,
 /**
  * @brief Adds to a proposal's `moved` object what the analysis makes of
  *        it: `messages_exact` (messages and bytes count every message,
- *        or only the analysed ones: then lower bounds),
- *        `messages_fraction_error` and `traffic_fraction_error` (from
- *        ks_analysis_messages_fraction_error(), read from its own
- *        `messages_fraction`; @p hashed_share = hashed / all messages).
+ *        or only the analysed ones: then lower bounds; or estimates when
+ *        sampled), `messages_fraction_error` and `traffic_fraction_error`
+ *        (standard errors: ks_analysis_messages_fraction_error() read from
+ *        its own `messages_fraction`, and when sampled, the sampling's
+ *        standard error added in quadrature), `messages_sampling_error`,
+ *        `bytes_sampling_error`, `messages_fraction_sampling_error`,
+ *        `traffic_fraction_sampling_error` (3 standard errors; 0 when
+ *        never sampled). @p window_hashed and @p window_all are the
+ *        window's hashed and all messages, the fractions' denominators.
  */
 void ks_analysis_set_moved(json_t *moved, double sum_m, double sum_m2,
-                           double hashed_share, const ks_analysis_t *a);
+                           double window_hashed, double window_all,
+                           const ks_analysis_t *a);
 
 #endif /* KS_ANALYSIS_H */

@@ -82,16 +82,45 @@ double ks_report_frac(uint64_t a, uint64_t b)
         return b ? (double)a / (double)b : 0.0;
 }
 
-static json_t *partitions_json(const ks_load_t *loads, int32_t n)
+void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
+                        ks_analysis_t *a)
+{
+        const ks_topic_counters_t *c   = &s->c;
+        ks_analysis_sampling_t     smp = {c->sampled_in.messages,
+                                          c->sampled_in.bytes,
+                                          c->sampled_weighted.messages,
+                                          c->sampled_weighted.bytes,
+                                          c->sampled_out.messages,
+                                          c->sampled_out.bytes,
+                                          c->sampled_variance,
+                                          c->one_in_max,
+                                          c->sampled_seconds};
+
+        ks_analysis_init_sampled(a, c->total.messages, c->total.bytes,
+                                 c->unanalysed, &smp, uptime_s);
+}
+
+/** @brief [{partition, messages, bytes}] of @p n loads, each with its
+ *         `messages_sampling_error` when @p a was sampled (absent
+ *         otherwise: 0, and the arrays keep their size). */
+static json_t *partitions_json(const ks_load_t *loads, int32_t n,
+                               const ks_analysis_t *a)
 {
         json_t *arr = json_array();
         int32_t i;
 
-        for (i = 0; arr && i < n; i++)
-                json_array_append_new(
-                    arr, json_pack("{s:i, s:I, s:I}", "partition", (int)i,
-                                   "messages", (json_int_t)loads[i].messages,
-                                   "bytes", (json_int_t)loads[i].bytes));
+        for (i = 0; arr && i < n; i++) {
+                json_t *o = json_pack("{s:i, s:I, s:I}", "partition", (int)i,
+                                      "messages", (json_int_t)loads[i].messages,
+                                      "bytes", (json_int_t)loads[i].bytes);
+                if (o && a->sampled)
+                        json_object_set_new(
+                            o, "messages_sampling_error",
+                            json_integer(
+                                (json_int_t)ceil(ks_analysis_sampling_error(
+                                    a, (double)loads[i].messages))));
+                json_array_append_new(arr, o);
+        }
         return arr;
 }
 
@@ -175,7 +204,7 @@ static json_t *proposal_json(const ks_topic_snapshot_t     *s,
         o = json_pack(
             "{s:i, s:o, s:{s:I, s:I, s:f, s:f, s:I, s:f, s:f}}",
             "partition_count", (int)p->partition_count, "partitions",
-            bulk ? partitions_json(p->partitions, p->partition_count)
+            bulk ? partitions_json(p->partitions, p->partition_count, a)
                  : json_null(),
             "moved", "messages", (json_int_t)p->moved.messages, "bytes",
             (json_int_t)p->moved.bytes, "messages_fraction",
@@ -187,9 +216,8 @@ static json_t *proposal_json(const ks_topic_snapshot_t     *s,
         if (o)
                 ks_analysis_set_moved(json_object_get(o, "moved"),
                                       (double)sp->total, sp->total_sq,
-                                      ks_report_frac(s->window_hashed.messages,
-                                                     s->window_total.messages),
-                                      a);
+                                      (double)s->window_hashed.messages,
+                                      (double)s->window_total.messages, a);
         /* the writer writes a kept flow from the snapshot (ks_report_bulk.c) */
         if (o && bulk)
                 ks_report_flow_set(o, p->flow, s->partition_count,
@@ -199,7 +227,8 @@ static json_t *proposal_json(const ks_topic_snapshot_t     *s,
         return o;
 }
 
-static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
+static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n,
+                             const ks_analysis_t *a)
 {
         json_t                *arr = json_array();
         size_t                 i, j;
@@ -230,8 +259,10 @@ static json_t *hot_keys_json(const ks_topic_snapshot_t *s, int n)
                     "key_truncated", e->keylen > KS_TOPK_KEY_MAX, "messages",
                     (json_int_t)e->count, "messages_error",
                     (json_int_t)e->error, "messages_sampling_error",
-                    (json_int_t)ks_topic_hot_sampling_error(s->c.hot_sampled,
-                                                            e->count),
+                    (json_int_t)ceil(ks_analysis_hot_error(
+                        a, (double)e->count,
+                        (double)ks_topic_hot_sampling_error(s->c.hot_sampled,
+                                                            e->count))),
                     "bytes", (json_int_t)e->bytes, "share",
                     ks_report_frac(e->count, s->c.total.messages),
                     "partition_current",
@@ -354,7 +385,12 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         ks_analysis_t              an;
         size_t first_warning = wl->cnt; /* this topic's own come next */
 
-        ks_analysis_init(&an, c->total.messages, c->unanalysed);
+        ks_report_analysis(s,
+                           opts->started_at_ms
+                               ? (double)(opts->now_ms - opts->started_at_ms) /
+                                     1000.0
+                               : -1,
+                           &an);
         ks_report_sample_pass(s, &sp);
         ks_report_moved_key_fractions(s, &sp, moved_f);
 
@@ -433,6 +469,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 return NULL;
         /* what a skipped message would have changed (ks_analysis.h) */
         json_object_set_new(o, "analysis", ks_analysis_json(&an));
+        ks_analysis_set_window(json_object_get(o, "window"), &an);
         ks_analysis_set_distinct(json_object_get(o, "keys"), distinct,
                                  distinct_err, &an);
         if (ks_report_rehearsal(s)) { /* nothing to check them against */
@@ -455,12 +492,13 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                                           : json_null());
         json_object_set_new(
             o, "current",
-            s->current ? json_pack("{s:o}", "partitions",
-                                   opts->bulk_by_writer
-                                       ? json_null()
-                                       : partitions_json(s->current,
-                                                         s->partition_count))
-                       : json_null());
+            s->current
+                ? json_pack("{s:o}", "partitions",
+                            opts->bulk_by_writer
+                                ? json_null()
+                                : partitions_json(s->current,
+                                                  s->partition_count, &an))
+                : json_null());
         if (c->diag_checked) {
                 json_t *d =
                     json_pack("{s:I}", "checked", (json_int_t)c->diag_checked);
@@ -483,7 +521,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 ks_report_client_warnings(s, java_f, wl);
         }
         json_object_set_new(o, "proposals", props);
-        json_object_set_new(o, "hot_keys", hot_keys_json(s, opts->hot_keys));
+        json_object_set_new(o, "hot_keys",
+                            hot_keys_json(s, opts->hot_keys, &an));
         json_object_set_new(
             o, "hot_keys_sampling",
             ks_report_hot_sampling_json(c->hot_passed_by, c->hot_sampled));

@@ -53,6 +53,10 @@ typedef struct ks_report_opts {
          *  arrays, `merge`) as null placeholders, for
          *  ks_report_writer_topic_snapshot() to write from the snapshot */
         int bulk_by_writer;
+        /** when the producer was created (wall clock, ms; 0: unknown):
+         *  each topic's `analysis.uptime_s`, for the sampled line
+         *  (ks_analysis.h) */
+        int64_t started_at_ms;
 } ks_report_opts_t;
 
 /**

@@ -22,14 +22,17 @@
 #include "ks_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ks_report_jout.h"
 #include "ks_report_parts.h"
 
-/** @brief [{partition, messages, bytes}, ...] as partitions_json(). */
-static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n)
+/** @brief [{partition, messages, bytes}, ...] as partitions_json(), with
+ *         `messages_sampling_error` when @p a was sampled. */
+static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n,
+                           const ks_analysis_t *a)
 {
         int32_t i;
 
@@ -38,12 +41,18 @@ static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n)
                 char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
                 if (i)
                         *d++ = ',';
-                d    = KS_LIT(d, "{\"partition\":");
-                d    = fmt_u64(d, (uint64_t)i);
-                d    = KS_LIT(d, ",\"messages\":");
-                d    = fmt_u64(d, l[i].messages);
-                d    = KS_LIT(d, ",\"bytes\":");
-                d    = fmt_u64(d, l[i].bytes);
+                d = KS_LIT(d, "{\"partition\":");
+                d = fmt_u64(d, (uint64_t)i);
+                d = KS_LIT(d, ",\"messages\":");
+                d = fmt_u64(d, l[i].messages);
+                d = KS_LIT(d, ",\"bytes\":");
+                d = fmt_u64(d, l[i].bytes);
+                if (a->sampled) {
+                        d = KS_LIT(d, ",\"messages_sampling_error\":");
+                        d = fmt_u64(d,
+                                    (uint64_t)ceil(ks_analysis_sampling_error(
+                                        a, (double)l[i].messages)));
+                }
                 *d++ = '}';
                 o->n += (size_t)(d - b);
         }
@@ -198,7 +207,8 @@ static void put_flow(ks_jout_t *o, const uint64_t *flow, int32_t rows,
  *         replaced by @p l's per-partition array. */
 static void put_with_partitions(ks_jout_t *o, const json_t *v,
                                 const ks_load_t *l, int32_t n,
-                                const uint64_t *flow, int32_t flow_rows)
+                                const uint64_t *flow, int32_t flow_rows,
+                                const ks_analysis_t *a)
 {
         const char *key;
         json_t     *m;
@@ -210,7 +220,7 @@ static void put_with_partitions(ks_jout_t *o, const json_t *v,
                 ks_jout_put_key(o, key, first);
                 first = 0;
                 if (!strcmp(key, "partitions") && json_is_null(m) && l)
-                        put_partitions(o, l, n);
+                        put_partitions(o, l, n, a);
                 else if (!strcmp(key, "flow") && json_is_null(m) && flow)
                         put_flow(o, flow, flow_rows, n);
                 else
@@ -242,13 +252,15 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                     const ks_topic_snapshot_t *s,
                                     const json_t              *topic)
 {
-        ks_jout_t   o;
-        const char *key;
-        json_t     *m;
-        int         first = 1;
+        ks_jout_t     o;
+        const char   *key;
+        json_t       *m;
+        int           first = 1;
+        ks_analysis_t an;
 
         if (w->failed)
                 return -1;
+        ks_report_analysis(s, -1, &an); /* the per-partition errors */
         errno    = 0;
         o.fd     = fileno(w->fp);
         o.failed = fflush(w->fp) != 0; /* the head, before this topic */
@@ -261,7 +273,7 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                 first = 0;
                 if (!strcmp(key, "current") && json_is_object(m)) {
                         put_with_partitions(&o, m, s->current,
-                                            s->partition_count, NULL, 0);
+                                            s->partition_count, NULL, 0, &an);
                 } else if (!strcmp(key, "proposals") && json_is_array(m)) {
                         size_t i;
                         PUT_LIT(&o, "[");
@@ -274,7 +286,7 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                                     p ? p->partitions : NULL,
                                                     p ? p->partition_count : 0,
                                                     p ? p->flow : NULL,
-                                                    s->partition_count);
+                                                    s->partition_count, &an);
                         }
                         PUT_LIT(&o, "]");
                 } else if (!strcmp(key, "merge") && json_is_null(m)) {

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "ks_analysis.h"
 #include "ks_clients.h"
 #include "ks_report.h"
 
@@ -68,6 +69,11 @@ int32_t ks_report_partition_now(const ks_topic_snapshot_t *s, uint32_t phash);
 json_t *ks_report_proposed_partitions(const ks_topic_snapshot_t    *s,
                                       const ks_report_count_name_t *names,
                                       uint32_t                      phash);
+
+/** @brief *a := what @p s's analysis covered, its sampling included
+ *         (ks_analysis.h), reported after @p uptime_s (< 0: unknown). */
+void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
+                        ks_analysis_t *a);
 
 /* ks_report_keys.c */
 json_t *ks_report_key_encodings(const ks_topic_snapshot_t *s);
