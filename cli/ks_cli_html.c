@@ -323,7 +323,8 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
 
 /** @brief First in the header, when any topic on the page had messages
  *         skipped: "partial: keyshift analysed X of Y messages (P %)"
- *         over those topics (ks_analysis.h). */
+ *         over those topics (ks_analysis.h); when any was sampled, the
+ *         sampled line after it (as `show`). */
 static void ks_html_partial(FILE *fp, const ks_cli_report_t *r,
                             const ks_html_opts_t *o)
 {
@@ -332,6 +333,7 @@ static void ks_html_partial(FILE *fp, const ks_cli_report_t *r,
         json_t       *t;
         size_t        i;
         char          line[KS_ANALYSIS_LINE_MAX];
+        char          sline[KS_ANALYSIS_SAMPLED_LINE_MAX];
 
         ks_analysis_init(&all, 0, 0);
         json_object_foreach(ks_cli_report_topics(r), name, t)
@@ -342,13 +344,23 @@ static void ks_html_partial(FILE *fp, const ks_cli_report_t *r,
                 if (!want)
                         continue;
                 ks_analysis_of_topic(t, &one);
-                ks_analysis_add(&all, &one);
+                ks_analysis_add_concurrent(&all, &one);
         }
-        if (all.complete)
-                return;
-        fprintf(fp, "<p class=\"ks-partial\">");
-        ks_cli_fmt_xml(fp, ks_analysis_partial_line(&all, line, sizeof(line)));
-        fprintf(fp, "</p>");
+        if (json_is_number(json_object_get(r->root, "uptime_s")))
+                all.uptime_s =
+                    json_number_value(json_object_get(r->root, "uptime_s"));
+        if (all.skipped) {
+                fprintf(fp, "<p class=\"ks-partial\">");
+                ks_cli_fmt_xml(
+                    fp, ks_analysis_partial_line(&all, line, sizeof(line)));
+                fprintf(fp, "</p>");
+        }
+        if (all.sampled) {
+                fprintf(fp, "<p class=\"ks-partial ks-sampled\">");
+                ks_cli_fmt_xml(
+                    fp, ks_analysis_sampled_line(&all, sline, sizeof(sline)));
+                fprintf(fp, "</p>");
+        }
 }
 
 /** @brief The whole page of report @p r. */

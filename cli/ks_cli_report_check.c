@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_analysis.h"
 #include "ks_hll.h"
 #include "ks_report.h"
 #include "ks_topic.h"
@@ -231,6 +232,8 @@ static void ks_check_partitions(ks_vctx_t *v, json_t *arr, int64_t count)
                         ks_vfail(v, "partition is %lld, expected %zu",
                                  (long long)json_integer_value(n), i);
                 ks_vints(v, p, f);
+                ks_vget(v, p, "messages_sampling_error",
+                        KS_V_INT | KS_V_OPTION);
                 ks_vpop(v, mark);
         }
 }
@@ -273,6 +276,10 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
         static const char *const mn[] = {
             "messages_fraction", "traffic_fraction", "distinct_keys_fraction",
             "distinct_keys_fraction_error", NULL};
+        static const char *const ms[] = {
+            "messages_sampling_error", "bytes_sampling_error",
+            "messages_fraction_sampling_error",
+            "traffic_fraction_sampling_error", NULL};
         const char *const *k;
         json_t            *pc, *moved, *flow;
         int64_t            count;
@@ -311,6 +318,9 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                         KS_V_NUM | KS_V_OPTION);
                 ks_vget(v, moved, "traffic_fraction_error",
                         KS_V_NUM | KS_V_OPTION);
+                /* since sampling (ks_analysis.h): 3 standard errors */
+                for (k = ms; *k; k++)
+                        ks_vget(v, moved, *k, KS_V_NUM | KS_V_OPTION);
                 ks_vpop(v, mark);
         }
         flow = ks_vget(v, p, "flow", KS_V_ARR | KS_V_NULL | KS_V_OPTION);
@@ -466,9 +476,84 @@ static void ks_check_warnings(ks_vctx_t *v, json_t *arr)
 }
 
 /**
+ * @brief The sampling counters of a topic's `analysis` (ks_analysis.h;
+ *        absent before sampling: then all 0), against each other: staged
+ *        messages stand for at least themselves and at most one_in_max
+ *        each, one_in_max is a power of two (N = 2^k), the variance sum of
+ *        N (N - 1) lies between sum (N - 1) and N sum (N - 1), and a topic
+ *        is `sampled` exactly when one_in_max is not 0.
+ * @returns 0, or -1 after ks_vfail().
+ */
+static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
+{
+        static const char *const ints[] = {"one_in_max",
+                                           "sampled_seconds",
+                                           "messages_sampled_in",
+                                           "messages_sampled_weighted",
+                                           "messages_sampled_out",
+                                           "bytes_sampled_in",
+                                           "bytes_sampled_weighted",
+                                           "bytes_sampled_out",
+                                           "sampled_variance",
+                                           NULL};
+        const char *const       *k;
+        ks_analysis_sampling_t   smp;
+        json_t                  *sampled;
+        uint64_t                 extra;
+        double                   n;
+
+        for (k = ints; *k; k++)
+                ks_vget(v, a, *k, KS_V_INT | KS_V_OPTION);
+        sampled = ks_vget(v, a, "sampled", KS_V_BOOL | KS_V_OPTION);
+        if (v->failed)
+                return -1;
+        ks_analysis_sampling_of(a, &smp);
+        n     = (double)smp.one_in_max;
+        extra = smp.weighted_messages - smp.in_messages;
+        if (smp.one_in_max & (smp.one_in_max - 1))
+                ks_vfail(v, "one_in_max %llu is not a power of two",
+                         (unsigned long long)smp.one_in_max);
+        else if (sampled && json_is_true(sampled) != (smp.one_in_max > 0))
+                ks_vfail(v, "sampled is %s but one_in_max is %llu",
+                         json_is_true(sampled) ? "true" : "false",
+                         (unsigned long long)smp.one_in_max);
+        else if (!smp.one_in_max &&
+                 (smp.in_messages || smp.weighted_messages ||
+                  smp.out_messages || smp.in_bytes || smp.weighted_bytes ||
+                  smp.out_bytes || smp.variance || smp.seconds))
+                ks_vfail(v, "sampling counters without one_in_max");
+        else if (smp.one_in_max && !smp.in_messages)
+                ks_vfail(v, "one_in_max %llu without a message sampled in",
+                         (unsigned long long)smp.one_in_max);
+        else if (smp.in_messages > smp.weighted_messages ||
+                 smp.in_bytes > smp.weighted_bytes)
+                ks_vfail(v, "more sampled in than they stand for "
+                            "(sampled_weighted)");
+        else if ((double)smp.weighted_messages > n * (double)smp.in_messages ||
+                 (double)smp.weighted_bytes > n * (double)smp.in_bytes)
+                ks_vfail(v, "sampled_weighted above one_in_max x sampled_in");
+        else if ((double)smp.variance < (double)extra ||
+                 (double)smp.variance > n * (double)extra)
+                ks_vfail(v,
+                         "sampled_variance %llu is not between %llu and "
+                         "one_in_max x %llu (sum of N (N - 1) over the "
+                         "sampled)",
+                         (unsigned long long)smp.variance,
+                         (unsigned long long)extra, (unsigned long long)extra);
+        else if (smp.weighted_messages > ks_cli_u64(t, "messages") ||
+                 smp.weighted_bytes > ks_cli_u64(t, "bytes"))
+                ks_vfail(v, "sampled_weighted exceeds the topic's messages "
+                            "or bytes, which include it");
+        return v->failed ? -1 : 0;
+}
+
+/**
  * @brief The topic's `analysis` (ks_analysis.h; absent in reports before
- *        it): its counts restate `messages` and `keys.unanalysed`, and a
- *        partial analysis has no exact distinct-key count.
+ *        it): its counts restate `messages`, `keys.unanalysed` and its
+ *        sampling counters (messages_analysed = messages - weighted +
+ *        sampled in; messages_produced = analysed + sampled out +
+ *        unanalysed), and a partial or sampled analysis has no exact
+ *        distinct-key count.
  */
 static void ks_check_analysis(ks_vctx_t *v, json_t *t)
 {
@@ -485,15 +570,18 @@ static void ks_check_analysis(ks_vctx_t *v, json_t *t)
         ks_vints(v, a, ints);
         ks_vget(v, a, "analysed_fraction", KS_V_NUM);
         ks_vget(v, a, "complete", KS_V_BOOL);
-        if (!v->failed &&
-            (ks_cli_u64(a, "messages_analysed") != ks_cli_u64(t, "messages") ||
-             ks_cli_u64(a, "messages_unanalysed") !=
-                 ks_cli_u64(keys, "unanalysed") ||
-             ks_cli_u64(a, "messages_produced") !=
-                 ks_cli_u64(t, "messages") + ks_cli_u64(keys, "unanalysed") ||
-             json_is_true(json_object_get(a, "complete")) !=
-                 !ks_cli_u64(keys, "unanalysed")))
-                ks_vfail(v, "does not restate messages and keys.unanalysed");
+        ks_vget(v, a, "uptime_s", KS_V_NUM | KS_V_OPTION);
+        if (!v->failed && !ks_check_sampling(v, t, a)) {
+                ks_analysis_t an;
+                ks_analysis_of_topic(t, &an);
+                if (ks_cli_u64(a, "messages_analysed") != an.analysed ||
+                    ks_cli_u64(a, "messages_unanalysed") != an.unanalysed ||
+                    ks_cli_u64(a, "messages_produced") != an.produced ||
+                    json_is_true(json_object_get(a, "complete")) != an.complete)
+                        ks_vfail(v, "does not restate messages, "
+                                    "keys.unanalysed and the sampling "
+                                    "counters");
+        }
         ks_vpop(v, mark);
         if (!v->failed &&
             json_is_null(json_object_get(keys, "distinct_error")) &&

@@ -79,7 +79,10 @@ void ks_cli_show_wrap(const char *text, int col, int indent)
 /**
  * @brief First of all, when any topic shown had messages skipped: "partial:
  *        keyshift analysed X of Y messages (P %)" over those topics
- *        (ks_analysis.h), so that no figure below reads as complete.
+ *        (ks_analysis.h), so that no figure below reads as complete; when
+ *        any was sampled, "estimated: the producer was out of CPU for S s
+ *        of U (...)", S the most of any topic shown, U the report's
+ *        uptime_s.
  */
 static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
                             const char *const *only, size_t only_cnt)
@@ -89,6 +92,7 @@ static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
         json_t       *t;
         size_t        i;
         char          line[KS_ANALYSIS_LINE_MAX];
+        char          sline[KS_ANALYSIS_SAMPLED_LINE_MAX];
 
         ks_analysis_init(&all, 0, 0);
         json_object_foreach(ks_cli_report_topics(r), name, t)
@@ -99,11 +103,17 @@ static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
                 if (!want)
                         continue;
                 ks_analysis_of_topic(t, &one);
-                ks_analysis_add(&all, &one);
+                ks_analysis_add_concurrent(&all, &one);
         }
-        if (!all.complete)
+        if (json_is_number(json_object_get(r->root, "uptime_s")))
+                all.uptime_s = ks_cli_num(r->root, "uptime_s");
+        if (all.skipped)
                 printf("%s%s%s\n", s->st->red,
                        ks_analysis_partial_line(&all, line, sizeof(line)),
+                       s->st->off);
+        if (all.sampled)
+                printf("%s%s%s\n", s->st->red,
+                       ks_analysis_sampled_line(&all, sline, sizeof(sline)),
                        s->st->off);
 }
 

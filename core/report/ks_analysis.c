@@ -99,6 +99,17 @@ void ks_analysis_add(ks_analysis_t *a, const ks_analysis_t *b)
                                                  : -1);
 }
 
+void ks_analysis_add_concurrent(ks_analysis_t *a, const ks_analysis_t *b)
+{
+        uint64_t secs =
+            a->smp.seconds > b->smp.seconds ? a->smp.seconds : b->smp.seconds;
+        double up = a->uptime_s > b->uptime_s ? a->uptime_s : b->uptime_s;
+
+        ks_analysis_add(a, b);
+        a->smp.seconds = secs;
+        a->uptime_s    = up;
+}
+
 json_t *ks_analysis_json(const ks_analysis_t *a)
 {
         json_t *o = json_pack(

@@ -137,6 +137,11 @@ void ks_analysis_of_topic(const json_t *topic, ks_analysis_t *a);
  *         (unknown when either is). */
 void ks_analysis_add(ks_analysis_t *a, const ks_analysis_t *b);
 
+/** @brief *a += @p b for topics of one report, that shared the
+ *         producer's seconds (`show`, `html`): as ks_analysis_add(), but
+ *         sampled seconds and uptime are the larger, not summed. */
+void ks_analysis_add_concurrent(ks_analysis_t *a, const ks_analysis_t *b);
+
 /** @returns the topic's `analysis` object (new reference, NULL on
  *           ENOMEM): complete, messages_produced, messages_analysed,
  *           messages_unanalysed, analysed_fraction, sampled, one_in_max,

@@ -27,6 +27,10 @@ typedef enum ks_fam {
         KS_FAM_BYTES,
         KS_FAM_ANALYSED,
         KS_FAM_UNANALYSED,
+        KS_FAM_SAMPLED,
+        KS_FAM_SAMPLED_OUT,
+        KS_FAM_ONE_IN_MAX,
+        KS_FAM_SAMPLED_SECONDS,
         KS_FAM_MOVED_MESSAGES,
         KS_FAM_MOVED_TRAFFIC,
         KS_FAM_MOVED_KEYS,
@@ -49,48 +53,63 @@ typedef enum ks_fam {
 static const struct {
         const char *name, *type, *help;
 } ks_fams[KS_FAM_CNT] = {
-    [KS_FAM_INFO]           = {"keyshift_report_info", "gauge",
-                               "The report these metrics come from (always 1): its "
-                                         "source (producer, merge or scan), keyshift and "
-                                         "librdkafka versions, the partitioner modelled."},
-    [KS_FAM_GENERATED]      = {"keyshift_report_generated_timestamp_seconds",
-                               "gauge", "When the report was built, Unix time."},
-    [KS_FAM_UPTIME]         = {"keyshift_report_uptime_seconds", "gauge",
-                               "Seconds the report covers (producer start to "
-                                       "report)."},
-    [KS_FAM_PARTITIONS]     = {"keyshift_topic_partitions", "gauge",
-                               "The topic's current partition count."},
-    [KS_FAM_MESSAGES]       = {"keyshift_messages_total", "counter",
-                               "Messages produced to the topic since the "
-                                     "producer started."},
-    [KS_FAM_BYTES]          = {"keyshift_bytes_total", "counter",
-                               "Key and value bytes produced to the topic since the "
-                                        "producer started."},
-    [KS_FAM_ANALYSED]       = {"keyshift_analysed_messages_ratio", "gauge",
-                               "Fraction of the messages produced to the "
-                                     "topic that keyshift analysed; below 1 every "
-                                     "other figure is partial."},
-    [KS_FAM_UNANALYSED]     = {"keyshift_unanalysed_messages_total", "counter",
-                               "Messages produced to the topic that met a "
-                                   "full staging ring and were skipped."},
-    [KS_FAM_MOVED_MESSAGES] = {"keyshift_moved_messages_ratio", "gauge",
-                               "Fraction of hashed (keyed) messages whose "
-                               "partition would change at "
-                               "proposed_partitions."},
-    [KS_FAM_MOVED_TRAFFIC]  = {"keyshift_moved_traffic_ratio", "gauge",
-                               "Fraction of all messages whose partition "
-                                "would change at proposed_partitions."},
-    [KS_FAM_MOVED_KEYS]     = {"keyshift_moved_keys_ratio", "gauge",
-                               "Fraction of distinct hashed keys whose "
-                                   "partition would change at proposed_partitions."},
-    [KS_FAM_SKEW]           = {"keyshift_partition_skew_ratio", "gauge",
-                               "Busiest partition's messages over the median "
-                                         "partition's at partitions (scenario current or "
-                                         "proposed); 1 is even."},
-    [KS_FAM_HOT_SHARE]      = {"keyshift_hot_key_share_ratio", "gauge",
-                               "Share of the topic's messages carried by its "
-                                    "rank-th busiest key (the key is never a "
-                                    "label)."},
+    [KS_FAM_INFO]        = {"keyshift_report_info", "gauge",
+                            "The report these metrics come from (always 1): its "
+                                   "source (producer, merge or scan), keyshift and "
+                                   "librdkafka versions, the partitioner modelled."},
+    [KS_FAM_GENERATED]   = {"keyshift_report_generated_timestamp_seconds",
+                            "gauge", "When the report was built, Unix time."},
+    [KS_FAM_UPTIME]      = {"keyshift_report_uptime_seconds", "gauge",
+                            "Seconds the report covers (producer start to "
+                                 "report)."},
+    [KS_FAM_PARTITIONS]  = {"keyshift_topic_partitions", "gauge",
+                            "The topic's current partition count."},
+    [KS_FAM_MESSAGES]    = {"keyshift_messages_total", "counter",
+                            "Messages produced to the topic since the "
+                               "producer started."},
+    [KS_FAM_BYTES]       = {"keyshift_bytes_total", "counter",
+                            "Key and value bytes produced to the topic since the "
+                                  "producer started."},
+    [KS_FAM_ANALYSED]    = {"keyshift_analysed_messages_ratio", "gauge",
+                            "Fraction of the messages produced to the "
+                               "topic that keyshift analysed; below 1 every "
+                               "other figure is partial."},
+    [KS_FAM_UNANALYSED]  = {"keyshift_unanalysed_messages_total", "counter",
+                            "Messages produced to the topic that met a "
+                             "full staging ring and were skipped."},
+    [KS_FAM_SAMPLED]     = {"keyshift_sampled_messages_total", "counter",
+                            "Messages keyshift analysed while it sampled "
+                                "under overload, each standing for up to "
+                                "keyshift_sampling_one_in_max messages."},
+    [KS_FAM_SAMPLED_OUT] = {"keyshift_sampled_out_messages_total", "counter",
+                            "Messages counted exactly but not analysed "
+                            "while keyshift sampled under overload."},
+    [KS_FAM_ONE_IN_MAX]  = {"keyshift_sampling_one_in_max", "gauge",
+                            "The most messages one analysed message stood "
+                             "for (1 in N); 0: never sampled, every figure "
+                             "counts each message."},
+    [KS_FAM_SAMPLED_SECONDS]     = {"keyshift_sampled_seconds_total", "counter",
+                                    "Seconds in which keyshift sampled this "
+                                        "topic's messages (the producer was out of "
+                                        "CPU)."},
+    [KS_FAM_MOVED_MESSAGES]      = {"keyshift_moved_messages_ratio", "gauge",
+                                    "Fraction of hashed (keyed) messages whose "
+                                         "partition would change at "
+                                         "proposed_partitions."},
+    [KS_FAM_MOVED_TRAFFIC]       = {"keyshift_moved_traffic_ratio", "gauge",
+                                    "Fraction of all messages whose partition "
+                                          "would change at proposed_partitions."},
+    [KS_FAM_MOVED_KEYS]          = {"keyshift_moved_keys_ratio", "gauge",
+                                    "Fraction of distinct hashed keys whose "
+                                             "partition would change at proposed_partitions."},
+    [KS_FAM_SKEW]                = {"keyshift_partition_skew_ratio", "gauge",
+                                    "Busiest partition's messages over the median "
+                                                   "partition's at partitions (scenario current or "
+                                                   "proposed); 1 is even."},
+    [KS_FAM_HOT_SHARE]           = {"keyshift_hot_key_share_ratio", "gauge",
+                                    "Share of the topic's messages carried by its "
+                                              "rank-th busiest key (the key is never a "
+                                              "label)."},
     [KS_FAM_HOT_PARTITION_SHARE] = {"keyshift_hot_key_partition_share_ratio",
                                     "gauge",
                                     "Share of its partition's load carried "
@@ -463,6 +482,10 @@ void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
                 ks_analysis_of_topic(topic, &a);
                 sample(m, KS_FAM_ANALYSED, tl, a.analysed_fraction);
                 sample(m, KS_FAM_UNANALYSED, tl, (double)a.unanalysed);
+                sample(m, KS_FAM_SAMPLED, tl, (double)a.smp.in_messages);
+                sample(m, KS_FAM_SAMPLED_OUT, tl, (double)a.smp.out_messages);
+                sample(m, KS_FAM_ONE_IN_MAX, tl, (double)a.smp.one_in_max);
+                sample(m, KS_FAM_SAMPLED_SECONDS, tl, (double)a.smp.seconds);
         }
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p     = json_array_get(props, i);

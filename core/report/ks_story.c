@@ -104,21 +104,35 @@ static double max_over_median(const json_t *t, const json_t *parts,
 
 /** @brief 0: when messages were skipped, that the figures are partial:
  *         "partial: keyshift analysed X of Y messages (P %)", and what
- *         that makes of them (ks_analysis.h). */
+ *         that makes of them; when messages were sampled, "estimated: the
+ *         producer was out of CPU for S s of U (...)" and what that makes
+ *         of them (ks_analysis.h). */
 static void tell_partial(story_t *s, const json_t *t)
 {
         ks_analysis_t a;
         char          line[KS_ANALYSIS_LINE_MAX];
 
+        char sline[KS_ANALYSIS_SAMPLED_LINE_MAX];
+
         ks_analysis_of_topic(t, &a);
-        if (a.complete)
-                return;
-        say(s,
-            "%s: the others met a full staging ring and overflow and were "
-            "skipped "
-            "(ANALYSIS_BEHIND), so fractions below are estimates from the "
-            "analysed messages and counts are lower bounds. ",
-            ks_analysis_partial_line(&a, line, sizeof(line)));
+        if (a.skipped)
+                say(s,
+                    "%s: the others met a full staging ring and overflow and "
+                    "were skipped (ANALYSIS_BEHIND), so fractions below are "
+                    "estimates from the analysed messages and counts are "
+                    "lower bounds. ",
+                    ks_analysis_partial_line(&a, line, sizeof(line)));
+        if (a.sampled)
+                say(s,
+                    "%s: while its backlog lasted, each producing thread "
+                    "staged one message in N and counted the others exactly "
+                    "(%llu produced, %llu analysed), so each per-message "
+                    "figure is the sampled count times N, with its error "
+                    "(*_sampling_error), and distinct keys are lower "
+                    "bounds. ",
+                    ks_analysis_sampled_line(&a, sline, sizeof(sline)),
+                    (unsigned long long)a.produced,
+                    (unsigned long long)a.analysed);
 }
 
 /** @brief 1: what the least-moving increase moves. */

@@ -10,6 +10,10 @@
  *  0. when messages were skipped (`keys.unanalysed`), first of all:
  *     "partial: keyshift analysed X of Y messages (P %)" and that the
  *     fractions are estimates and the counts lower bounds (ks_analysis.h);
+ *     when messages were sampled (`analysis.sampled`), then: "estimated:
+ *     the producer was out of CPU for S s of U (keyshift analysed 1
+ *     message in up to N then); figures below are estimates (+/- 3
+ *     sigma)" and what that makes of them;
  *  1. what the least-moving increase moves (keyed messages and distinct
  *     keys that change partition, from `proposals[].moved`), or that it
  *     cannot be predicted (`predictable: false`), or that no proposal is
@@ -44,8 +48,9 @@
 
 #include <jansson.h>
 
-/** Bytes a headline needs at most (its five parts, with a long key). */
-#define KS_STORY_MAX 2048
+/** Bytes a headline needs at most (its five parts, with a long key, and
+ *  both the partial and the sampled lines). */
+#define KS_STORY_MAX 2560
 
 /**
  * @brief Writes topic @p topic's headline (plain text, sentences, no

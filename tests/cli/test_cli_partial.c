@@ -287,7 +287,7 @@ static void test_check(void)
         CU_ASSERT_EQUAL(json_dump_file(j, bad, 0), 0);
         CU_ASSERT_EQUAL(ks_clit_run(&r, "show '%s'", bad), 1);
         CU_ASSERT(ks_clit_has(r.err, "topics.orders.analysis: does not "
-                                     "restate messages and keys.unanalysed"));
+                                     "restate messages, keys.unanalysed"));
         ks_clit_run_free(&r);
         json_decref(j);
 
