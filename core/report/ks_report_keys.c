@@ -210,14 +210,15 @@ json_t *ks_report_other_clients(const ks_topic_snapshot_t     *s,
                         *java_fraction = f;
                 json_object_set_new(
                     o, ks_client_model_name((ks_client_model_t)m),
-                    json_pack(
-                        "{s:s, s:f, s:f, s:b, s:o}", "is",
-                        ks_clients_describe((ks_client_model_t)m),
-                        "messages_fraction_different", f,
-                        "keys_fraction_different",
-                        ks_report_frac(keys_differ, s->sample_cnt), "exact",
-                        s->sample_cnt < s->sample_capacity && !s->c.unanalysed,
-                        "examples", ex));
+                    json_pack("{s:s, s:f, s:f, s:b, s:o}", "is",
+                              ks_clients_describe((ks_client_model_t)m),
+                              "messages_fraction_different", f,
+                              "keys_fraction_different",
+                              ks_report_frac(keys_differ, s->sample_cnt),
+                              "exact",
+                              s->sample_cnt < s->sample_capacity &&
+                                  !s->c.unanalysed && !s->c.one_in_max,
+                              "examples", ex));
         }
         return o;
 }

@@ -257,6 +257,10 @@ static void test_labels(void)
         /* the exact bytes: the twin's */
         CU_ASSERT_EQUAL(num(a, "bytes_produced"), num(full, "bytes"));
 
+        /* other clients' fractions: estimates (the twin's exact) */
+        CU_ASSERT(json_is_false(at(smp, "other_clients/java/exact")));
+        CU_ASSERT(json_is_true(at(full, "other_clients/java/exact")));
+
         /* distinct keys: a lower bound */
         CU_ASSERT(json_is_null(at(smp, "keys/distinct_error")));
         CU_ASSERT(json_is_true(at(smp, "keys/distinct_lower_bound")));
