@@ -481,7 +481,9 @@ static void ks_check_warnings(ks_vctx_t *v, json_t *arr)
  *        messages stand for at least themselves and at most one_in_max
  *        each, one_in_max is a power of two (N = 2^k), the variance sum of
  *        N (N - 1) lies between sum (N - 1) and N sum (N - 1), and a topic
- *        is `sampled` exactly when one_in_max is not 0.
+ *        is `sampled` exactly when one_in_max is not 0 or messages were
+ *        counted out (before any staged one was analysed: only the counts
+ *        out then).
  * @returns 0, or -1 after ks_vfail().
  */
 static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
@@ -513,14 +515,14 @@ static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
         if (smp.one_in_max & (smp.one_in_max - 1))
                 ks_vfail(v, "one_in_max %llu is not a power of two",
                          (unsigned long long)smp.one_in_max);
-        else if (sampled && json_is_true(sampled) != (smp.one_in_max > 0))
+        else if (sampled && json_is_true(sampled) !=
+                                (smp.one_in_max > 0 || smp.out_messages > 0))
                 ks_vfail(v, "sampled is %s but one_in_max is %llu",
                          json_is_true(sampled) ? "true" : "false",
                          (unsigned long long)smp.one_in_max);
         else if (!smp.one_in_max &&
-                 (smp.in_messages || smp.weighted_messages ||
-                  smp.out_messages || smp.in_bytes || smp.weighted_bytes ||
-                  smp.out_bytes || smp.variance || smp.seconds))
+                 (smp.in_messages || smp.weighted_messages || smp.in_bytes ||
+                  smp.weighted_bytes || smp.variance || smp.seconds))
                 ks_vfail(v, "sampling counters without one_in_max");
         else if (smp.one_in_max && !smp.in_messages)
                 ks_vfail(v, "one_in_max %llu without a message sampled in",

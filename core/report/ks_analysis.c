@@ -26,9 +26,11 @@ void ks_analysis_init_sampled(ks_analysis_t *a, uint64_t messages,
         a->bytes      = bytes;
         a->unanalysed = unanalysed;
         a->uptime_s   = uptime_s;
-        a->sampled    = a->smp.one_in_max > 0;
-        a->skipped    = unanalysed > 0;
-        a->complete   = !a->sampled && !a->skipped;
+        /* messages counted out before any staged one was analysed (they
+         * wait in the rings) are sampled too: N not yet known */
+        a->sampled  = a->smp.one_in_max > 0 || a->smp.out_messages > 0;
+        a->skipped  = unanalysed > 0;
+        a->complete = !a->sampled && !a->skipped;
         /* the weights stand for messages not staged: take them off, add
          * the staged ones once (ks_topic_counters_t) */
         a->analysed = messages - a->smp.weighted_messages + a->smp.in_messages;
@@ -145,8 +147,8 @@ double ks_analysis_sampling_error(const ks_analysis_t *a, double messages)
 {
         double n1, var;
 
-        if (!a->sampled || !(messages > 0))
-                return 0.0;
+        if (!a->sampled || a->smp.one_in_max < 2 || !(messages > 0))
+                return 0.0; /* N = 1: exact; N unknown: none analysed */
         n1  = (double)a->smp.one_in_max - 1;
         var = n1 * messages;
         if ((double)a->smp.variance < var)
@@ -176,7 +178,7 @@ double ks_analysis_hot_error(const ks_analysis_t *a, double count,
 {
         double s;
 
-        if (!a->sampled)
+        if (!a->sampled || !a->smp.one_in_max)
                 return hot_error;
         s = ks_analysis_sampling_error(a, count);
         return sqrt(s * s + (double)a->smp.one_in_max * hot_error * hot_error);
@@ -270,11 +272,19 @@ const char *ks_analysis_sampled_line(const ks_analysis_t *a, char *buf,
                 fmt_count((uint64_t)llround(a->uptime_s), up);
                 snprintf(of, sizeof(of), " of %s", up);
         }
-        snprintf(buf, size,
-                 "estimated: the producer was out of CPU for %s s%s "
-                 "(keyshift analysed 1 message in up to %llu then); figures "
-                 "below are estimates (+/- 3 sigma)",
-                 secs, of, (unsigned long long)a->smp.one_in_max);
+        if (!a->smp.one_in_max) /* sampling began: none analysed yet */
+                snprintf(buf, size,
+                         "estimated: the producer was out of CPU for %s s%s "
+                         "(keyshift began sampling; its first sampled "
+                         "messages are not analysed yet); figures below "
+                         "miss them",
+                         secs, of);
+        else
+                snprintf(buf, size,
+                         "estimated: the producer was out of CPU for %s s%s "
+                         "(keyshift analysed 1 message in up to %llu then); "
+                         "figures below are estimates (+/- 3 sigma)",
+                         secs, of, (unsigned long long)a->smp.one_in_max);
         return buf;
 }
 

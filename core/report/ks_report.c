@@ -82,6 +82,59 @@ double ks_report_frac(uint64_t a, uint64_t b)
         return b ? (double)a / (double)b : 0.0;
 }
 
+/**
+ * @brief Makes a snapshot's sampling counters agree with each other and
+ *        with the topic's totals, as the report check demands
+ *        (cli/ks_cli_report_check.c). They are read without a lock while
+ *        the drainer adds to them one after the other
+ *        (ks_topic_note_sampled_in(): staged, weighted, variance, N, then
+ *        the weighted run in total), so a snapshot can fall between two
+ *        adds of the last message: it is then left out of the part not
+ *        yet consistent (a message's worth; the next report has it). The
+ *        messages counted out come first (on_send), so they can stand
+ *        alone while their staged companions wait in the rings.
+ */
+static void ks_report_sampling_settle(ks_analysis_sampling_t *m,
+                                      uint64_t messages, uint64_t bytes)
+{
+        uint64_t extra;
+
+        if (!m->one_in_max) { /* no staged message analysed yet: only
+                               * the messages counted out stand */
+                uint64_t out = m->out_messages, out_bytes = m->out_bytes;
+                memset(m, 0, sizeof(*m));
+                m->out_messages = out;
+                m->out_bytes    = out_bytes;
+                return;
+        }
+        if (m->in_messages > m->weighted_messages)
+                m->in_messages = m->weighted_messages;
+        if (m->in_bytes > m->weighted_bytes)
+                m->in_bytes = m->weighted_bytes;
+        if (m->weighted_messages > messages) /* its run not yet in total */
+                m->weighted_messages = messages;
+        if (m->weighted_bytes > bytes)
+                m->weighted_bytes = bytes;
+        if (!m->in_messages) {
+                uint64_t out = m->out_messages, out_bytes = m->out_bytes;
+                memset(m, 0, sizeof(*m));
+                m->out_messages = out;
+                m->out_bytes    = out_bytes;
+                return;
+        }
+        if (m->weighted_messages > m->one_in_max * m->in_messages)
+                m->weighted_messages = m->one_in_max * m->in_messages;
+        if (m->weighted_bytes > m->one_in_max * m->in_bytes)
+                m->weighted_bytes = m->one_in_max * m->in_bytes;
+        extra = m->weighted_messages - m->in_messages;
+        if (m->variance < extra)
+                m->variance = extra;
+        if (m->variance > m->one_in_max * extra)
+                m->variance = m->one_in_max * extra;
+        if (!m->seconds)
+                m->seconds = 1;
+}
+
 void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
                         ks_analysis_t *a)
 {
@@ -96,6 +149,7 @@ void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
                                           c->one_in_max,
                                           c->sampled_seconds};
 
+        ks_report_sampling_settle(&smp, c->total.messages, c->total.bytes);
         ks_analysis_init_sampled(a, c->total.messages, c->total.bytes,
                                  c->unanalysed, &smp, uptime_s);
 }

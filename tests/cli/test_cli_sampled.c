@@ -402,7 +402,8 @@ static void test_check(void)
                 "topics.orders.analysis: sampled is false but one_in_max is "
                 "16");
         refused("no-n", "one_in_max", json_integer(0),
-                "topics.orders.analysis: sampled is true but one_in_max is 0");
+                "topics.orders.analysis: sampling counters without "
+                "one_in_max");
         refused("restate", "messages_produced", json_integer(39999),
                 "topics.orders.analysis: does not restate messages, "
                 "keys.unanalysed and the sampling counters");

@@ -424,6 +424,22 @@ static void test_sampled_line(void)
             "estimated: the producer was out of CPU for 1 s (keyshift "
             "analysed 1 message in up to 64 then); figures below are "
             "estimates (+/- 3 sigma)");
+        /* sampling began, nothing staged analysed yet: only counted out */
+        {
+                ks_analysis_sampling_t begun = {0};
+                begun.out_messages           = 70;
+                begun.out_bytes              = 7000;
+                ks_analysis_init_sampled(&a, 500, 50000, 0, &begun, 12);
+                CU_ASSERT(a.sampled && !a.complete);
+                CU_ASSERT_EQUAL(a.produced, 570);
+                CU_ASSERT_STRING_EQUAL(
+                    ks_analysis_sampled_line(&a, buf, sizeof(buf)),
+                    "estimated: the producer was out of CPU for 1 s of 12 "
+                    "(keyshift began sampling; its first sampled messages "
+                    "are not analysed yet); figures below miss them");
+                CU_ASSERT_EQUAL(ks_analysis_sampling_error(&a, 500), 0);
+                CU_ASSERT_EQUAL(ks_analysis_hot_error(&a, 100, 10), 10);
+        }
         ks_analysis_init(&a, 5, 0);
         CU_ASSERT_STRING_EQUAL(ks_analysis_sampled_line(&a, buf, sizeof(buf)),
                                "");
@@ -522,6 +538,68 @@ static void test_bulk_writer(void)
         ks_warn_list_clear(&wl1);
         ks_warn_list_clear(&wl2);
         unlink(file);
+}
+
+/** A snapshot taken between the engine's adds: messages counted out
+ *  before any staged one was analysed, and a staged message noted before
+ *  its weighted run was recorded. The report states counters that agree
+ *  (what the report check demands). */
+static void test_snapshot_between(void)
+{
+        ks_sizing_params_t  sp;
+        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 1000};
+        ks_topic_params_t   tp = {0};
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        ks_topic_t         *t;
+        json_t             *j, *a;
+        int                 i;
+
+        ks_sizing_params_init(&sp);
+        ks_warn_list_init(&wl);
+        tp.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
+        tp.key_sample_size   = 64;
+        tp.mixed_sample_size = 64;
+        tp.topk_capacity     = 64;
+        tp.flow_max_cells    = 100;
+        tp.pending_max       = 10;
+        t                    = ks_topic_new("t", &tp, 1000);
+        ks_topic_set_partition_count(t, 3, KS_COUNT_CONFIG, 1000);
+        for (i = 0; i < 10; i++)
+                ks_topic_record_at(t, "k", 1, -1, 9, 1000 + i);
+        for (i = 0; i < 7; i++)
+                ks_topic_note_sampled_out(t, 2, 10);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        j = ks_report_topic(&s, &o, &wl);
+        ks_topic_snapshot_free(&s);
+        a = at(j, "analysis");
+        CU_ASSERT(json_is_true(at(a, "sampled")));
+        CU_ASSERT(json_is_false(at(a, "complete")));
+        CU_ASSERT_EQUAL(num(a, "one_in_max"), 0);
+        CU_ASSERT_EQUAL(num(a, "messages_sampled_out"), 7);
+        CU_ASSERT_EQUAL(num(a, "messages_produced"), 17);
+        CU_ASSERT_EQUAL(num(a, "messages_analysed"), 10);
+        CU_ASSERT_EQUAL(
+            strncmp(json_string_value(at(j, "summary")),
+                    "estimated: the producer was out of CPU for 1 s of 4 "
+                    "(keyshift began sampling",
+                    40),
+            0);
+        json_decref(j);
+
+        /* a staged message of weight 64 noted, its run not recorded yet */
+        ks_topic_note_sampled_in(t, 6, 10, 2000);
+        CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(t, &s), 0);
+        j = ks_report_topic(&s, &o, &wl);
+        ks_topic_snapshot_free(&s);
+        a = at(j, "analysis");
+        CU_ASSERT(num(a, "messages_sampled_weighted") <= num(j, "messages"));
+        CU_ASSERT(num(a, "messages_sampled_in") <=
+                  num(a, "messages_sampled_weighted"));
+        CU_ASSERT(num(a, "messages_analysed") <= num(j, "messages"));
+        json_decref(j);
+        ks_topic_destroy(t);
+        ks_warn_list_clear(&wl);
 }
 
 /** Coverage over the pooled figures. */
@@ -656,5 +734,6 @@ void ks_test_register(void)
             {"labels and errors by their formulas", test_labels},
             {"skipped and sampled: both lines", test_skipped_and_sampled},
             {"bulk writer: per-partition errors", test_bulk_writer},
+            {"a snapshot between the engine's adds", test_snapshot_between},
             {"accuracy at N = 4, 16, 64", test_accuracy});
 }
