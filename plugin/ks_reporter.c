@@ -20,7 +20,6 @@
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
-#include "ks_priority.h"
 #include "ks_report.h"
 
 /**
@@ -229,39 +228,6 @@ static void write_metrics(ks_client_t *c, ks_warn_list_t *wl, ks_metrics_t *m)
         ks_metrics_free(m);
 }
 
-/**
- * @returns the report's name of the priority keyshift's threads run at:
- *          the higher of the two (one thread at normal priority can take
- *          the host's CPU), NULL before either ran.
- * @locality reporter thread, or the thread writing the final report.
- */
-static const char *threads_priority(ks_client_t *c)
-{
-        int d = atomic_load(&c->drainer_priority);
-        int r = atomic_load(&c->reporter_priority);
-
-        return ks_priority_name((ks_priority_t)(d > r ? d : r));
-}
-
-/**
- * @brief Lowers the calling keyshift thread's priority (ks_priority.h)
- *        into @p slot; says so on stderr, once for that thread, when the
- *        lowest was refused (rare: SCHED_IDLE needs no privilege).
- * @locality the drainer or the reporter thread, first thing.
- */
-static void lower_priority(ks_client_t *c, atomic_int *slot, const char *thread)
-{
-        ks_priority_t p = ks_priority_lower_self();
-
-        atomic_store(slot, (int)p);
-        if (p != KS_PRIORITY_IDLE)
-                ks_warn_log_line(stderr, 6, c->name,
-                                 "%s: SCHED_IDLE refused, runs at %s "
-                                 "priority: it may take CPU the "
-                                 "application's threads want",
-                                 thread, ks_priority_name(p));
-}
-
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
@@ -279,7 +245,6 @@ void ks_reporter_write(ks_client_t *c, int final)
             .started_at_ms      = c->started_at_ms,
             .report_interval_ms = c->conf.report_interval_ms,
             .report_path        = c->report_path,
-            .threads_priority   = threads_priority(c),
         };
         ks_warn_list_t     wl;
         ks_collect_ctx_t   ctx;
@@ -396,8 +361,6 @@ static void *reporter_main(void *arg)
 
         /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
         pthread_setname_np(pthread_self(), "ks:reporter");
-        /* the host's threads first (issue 33): SCHED_IDLE, else nice 19 */
-        lower_priority(c, &c->reporter_priority, "ks:reporter");
         if ((stale =
                  ks_report_remove_stale(c->report_path, KS_STALE_TMP_AGE_S)))
                 ks_warn_log_line(stderr, 6, c->name,
@@ -476,10 +439,6 @@ static void *drainer_main(void *arg)
         int          period_ms = KS_STAGE_BUSY_MS;
 
         pthread_setname_np(pthread_self(), "ks:drainer");
-        /* the host's threads first (issue 33): SCHED_IDLE, else nice 19;
-         * a starved drainer costs the figures (a full ring), never the
-         * host's CPU */
-        lower_priority(c, &c->drainer_priority, "ks:drainer");
 
         while (!atomic_load(&c->drainer_stop))
                 ks_stage_pause(c->stage, ks_stage_collect(c->stage),

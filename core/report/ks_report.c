@@ -625,10 +625,6 @@ json_t *ks_report_head(const ks_report_producer_t *p,
                 json_object_set_new(json_object_get(o, "producer"),
                                     "librdkafka_library",
                                     json_string(p->librdkafka_library));
-        if (o && p->threads_priority)
-                json_object_set_new(json_object_get(o, "producer"),
-                                    "threads_priority",
-                                    json_string(p->threads_priority));
         return o;
 }
 

@@ -35,10 +35,6 @@ typedef struct ks_report_producer {
         int64_t     started_at_ms; /**< wall clock */
         int64_t     report_interval_ms;
         const char *report_path;
-        /** the scheduling priority keyshift's threads run at ("SCHED_IDLE",
-         *  "nice 19", "normal"; plugin/ks_priority.h), or NULL (not
-         *  written) */
-        const char *threads_priority;
 } ks_report_producer_t;
 
 typedef struct ks_report_opts {
