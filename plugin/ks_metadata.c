@@ -72,22 +72,14 @@ void ks_metadata_take_admin_results(ks_client_t *c)
         }
 }
 
-/** @returns whether metadata topic @p mt changes the partition count of
- *           one of this producer's topics. A first count is no change:
- *           what came before it waits for it (ks_topic_pending.c, and the
- *           key table, which keeps such a topic's runs), so the drainer
- *           is not asked for a flush then. That flush analysed every key
- *           of a burst at once, four times while the partitioner was
- *           still being learned (ks_learn.h), right when a producer
- *           bursting from its creation filled its ring (issue "Trust the
- *           figures": 6-8 ms of the drainer's CPU for 4,352 keys). */
+/** @returns whether metadata topic @p mt gives one of this producer's
+ *           topics a partition count other than the one keyshift has. */
 static int count_changes(ks_client_t                          *c,
                          const struct rd_kafka_metadata_topic *mt)
 {
         ks_topic_t *t = ks_registry_find(&c->reg, mt->topic);
 
         return t && !mt->err && mt->partition_cnt >= 1 &&
-               ks_topic_partition_count(t) &&
                ks_topic_partition_count(t) != mt->partition_cnt;
 }
 
