@@ -83,15 +83,18 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
         const json_t    *keys  = json_object_get(t, "keys");
         uint64_t         msgs  = ks_cli_u64(t, "messages");
         uint64_t         keyed = ks_cli_u64(keys, "hashed");
-        char             big[96], what[256], a[32], b[32], c[32];
+        char             big[96], what[384], a[32], b[32], c[32];
+        char             note[KS_ANALYSIS_LINE_MAX];
         ks_cli_keyrank_t kr;
         ks_cli_loads_t   now = {0}, at;
         size_t           i;
         ks_analysis_t    an;
 
         /* reports from before `analysis` existed: the topic's own counts
-         * say whether messages were skipped */
+         * say whether messages were skipped; distinct keys are then the
+         * analysed messages', more may be among the others */
         ks_analysis_of_topic(t, &an);
+        ks_analysis_more_keys_note(&an, note, sizeof(note));
         fprintf(fp, "<div class=\"cards\">\n");
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p  = json_array_get(props, i);
@@ -113,17 +116,18 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                                      ks_cli_num(mv, "messages_fraction_error"),
                                      e, sizeof(e)));
                 }
+                /* moved keys: a sketch's estimate, not a lower bound */
                 snprintf(
                     what, sizeof(what),
                     "of keyed messages move at %d partitions (%s%s "
-                    "messages; %s of distinct keys, %s%s)",
+                    "messages; %s of distinct keys, %s%s%s)",
                     (int)ks_cli_u64(p, "partition_count"), atl,
                     ks_cli_fmt_count(ks_cli_u64(mv, "messages"), b, sizeof(b)),
                     ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"), a,
                                    sizeof(a)),
-                    atl,
                     ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
-                                     sizeof(c)));
+                                     sizeof(c)),
+                    *note ? " in the analysed messages: " : "", note);
                 ks_html_card(fp, f > 0 ? "warn" : "ok", big, what);
         }
         if (cur &&
@@ -163,18 +167,16 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
                                  ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(
                                                     &kr, (double)nh),
                                                 a, sizeof(a)));
+                        /* a sketch's estimate, not a lower bound */
                         snprintf(what, sizeof(what),
                                  "of keyed messages come from the busiest %zu "
-                                 "of %s%s distinct keys",
+                                 "of %s distinct keys%s%s%s",
                                  nh,
-                                 !an.complete ||
-                                         json_is_true(json_object_get(
-                                             keys, "distinct_lower_bound"))
-                                     ? "at least "
-                                     : "",
                                  ks_cli_fmt_count(
                                      ks_cli_u64(keys, "distinct_estimate"), b,
-                                     sizeof(b)));
+                                     sizeof(b)),
+                                 *note ? " in the analysed messages (" : "",
+                                 note, *note ? ")" : "");
                         ks_html_card(fp, "", big, what);
                 }
                 ks_cli_keyrank_free(&kr);

@@ -51,10 +51,11 @@ int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
 double ks_cli_sketch_distinct(const ks_cli_sketch_t *m, double *rel_err);
 
 /**
- * @brief Sets `distinct_keys`, `distinct_keys_fraction` and
- *        `distinct_keys_fraction_error` of a proposal's `moved` object from
- *        the merged key sample (the fraction of sampled keys whose
- *        partition differs between @p cur and @p prop), and what the
+ * @brief Sets `distinct_keys`, `distinct_keys_fraction`,
+ *        `distinct_keys_fraction_error` and `distinct_keys_error` of a
+ *        proposal's `moved` object from the merged key sample (the
+ *        fraction of sampled keys whose partition differs between @p cur
+ *        and @p prop) and the merged @p distinct, and what the
  *        merged analysis @p a makes of its figures (`messages_exact`,
  *        `messages_fraction_error`, `traffic_fraction_error`:
  *        and the sampling errors: ks_analysis_set_moved(), its

@@ -199,7 +199,7 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
 {
         size_t                n = ks_keysample_size(m->sample), i, moves = 0;
         ks_keysample_entry_t *e = calloc(n ? n : 1, sizeof(*e));
-        double                f, f_err, sum_m = 0, sum_m2 = 0;
+        double                f, f_err, d_err, sum_m = 0, sum_m2 = 0;
 
         if (!e)
                 return;
@@ -223,6 +223,9 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
         json_object_set_new(moved, "distinct_keys_fraction", json_real(f));
         json_object_set_new(moved, "distinct_keys_fraction_error",
                             json_real(f_err));
+        /* the distinct count's own relative error: its sketch's */
+        ks_cli_sketch_distinct(m, &d_err);
+        ks_analysis_set_moved_keys_error(moved, distinct, d_err);
 }
 
 /** @returns the key as a JSON string when printable UTF-8 (no control

@@ -321,6 +321,9 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                 /* since sampling (ks_analysis.h): 3 standard errors */
                 for (k = ms; *k; k++)
                         ks_vget(v, moved, *k, KS_V_NUM | KS_V_OPTION);
+                /* since moved keys carry their error (keys, 1 sigma) */
+                ks_vget(v, moved, "distinct_keys_error",
+                        KS_V_NUM | KS_V_OPTION);
                 ks_vpop(v, mark);
         }
         flow = ks_vget(v, p, "flow", KS_V_ARR | KS_V_NULL | KS_V_OPTION);
@@ -554,8 +557,9 @@ static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
  *        it): its counts restate `messages`, `keys.unanalysed` and its
  *        sampling counters (messages_analysed = messages - weighted +
  *        sampled in; messages_produced = analysed + sampled out +
- *        unanalysed), and a partial or sampled analysis has no exact
- *        distinct-key count.
+ *        unanalysed), and a partial or sampled analysis, and only it,
+ *        says its distinct keys are the analysed messages'
+ *        (`distinct_lower_bound`; earlier versions: `distinct_error` null).
  */
 static void ks_check_analysis(ks_vctx_t *v, json_t *t)
 {
@@ -590,6 +594,16 @@ static void ks_check_analysis(ks_vctx_t *v, json_t *t)
             !json_is_true(json_object_get(keys, "distinct_lower_bound"))) {
                 mark = ks_vpush(v, "keys.distinct_error");
                 ks_vfail(v, "null, but distinct_lower_bound is not true");
+                ks_vpop(v, mark);
+        }
+        /* the distinct keys of a partial or sampled analysis are the
+         * analysed messages': more may be among the others */
+        if (!v->failed &&
+            json_is_true(json_object_get(keys, "distinct_lower_bound")) ==
+                json_is_true(json_object_get(a, "complete"))) {
+                mark = ks_vpush(v, "keys.distinct_lower_bound");
+                ks_vfail(v, "must be true exactly when analysis.complete is "
+                            "false");
                 ks_vpop(v, mark);
         }
 }
@@ -634,8 +648,8 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         if ((o = ks_vget(v, t, "keys", KS_V_OBJ))) {
                 mark = ks_vpush(v, "keys");
                 ks_vints(v, o, keys);
-                /* null: the analysis was partial, the estimate a lower
-                 * bound (ks_check_analysis()) */
+                /* null: a partial analysis of earlier versions, which
+                 * called the estimate a lower bound (ks_check_analysis()) */
                 ks_vget(v, o, "distinct_error", KS_V_NUM | KS_V_NULL);
                 ks_vget(v, o, "distinct_lower_bound", KS_V_BOOL | KS_V_OPTION);
                 ks_vget(v, o, "unanalysed", KS_V_INT | KS_V_OPTION);

@@ -180,14 +180,16 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         char             a[32], b[32], c[32], d[32], e[32], f[32];
         char             verdict[KS_STORY_MAX];
         size_t           i;
+        const json_t    *derr = json_object_get(keys, "distinct_error");
+        char             note[KS_ANALYSIS_LINE_MAX];
         ks_analysis_t    an;
-        int              lower;
+        int              partial;
 
         /* a report from before `analysis` existed says "exact" of what
          * skipped messages made partial: the topic's own counts decide */
         ks_analysis_of_topic(t, &an);
-        lower = !an.complete ||
-                json_is_true(json_object_get(keys, "distinct_lower_bound"));
+        partial = !an.complete ||
+                  json_is_true(json_object_get(keys, "distinct_lower_bound"));
         printf("\n%s== topic %s: ", s->st->bold, name);
         if (cur)
                 printf("%d", (int)cur);
@@ -214,19 +216,25 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                ks_cli_fmt_count(ks_cli_u64(keys, "null"), e, sizeof(e)),
                ks_cli_fmt_count(ks_cli_u64(keys, "explicit_partition"), f,
                                 sizeof(f)));
-        printf("  keys     %s%s distinct", lower ? ">=" : "",
+        /* a sketch's estimate with its error, partial or not: never a
+         * lower bound (an estimate can be above the keys produced); when
+         * partial, of the analysed messages, more may be among the
+         * others */
+        printf("  keys     %s distinct",
                ks_cli_fmt_count(ks_cli_u64(keys, "distinct_estimate"), a,
                                 sizeof(a)));
-        if (lower)
-                printf(" (a lower bound: %s messages were not analysed)",
-                       ks_cli_fmt_count(ks_cli_u64(keys, "unanalysed"), b,
-                                        sizeof(b)));
-        else if (ks_cli_num(keys, "distinct_error") > 0)
+        if (partial)
+                printf(" in the analysed messages");
+        if (ks_cli_num(keys, "distinct_error") > 0)
                 printf(" (estimate +-%s)",
                        ks_cli_fmt_pct(ks_cli_num(keys, "distinct_error"), b,
                                       sizeof(b)));
-        else
+        else if (partial && json_is_number(derr))
+                printf(" (all counted)");
+        else if (!partial)
                 printf(" (exact)");
+        if (*ks_analysis_more_keys_note(&an, note, sizeof(note)))
+                printf("; %s", note);
         if (!ks_cli_keyrank_build(t, 0, &kr)) {
                 size_t nh = json_array_size(json_object_get(t, "hot_keys"));
                 if (nh && kr.cnt)

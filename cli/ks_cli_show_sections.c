@@ -19,7 +19,7 @@
 void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
 {
         const json_t *props = json_object_get(t, "proposals");
-        char          a[32], b[32], c[32], d[32];
+        char          a[32], b[32], d[32], note[KS_ANALYSIS_LINE_MAX];
         size_t        i;
         ks_analysis_t an;
 
@@ -71,9 +71,10 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 snprintf(
                     cnt, sizeof(cnt), "%s%s", atl,
                     ks_cli_fmt_count(ks_cli_u64(mv, "messages"), a, sizeof(a)));
-                snprintf(keys, sizeof(keys), "%s%s", atl,
-                         ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
-                                          sizeof(c)));
+                /* a sketch's estimate (key sample x distinct keys), not a
+                 * lower bound: what it leaves out is said below */
+                ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), keys,
+                                 sizeof(keys));
                 printf("  %-14s %s%12s %-9s%s %12s ", label,
                        f > 0 ? s->st->yellow : s->st->green, cnt, d, s->st->off,
                        keys);
@@ -82,6 +83,10 @@ void ks_cli_show_moves(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                                       b, sizeof(b)),
                        err);
         }
+        if (*ks_analysis_more_keys_note(&an, note, sizeof(note)))
+                printf("  %sdistinct keys that move: of the analysed "
+                       "messages' keys; %s%s\n",
+                       s->st->dim, note, s->st->off);
 }
 
 /** @brief One row of the skew table from a `partitions` array. */

@@ -291,13 +291,66 @@ const char *ks_analysis_sampled_line(const ks_analysis_t *a, char *buf,
 void ks_analysis_set_distinct(json_t *keys, double distinct,
                               double sketch_error, const ks_analysis_t *a)
 {
+        /* the sketch's error whether complete or not: a partial analysis
+         * leaves keys out, it does not make the estimate exact, nor a
+         * lower bound (an estimate can be above the keys produced) */
         json_object_set_new(keys, "distinct_estimate",
                             json_integer((json_int_t)llround(distinct)));
-        json_object_set_new(keys, "distinct_error",
-                            a->complete ? json_real(sketch_error)
-                                        : json_null());
+        json_object_set_new(keys, "distinct_error", json_real(sketch_error));
         json_object_set_new(keys, "distinct_lower_bound",
                             json_boolean(!a->complete));
+}
+
+void ks_analysis_set_moved_keys_error(json_t *moved, double distinct,
+                                      double distinct_error)
+{
+        double f =
+            json_number_value(json_object_get(moved, "distinct_keys_fraction"));
+        double fe = json_number_value(
+            json_object_get(moved, "distinct_keys_fraction_error"));
+
+        json_object_set_new(
+            moved, "distinct_keys_error",
+            json_real(distinct *
+                      sqrt(fe * fe + f * f * distinct_error * distinct_error)));
+}
+
+const char *ks_analysis_more_keys_note(const ks_analysis_t *a, char *buf,
+                                       size_t size)
+{
+        char n[32];
+
+        if (!size)
+                return buf;
+        buf[0] = '\0';
+        if (a->complete)
+                return buf;
+        fmt_count(a->produced - a->analysed, n);
+        snprintf(buf, size, "more may be among the %s messages not analysed",
+                 n);
+        return buf;
+}
+
+const char *ks_analysis_distinct_line(const ks_analysis_t *a, double distinct,
+                                      double error, char *buf, size_t size)
+{
+        char n[32], qual[64] = "", more[KS_ANALYSIS_LINE_MAX];
+
+        if (!size)
+                return buf;
+        buf[0] = '\0';
+        if (a->complete)
+                return buf;
+        fmt_count(distinct > 0 ? (uint64_t)llround(distinct) : 0, n);
+        if (error > 0)
+                snprintf(qual, sizeof(qual),
+                         " (+/- %.2f%%, the sketch's standard error)",
+                         100 * error);
+        else if (error == 0)
+                snprintf(qual, sizeof(qual), " (all counted)");
+        snprintf(buf, size, "Distinct keys: %s in the analysed messages%s; %s",
+                 n, qual, ks_analysis_more_keys_note(a, more, sizeof(more)));
+        return buf;
 }
 
 /** @returns the standard error of a proportion @p f over @p n sampled

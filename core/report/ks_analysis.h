@@ -14,9 +14,10 @@
  * analysed messages only, and this module is the one place that says how
  * to state them for all the produced traffic:
  *
- *  - counts (messages and bytes that move, per-partition loads, distinct
- *    keys) count the analysed messages: a skipped message can only add
- *    to them, so they are lower bounds of the produced traffic's;
+ *  - counts (messages and bytes that move, per-partition loads) count the
+ *    analysed messages: a skipped message can only add to them, so they
+ *    are lower bounds of the produced traffic's; distinct keys are a
+ *    sketch's estimate, stated otherwise (below);
  *  - fractions (of messages, of keys) are estimates: a message is skipped
  *    for when it came (the ring was full), not for its key, so the keys
  *    analysed stand for the keys produced, as a sample. Messages of one
@@ -50,7 +51,23 @@
  * are disjoint, so independent): the proportion's error over n = y / (N -
  * 1) effective messages, pulled half a unit as above, times 3. Keys seen
  * only in messages not staged cannot be estimated, so distinct keys are
- * lower bounds, as when skipped.
+ * stated as when skipped (below).
+ *
+ * Distinct keys, skipped or sampled. The distinct-key count is a sketch's
+ * (the key sample's exact count while it holds every key, else the
+ * HyperLogLog's estimate, relative standard error 1.04 / sqrt(m): Flajolet
+ * et al. 2007) of the keys of the analysed messages, so it is stated with
+ * the sketch's own error as when complete, never as a lower bound: an
+ * estimate may be above the keys produced. What the messages not analysed
+ * add cannot be estimated (a key seen only there, as in a start-up burst of
+ * new keys), only bounded: each adds at most one key. So, at k standard
+ * errors e (relative), the topic's distinct keys D lie in
+ *
+ *     [E (1 - k e), E (1 + k e) + (produced - analysed)]
+ *
+ * E the estimate; the moved keys, f E (f the key sample's fraction that
+ * moves, standard error e_f), likewise, with the standard error E sqrt(e_f^2
+ * + f^2 e^2) (the two sketches' relative errors in quadrature).
  *
  * Used by the report (ks_report.c), its story (ks_story.c), `keyshift
  * merge`, `show`, `html` and `metrics`, so that they state the same.
@@ -212,12 +229,13 @@ const char *ks_analysis_sampled_line(const ks_analysis_t *a, char *buf,
 
 /**
  * @brief Sets `distinct_estimate`, `distinct_error` and
- *        `distinct_lower_bound` of a topic's `keys` object: complete, the
- *        sketch's figure and relative standard error (@p sketch_error, 0
- *        when every key was counted); partial, the distinct keys of the
- *        analysed messages, a lower bound (`distinct_lower_bound` true),
- *        and `distinct_error` null: keys seen only in skipped messages
- *        cannot be estimated from the keys analysed.
+ *        `distinct_lower_bound` of a topic's `keys` object: the distinct
+ *        keys @p distinct of the analysed messages, the sketch's relative
+ *        standard error @p sketch_error (0 when every key was counted), so
+ *        whether the analysis was complete or not; `distinct_lower_bound`
+ *        true when it was not: the estimate (within its error) is of the
+ *        analysed messages' keys, and the messages not analysed may hold
+ *        up to one more key each (above).
  */
 void ks_analysis_set_distinct(json_t *keys, double distinct,
                               double sketch_error, const ks_analysis_t *a);
@@ -244,6 +262,43 @@ double ks_analysis_keys_fraction_error(double f, size_t keys, int sample_full,
 double ks_analysis_messages_fraction_error(double f, double sum_m,
                                            double               sum_m2,
                                            const ks_analysis_t *a);
+
+/**
+ * @brief Sets a proposal's `moved.distinct_keys_error`: the standard
+ *        error (keys) of `distinct_keys` = f x @p distinct, f its
+ *        `distinct_keys_fraction` with standard error e_f, its
+ *        `distinct_keys_fraction_error` (both set before), and
+ *        @p distinct_error the distinct count's relative standard error
+ *        e: @p distinct sqrt(e_f^2 + f^2 e^2) (above); 0 when both are.
+ *        Like `distinct_estimate`, of the analysed messages' keys.
+ */
+void ks_analysis_set_moved_keys_error(json_t *moved, double distinct,
+                                      double distinct_error);
+
+/**
+ * @brief Writes "more may be among the 2,400 messages not analysed" into
+ *        @p buf (cut, never overflowed; KS_ANALYSIS_LINE_MAX suffices): what a distinct-key figure of a
+ *        partial or sampled analysis leaves out (produced - analysed
+ *        messages: skipped or not staged); "" when complete.
+ * @returns @p buf.
+ */
+const char *ks_analysis_more_keys_note(const ks_analysis_t *a, char *buf,
+                                       size_t size);
+
+/** Bytes the distinct-keys line needs at most. */
+#define KS_ANALYSIS_DISTINCT_LINE_MAX 200
+
+/**
+ * @brief Writes "Distinct keys: 4,386 in the analysed messages (+/- 0.81%,
+ *        the sketch's standard error); more may be among the 2,400
+ *        messages not analysed" into @p buf (cut, never overflowed) for a
+ *        topic whose `keys` say @p distinct with relative standard error
+ *        @p error ("(all counted)" when 0; nothing when NAN: reports that
+ *        left it null), or "" when the analysis is complete.
+ * @returns @p buf.
+ */
+const char *ks_analysis_distinct_line(const ks_analysis_t *a, double distinct,
+                                      double error, char *buf, size_t size);
 
 /**
  * @brief Adds to a proposal's `moved` object what the analysis makes of

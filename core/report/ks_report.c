@@ -249,7 +249,7 @@ static json_t *proposal_json(const ks_topic_snapshot_t     *s,
                              const ks_proposal_t           *p,
                              const ks_report_sample_pass_t *sp,
                              const ks_analysis_t *a, double f, double distinct,
-                             int bulk)
+                             double distinct_err, int bulk)
 {
         double f_err = ks_analysis_keys_fraction_error(
             f, s->sample_cnt, s->sample_cnt >= s->sample_capacity, a);
@@ -267,11 +267,14 @@ static json_t *proposal_json(const ks_topic_snapshot_t     *s,
             ks_report_frac(p->moved.messages, s->window_total.messages),
             "distinct_keys", (json_int_t)llround(f * distinct),
             "distinct_keys_fraction", f, "distinct_keys_fraction_error", f_err);
-        if (o)
+        if (o) {
                 ks_analysis_set_moved(json_object_get(o, "moved"),
                                       (double)sp->total, sp->total_sq,
                                       (double)s->window_hashed.messages,
                                       (double)s->window_total.messages, a);
+                ks_analysis_set_moved_keys_error(json_object_get(o, "moved"),
+                                                 distinct, distinct_err);
+        }
         /* the writer writes a kept flow from the snapshot (ks_report_bulk.c) */
         if (o && bulk)
                 ks_report_flow_set(o, p->flow, s->partition_count,
@@ -481,16 +484,17 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         props = json_array();
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
-                    props, s->learned.unexplained
-                               ? json_pack("{s:i, s:b, s:s, s:n, s:n, s:n}",
-                                           "partition_count",
-                                           (int)s->proposals[i].partition_count,
-                                           "predictable", 0, "reason",
-                                           KS_UNPREDICTABLE_REASON,
-                                           "partitions", "moved", "flow")
-                               : proposal_json(s, &s->proposals[i], &sp, &an,
-                                               moved_f[i], distinct,
-                                               !opts->bulk_by_writer));
+                    props,
+                    s->learned.unexplained
+                        ? json_pack("{s:i, s:b, s:s, s:n, s:n, s:n}",
+                                    "partition_count",
+                                    (int)s->proposals[i].partition_count,
+                                    "predictable", 0, "reason",
+                                    KS_UNPREDICTABLE_REASON, "partitions",
+                                    "moved", "flow")
+                        : proposal_json(s, &s->proposals[i], &sp, &an,
+                                        moved_f[i], distinct, distinct_err,
+                                        !opts->bulk_by_writer));
 
         o = json_pack(
             "{s:o, s:o, s:b, s:I, s:I,"

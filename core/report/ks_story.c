@@ -106,11 +106,16 @@ static double max_over_median(const json_t *t, const json_t *parts,
  *         "partial: keyshift analysed X of Y messages (P %)", and what
  *         that makes of them; when messages were sampled, "estimated: the
  *         producer was out of CPU for S s of U (...)" and what that makes
- *         of them (ks_analysis.h). */
+ *         of them; then either way, that distinct keys are the analysed
+ *         messages' with their sketch's error, and more may be among the
+ *         others (ks_analysis.h). */
 static void tell_partial(story_t *s, const json_t *t)
 {
+        const json_t *keys = json_object_get(t, "keys");
+        const json_t *derr = json_object_get(keys, "distinct_error");
         ks_analysis_t a;
         char          line[KS_ANALYSIS_LINE_MAX];
+        char          dline[KS_ANALYSIS_DISTINCT_LINE_MAX];
 
         char sline[KS_ANALYSIS_SAMPLED_LINE_MAX];
 
@@ -119,17 +124,25 @@ static void tell_partial(story_t *s, const json_t *t)
                 say(s,
                     "%s: the others met a full staging ring and overflow and "
                     "were skipped (ANALYSIS_BEHIND), so fractions below are "
-                    "estimates from the analysed messages and counts are "
-                    "lower bounds. ",
+                    "estimates from the analysed messages and message counts "
+                    "are lower bounds. ",
                     ks_analysis_partial_line(&a, line, sizeof(line)));
         if (a.sampled)
                 say(s,
                     "%s: while its backlog lasted, each producing thread "
                     "staged one message in N and counted the others exactly "
                     "(analysis), so each per-message figure is the sampled "
-                    "count times N, with its error (*_sampling_error), and "
-                    "distinct keys are lower bounds. ",
+                    "count times N, with its error (*_sampling_error). ",
                     ks_analysis_sampled_line(&a, sline, sizeof(sline)));
+        /* a sketch's estimate, not a lower bound: it can be above the
+         * keys produced; earlier versions left the error null when
+         * partial */
+        if (!a.complete)
+                say(s, "%s. ",
+                    ks_analysis_distinct_line(
+                        &a, num(keys, "distinct_estimate"),
+                        json_is_number(derr) ? json_number_value(derr) : NAN,
+                        dline, sizeof(dline)));
 }
 
 /** @brief 1: what the least-moving increase moves. */

@@ -6,17 +6,23 @@
  *        twice from the same traffic: once with every message analysed
  *        (the oracle), once with some of them skipped instead, and every
  *        label of the partial report is checked: `analysis`, the
- *        distinct keys (a lower bound), each proposal's moved figures
- *        (lower bounds, fractions with an error that covers the oracle's
- *        exact fraction), other_clients, the story's first words and the
- *        metrics.
+ *        distinct keys and moved keys (the sketch's estimate with its
+ *        error, of the analysed messages' keys, more possible among the
+ *        skipped: the keys counted here from the stream, with librdkafka's
+ *        own murmur2 partitioner for the moved ones, lie in the range
+ *        stated), each proposal's moved figures (lower bounds, fractions
+ *        with an error that covers the oracle's exact fraction),
+ *        other_clients, the story's first words and the metrics.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <librdkafka/rdkafka.h>
+
 #include "ks_analysis.h"
+#include "ks_hll.h"
 #include "ks_metrics.h"
 #include "ks_report.h"
 #include "ks_sizing.h"
@@ -107,6 +113,97 @@ static long long integer(json_t *o, const char *a, const char *b)
 static double number(json_t *o, const char *a, const char *b)
 {
         return json_number_value(at(o, a, b));
+}
+
+/** @brief "12,000". */
+static const char *commas(long long v, char *buf)
+{
+        char   d[32];
+        size_t n = (size_t)snprintf(d, sizeof(d), "%lld", v), i, o = 0;
+
+        for (i = 0; i < n; i++) {
+                if (i && (n - i) % 3 == 0)
+                        buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = '\0';
+        return buf;
+}
+
+/** The distinct keys of a stream, counted here (the oracle). */
+typedef struct truth {
+        long long keys;          /**< of every message produced */
+        long long keys_analysed; /**< of the messages not skipped */
+        long long moved[2];      /**< of `keys`, those whose partition at 6
+                                  *   differs at counts[j] */
+        long long moved_analysed[2];
+        long long not_analysed; /**< messages skipped */
+} truth_t;
+
+/**
+ * @brief *tr := the keys of stream @p st, drawn as topic_of() draws them,
+ *        with skipped() messages left out of the analysed ones when
+ *        @p partial; moved keys by librdkafka's own murmur2 partitioner
+ *        (what murmur2_random does with a key) at 6 and @p counts.
+ */
+static void truth_of(const stream_t *st, int partial, const int counts[2],
+                     truth_t *tr)
+{
+        unsigned char *seen = calloc((size_t)st->keys + 1, 1);
+        uint64_t       x    = st->seed;
+        int            i, j;
+
+        memset(tr, 0, sizeof(*tr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(seen);
+        for (i = 0; i < st->messages; i++) {
+                double u   = (double)(next(&x) >> 11) / 9007199254740992.0;
+                int    idx = (int)(st->keys * u * u);
+                if (partial && skipped(i)) {
+                        seen[idx] |= 1;
+                        tr->not_analysed++;
+                } else
+                        seen[idx] |= 3;
+        }
+        for (i = 0; i <= st->keys; i++) {
+                char    key[32];
+                size_t  kl;
+                int32_t now;
+                if (!seen[i])
+                        continue;
+                kl  = (size_t)snprintf(key, sizeof(key), "account-%d", i);
+                now = rd_kafka_msg_partitioner_murmur2(NULL, key, kl, 6, NULL,
+                                                       NULL);
+                tr->keys++;
+                tr->keys_analysed += seen[i] >> 1;
+                for (j = 0; j < 2; j++) {
+                        int mv =
+                            now != rd_kafka_msg_partitioner_murmur2(
+                                       NULL, key, kl, counts[j], NULL, NULL);
+                        tr->moved[j] += mv;
+                        tr->moved_analysed[j] += mv && (seen[i] >> 1);
+                }
+        }
+        free(seen);
+}
+
+/**
+ * @brief The range a distinct-key figure states holds the oracle: the
+ *        estimate @p est with its standard error @p err (keys), at 3
+ *        standard errors, covers the keys of the analysed messages
+ *        @p analysed, and, with the messages not analysed @p more added
+ *        upward (each can add one key), the keys produced @p all. An
+ *        error of 0 claims the exact count of the analysed messages'.
+ */
+static void check_range(const char *what, double est, double err,
+                        long long analysed, long long all, long long more)
+{
+        printf("\n    %s: %.0f +/- %.1f (analysed %lld, produced %lld, "
+               "%lld messages not analysed)",
+               what, est, err, analysed, all, more);
+        CU_ASSERT(err >= 0);
+        CU_ASSERT(fabs(est - (double)analysed) <= 3 * err + 0.5);
+        CU_ASSERT((double)all >= est - 3 * err - 0.5);
+        CU_ASSERT((double)all <= est + 3 * err + (double)more + 0.5);
 }
 
 /** @brief The partial line's wording and percentages. */
@@ -205,7 +302,9 @@ static void check_twins(const stream_t *st, int sample_holds_all)
         char          *mtext;
         const char    *summary;
         size_t         i;
-        int            k;
+        int            k, counts[2];
+        truth_t        tf, tp;
+        double         est;
 
         for (k = 0; k < st->messages; k++)
                 skip += skipped(k);
@@ -214,6 +313,11 @@ static void check_twins(const stream_t *st, int sample_holds_all)
         part = topic_of("part", st, 1, &wl);
         CU_ASSERT_PTR_NOT_NULL_FATAL(full);
         CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+        for (k = 0; k < 2; k++)
+                counts[k] = (int)integer(
+                    json_array_get(json_object_get(part, "proposals"),
+                                   (size_t)k),
+                    "partition_count", NULL);
 
         /* analysis: produced = analysed + unanalysed */
         CU_ASSERT(json_is_true(at(full, "analysis", "complete")));
@@ -230,15 +334,40 @@ static void check_twins(const stream_t *st, int sample_holds_all)
                                (double)(produced - skip) / (double)produced,
                                1e-12);
 
-        /* distinct keys: exact in the twin, a lower bound here */
-        if (sample_holds_all)
-                CU_ASSERT_EQUAL(number(full, "keys", "distinct_error"), 0.0);
+        /* distinct keys: the sketch's figure and error in both (0 when
+         * the key sample holds every key seen), the analysed messages'
+         * keys in the partial one, which says more may be among the
+         * skipped (distinct_lower_bound); the oracle within the range */
+        truth_of(st, 0, counts, &tf);
+        truth_of(st, 1, counts, &tp);
+        CU_ASSERT_EQUAL(tp.not_analysed, skip);
         CU_ASSERT(json_is_false(at(full, "keys", "distinct_lower_bound")));
-        CU_ASSERT(json_is_null(at(part, "keys", "distinct_error")));
         CU_ASSERT(json_is_true(at(part, "keys", "distinct_lower_bound")));
-        if (sample_holds_all) /* the oracle's count is exact */
-                CU_ASSERT(integer(part, "keys", "distinct_estimate") <=
-                          integer(full, "keys", "distinct_estimate"));
+        CU_ASSERT(json_is_number(at(full, "keys", "distinct_error")));
+        CU_ASSERT(json_is_number(at(part, "keys", "distinct_error")));
+        CU_ASSERT_EQUAL(number(full, "keys", "distinct_error"),
+                        tf.keys < (long long)st->sample ? 0.0
+                                                        : ks_hll_std_error());
+        CU_ASSERT_EQUAL(number(part, "keys", "distinct_error"),
+                        tp.keys_analysed < (long long)st->sample
+                            ? 0.0
+                            : ks_hll_std_error());
+        if (sample_holds_all) {
+                CU_ASSERT_EQUAL(number(full, "keys", "distinct_error"), 0.0);
+                CU_ASSERT_EQUAL(integer(full, "keys", "distinct_estimate"),
+                                tf.keys);
+        }
+        est = (double)integer(full, "keys", "distinct_estimate");
+        check_range("complete: distinct keys", est,
+                    est * number(full, "keys", "distinct_error"), tf.keys,
+                    tf.keys, 0);
+        est = (double)integer(part, "keys", "distinct_estimate");
+        if (est > (double)tp.keys)
+                printf("\n    the partial estimate is above the keys "
+                       "produced: a lower bound would be wrong");
+        check_range("partial: distinct keys", est,
+                    est * number(part, "keys", "distinct_error"),
+                    tp.keys_analysed, tp.keys, tp.not_analysed);
 
         /* proposals: counts lower bounds, fractions estimates whose
          * error covers the exact fraction of all the traffic */
@@ -282,6 +411,24 @@ static void check_twins(const stream_t *st, int sample_holds_all)
                 CU_ASSERT(df <= 3 * ef);
                 if (sample_holds_all)
                         CU_ASSERT(dk <= 3 * ek);
+                /* moved keys: an estimate with its error, as the
+                 * distinct keys; exact in a twin that sampled every key */
+                CU_ASSERT(json_is_number(at(mp, "distinct_keys_error", NULL)));
+                CU_ASSERT(json_is_number(at(mf, "distinct_keys_error", NULL)));
+                if (sample_holds_all) {
+                        CU_ASSERT_EQUAL(number(mf, "distinct_keys_error", NULL),
+                                        0);
+                        CU_ASSERT_EQUAL(integer(mf, "distinct_keys", NULL),
+                                        tf.moved[i]);
+                }
+                check_range("complete: moved keys",
+                            (double)integer(mf, "distinct_keys", NULL),
+                            number(mf, "distinct_keys_error", NULL),
+                            tf.moved[i], tf.moved[i], 0);
+                check_range("partial: moved keys",
+                            (double)integer(mp, "distinct_keys", NULL),
+                            number(mp, "distinct_keys_error", NULL),
+                            tp.moved_analysed[i], tp.moved[i], tp.not_analysed);
         }
         /* other clients' figures are estimates too */
         CU_ASSERT(json_is_false(
@@ -303,6 +450,35 @@ static void check_twins(const stream_t *st, int sample_holds_all)
                 CU_ASSERT_PTR_NOT_NULL(strstr(line, " messages ("));
         }
         CU_ASSERT_EQUAL(strncmp(summary, "partial: keyshift analysed ", 27), 0);
+        /* and what it makes of the distinct keys: the analysed messages',
+         * with the sketch's error, more possible among the skipped */
+        {
+                char want[160], n[32];
+                if (number(part, "keys", "distinct_error") > 0)
+                        snprintf(
+                            want, sizeof(want),
+                            "Distinct keys: %s in the analysed messages (+/- "
+                            "%.2f%%, the sketch's standard error); ",
+                            commas(integer(part, "keys", "distinct_estimate"),
+                                   n),
+                            100 * ks_hll_std_error());
+                else
+                        snprintf(
+                            want, sizeof(want),
+                            "Distinct keys: %s in the analysed messages (all "
+                            "counted); ",
+                            commas(integer(part, "keys", "distinct_estimate"),
+                                   n));
+                CU_ASSERT_PTR_NOT_NULL(strstr(summary, want));
+                snprintf(want, sizeof(want),
+                         "more may be among the %s messages not analysed. ",
+                         commas(skip, n));
+                CU_ASSERT_PTR_NOT_NULL(strstr(summary, want));
+                CU_ASSERT_PTR_NULL(strstr(summary, "keys are lower bounds"));
+                CU_ASSERT_PTR_NULL(
+                    strstr(json_string_value(json_object_get(full, "summary")),
+                           "Distinct keys: "));
+        }
         CU_ASSERT_PTR_NULL(strstr(
             json_string_value(json_object_get(full, "summary")), "partial"));
 
@@ -343,6 +519,55 @@ static void test_sample_full(void)
         check_twins(&st, 0);
 }
 
+/** The review's case: 4,352 keys, each in the analysed messages too (the
+ *  skipped ones hold no other key), so the HyperLogLog's estimate of the
+ *  analysed messages' keys can be above the keys produced (here 4,369, as
+ *  the review's ">=4,386" was): a lower bound was a wrong statement; the
+ *  estimate with its error is not. */
+static void test_estimate_above(void)
+{
+        stream_t st = {200000, 4352, 256, 7};
+        check_twins(&st, 0);
+}
+
+/** The distinct-keys line's wording: the analysed messages' keys with
+ *  the sketch's error, more possible among the others; nothing when
+ *  complete. */
+static void test_distinct_line(void)
+{
+        ks_analysis_sampling_t smp = {10,    1000,  640, 64000, 630,
+                                      63000, 40320, 64,  34};
+        ks_analysis_t          a;
+        char                   buf[KS_ANALYSIS_DISTINCT_LINE_MAX];
+
+        ks_analysis_init(&a, 15582, 44418);
+        CU_ASSERT_STRING_EQUAL(
+            ks_analysis_distinct_line(&a, 4386.2, 1.04 / 128, buf, sizeof(buf)),
+            "Distinct keys: 4,386 in the analysed messages (+/- 0.81%, the "
+            "sketch's standard error); more may be among the 44,418 "
+            "messages not analysed");
+        CU_ASSERT_STRING_EQUAL(
+            ks_analysis_distinct_line(&a, 2572, 0, buf, sizeof(buf)),
+            "Distinct keys: 2,572 in the analysed messages (all counted); "
+            "more may be among the 44,418 messages not analysed");
+        CU_ASSERT_STRING_EQUAL(
+            ks_analysis_distinct_line(&a, 2572, NAN, buf, sizeof(buf)),
+            "Distinct keys: 2,572 in the analysed messages; more may be "
+            "among the 44,418 messages not analysed");
+        /* sampled: the messages not staged (630 sampled out) */
+        ks_analysis_init_sampled(&a, 1640, 164000, 0, &smp, 600);
+        CU_ASSERT_STRING_EQUAL(
+            ks_analysis_distinct_line(&a, 310, 0, buf, sizeof(buf)),
+            "Distinct keys: 310 in the analysed messages (all counted); "
+            "more may be among the 630 messages not analysed");
+        /* cut, never overflowed */
+        CU_ASSERT_EQUAL(strlen(ks_analysis_distinct_line(&a, 310, 0, buf, 12)),
+                        11);
+        ks_analysis_init(&a, 60000, 0);
+        CU_ASSERT_STRING_EQUAL(
+            ks_analysis_distinct_line(&a, 4386, 0.0081, buf, sizeof(buf)), "");
+}
+
 /** The errors stated for a partial analysis: a proportion over Kish's
  *  effective number of keys, never 0, 0 when complete. */
 static void test_errors(void)
@@ -372,8 +597,11 @@ static void test_errors(void)
 void ks_test_register(void)
 {
         KS_ADD_SUITE("honest labels", {"the partial line", test_partial_line},
+                     {"the distinct-keys line", test_distinct_line},
                      {"errors of a partial analysis", test_errors},
                      {"skipped, every key sampled: nothing exact",
                       test_every_key_sampled},
-                     {"skipped, key sample full", test_sample_full});
+                     {"skipped, key sample full", test_sample_full},
+                     {"skipped, every key seen: estimate with its error",
+                      test_estimate_above});
 }

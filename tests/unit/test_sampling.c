@@ -8,7 +8,9 @@
  *        others), next to its twin that analysed every message (the
  *        oracle). Checked:
  *  - labels: `analysis` (sampled, one_in_max, the exact produced and
- *    analysed counts, complete false), distinct keys a lower bound, moved
+ *    analysed counts, complete false), distinct and moved keys the staged
+ *    messages' with their sketch's error, more possible among those not
+ *    staged (the twin's exact counts within the range stated), moved
  *    figures not exact, and every error field equal to its formula
  *    (3 sqrt(min((N - 1) x, V)), the fractions', the hot keys'); a topic
  *    never sampled says nothing new (zeros, no per-partition errors);
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "ks_analysis.h"
+#include "ks_hll.h"
 #include "ks_metrics.h"
 #include "ks_report.h"
 #include "ks_sizing.h"
@@ -57,6 +60,7 @@ typedef struct stream {
         int      from, until; /**< messages [from, until) are sampled */
         int      skip_in_7;   /**< i % 7 < skip_in_7 are skipped instead */
         size_t   topk;        /**< hot-key counters */
+        size_t   sample;      /**< key sample capacity; 0: 4096 */
 } stream_t;
 
 /** Where the stream's messages went, counted here. */
@@ -92,7 +96,7 @@ static json_t *topic_of(const char *name, const stream_t *st, int sampled,
         memset(tl, 0, sizeof(*tl));
         ks_sizing_params_init(&sp);
         tp.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-        tp.key_sample_size   = 4096;
+        tp.key_sample_size   = st->sample ? st->sample : 4096;
         tp.mixed_sample_size = 64;
         tp.topk_capacity     = st->topk;
         tp.flow_max_cells    = 1000;
@@ -209,11 +213,86 @@ static char *metrics_of(json_t *t)
         return text;
 }
 
+/** @brief "12,000". */
+static const char *commas(long long v, char *buf)
+{
+        char   d[32];
+        size_t n = (size_t)snprintf(d, sizeof(d), "%lld", v), i, o = 0;
+
+        for (i = 0; i < n; i++) {
+                if (i && (n - i) % 3 == 0)
+                        buf[o++] = ',';
+                buf[o++] = d[i];
+        }
+        buf[o] = '\0';
+        return buf;
+}
+
+/**
+ * @brief The distinct and moved keys of sampled topic @p smp: the sketch's
+ *        error (the HyperLogLog's when its key sample is full, else 0),
+ *        never a lower bound, of the staged messages' keys; the exact
+ *        counts of @p oracle (a twin that analysed every message with a
+ *        key sample that holds every key) lie in [E - 3 e, E + 3 e +
+ *        @p more], @p more the messages not staged; and the story says so.
+ */
+static void check_keys(json_t *smp, json_t *oracle, double more)
+{
+        double      e   = num(smp, "keys/distinct_error");
+        double      est = num(smp, "keys/distinct_estimate");
+        double      tru = num(oracle, "keys/distinct_estimate");
+        const char *sum = json_string_value(at(smp, "summary"));
+        char        want[200], n[32];
+        size_t      j;
+
+        CU_ASSERT(json_is_true(at(smp, "keys/distinct_lower_bound")));
+        CU_ASSERT(json_is_number(at(smp, "keys/distinct_error")));
+        CU_ASSERT(e == 0 || e == ks_hll_std_error());
+        CU_ASSERT_EQUAL(num(oracle, "keys/distinct_error"), 0);
+        printf("\n    distinct keys %.0f +/- %.1f, oracle %.0f, %.0f not "
+               "staged",
+               est, est * e, tru, more);
+        CU_ASSERT(tru >= est - 3 * est * e - 0.5);
+        CU_ASSERT(tru <= est + 3 * est * e + more + 0.5);
+        for (j = 0; j < 2; j++) {
+                char   path[64];
+                double mk, me, mt;
+                snprintf(path, sizeof(path), "proposals/%zu/moved/", j);
+                strcat(path, "distinct_keys");
+                mk = num(smp, path);
+                mt = num(oracle, path);
+                strcat(path, "_error");
+                CU_ASSERT(json_is_number(at(smp, path)));
+                CU_ASSERT_EQUAL(num(oracle, path), 0);
+                me = num(smp, path);
+                printf("; moved %.0f +/- %.1f, oracle %.0f", mk, me, mt);
+                CU_ASSERT(mt >= mk - 3 * me - 0.5);
+                CU_ASSERT(mt <= mk + 3 * me + more + 0.5);
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+        if (e > 0)
+                snprintf(want, sizeof(want),
+                         "Distinct keys: %s in the analysed messages (+/- "
+                         "%.2f%%, the sketch's standard error); ",
+                         commas((long long)est, n), 100 * e);
+        else
+                snprintf(want, sizeof(want),
+                         "Distinct keys: %s in the analysed messages (all "
+                         "counted); ",
+                         commas((long long)est, n));
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, want));
+        snprintf(want, sizeof(want),
+                 "more may be among the %s messages not analysed. ",
+                 commas((long long)more, n));
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, want));
+        CU_ASSERT_PTR_NULL(strstr(sum, "keys are lower bounds"));
+}
+
 /** Every label and error of a topic sampled at 16 in its middle third,
  *  against its formula; the twin never sampled says nothing new. */
 static void test_labels(void)
 {
-        stream_t       st = {30000, 900, 11, 4, 10000, 20000, 0, 64};
+        stream_t       st = {30000, 900, 11, 4, 10000, 20000, 0, 64, 0};
         ks_warn_list_t wl;
         tally_t        ts, tf;
         json_t        *smp, *full, *a, *p;
@@ -261,9 +340,11 @@ static void test_labels(void)
         CU_ASSERT(json_is_false(at(smp, "other_clients/java/exact")));
         CU_ASSERT(json_is_true(at(full, "other_clients/java/exact")));
 
-        /* distinct keys: a lower bound */
-        CU_ASSERT(json_is_null(at(smp, "keys/distinct_error")));
-        CU_ASSERT(json_is_true(at(smp, "keys/distinct_lower_bound")));
+        /* distinct and moved keys: the staged messages', all counted
+         * (the key sample holds them); more may be among those sampled
+         * out: the twin's exact counts within the range stated */
+        CU_ASSERT_EQUAL(num(full, "keys/distinct_error"), 0);
+        check_keys(smp, full, (double)ts.out);
 
         /* window and partitions: errors by the formula */
         CU_ASSERT_DOUBLE_EQUAL(num(smp, "window/messages_sampling_error"),
@@ -362,11 +443,37 @@ static void test_labels(void)
         ks_warn_list_clear(&wl);
 }
 
+/** More keys than the key sample holds, sampled at 16 in the middle
+ *  third: distinct and moved keys are the HyperLogLog's and the key
+ *  sample's estimates of the staged messages' keys, with their error; the
+ *  twin's exact counts (a key sample that holds every key) in range. */
+static void test_sample_full(void)
+{
+        stream_t       st = {60000, 20000, 3, 4, 20000, 40000, 0, 64, 256};
+        stream_t       ot = st;
+        ks_warn_list_t wl;
+        tally_t        ts, tf;
+        json_t        *smp, *oracle;
+
+        ot.sample = 65536;
+        ks_warn_list_init(&wl);
+        smp    = topic_of("t", &st, 1, &ts, &wl);
+        oracle = topic_of("t", &ot, 0, &tf, &wl);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(smp);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(oracle);
+        CU_ASSERT(num(oracle, "keys/distinct_estimate") < 65536);
+        CU_ASSERT_EQUAL(num(smp, "keys/distinct_error"), ks_hll_std_error());
+        check_keys(smp, oracle, (double)ts.out);
+        json_decref(smp);
+        json_decref(oracle);
+        ks_warn_list_clear(&wl);
+}
+
 /** Skipped and sampled: the partial line first, the sampled line after
  *  it; the analysed count excludes both. */
 static void test_skipped_and_sampled(void)
 {
-        stream_t       st = {14000, 500, 5, 6, 0, 14000, 2, 64};
+        stream_t       st = {14000, 500, 5, 6, 0, 14000, 2, 64, 0};
         ks_warn_list_t wl;
         tally_t        ts;
         json_t        *smp, *a;
@@ -625,7 +732,7 @@ static void covered(cover_t *c, const char *what, double est, double exact,
  *         sampled topic against the oracle's. */
 static void accuracy_one(cover_t *c, unsigned shift, uint64_t seed)
 {
-        stream_t       st = {20000, 400, seed, shift, 0, 20000, 0, 1024};
+        stream_t       st = {20000, 400, seed, shift, 0, 20000, 0, 1024, 0};
         ks_warn_list_t wl;
         tally_t        ts, tf;
         json_t        *smp, *full, *p, *q;
@@ -733,6 +840,8 @@ void ks_test_register(void)
             "sampling under overload", {"the sampled line", test_sampled_line},
             {"labels and errors by their formulas", test_labels},
             {"skipped and sampled: both lines", test_skipped_and_sampled},
+            {"key sample full: distinct keys with their error",
+             test_sample_full},
             {"bulk writer: per-partition errors", test_bulk_writer},
             {"a snapshot between the engine's adds", test_snapshot_between},
             {"accuracy at N = 4, 16, 64", test_accuracy});
