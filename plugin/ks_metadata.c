@@ -72,17 +72,6 @@ void ks_metadata_take_admin_results(ks_client_t *c)
         }
 }
 
-/** @returns whether metadata topic @p mt gives one of this producer's
- *           topics a partition count other than the one keyshift has. */
-static int count_changes(ks_client_t                          *c,
-                         const struct rd_kafka_metadata_topic *mt)
-{
-        ks_topic_t *t = ks_registry_find(&c->reg, mt->topic);
-
-        return t && !mt->err && mt->partition_cnt >= 1 &&
-               ks_topic_partition_count(t) != mt->partition_cnt;
-}
-
 /**
  * @brief Applies one topic of a metadata answer. @locality reporter thread.
  */
@@ -91,6 +80,7 @@ static void apply_metadata(ks_client_t *c, const struct rd_kafka_metadata *md,
                            int64_t                               now_ms)
 {
         ks_topic_t *t = ks_registry_find(&c->reg, mt->topic);
+        int32_t     before;
 
         if (!t || mt->err || mt->partition_cnt < 1)
                 return;
@@ -100,11 +90,21 @@ static void apply_metadata(ks_client_t *c, const struct rd_kafka_metadata *md,
                 ks_topic_set_metadata_count(t, mt->partition_cnt);
                 return;
         }
-        if (ks_topic_set_partition_count(t, mt->partition_cnt,
-                                         KS_COUNT_METADATA, now_ms))
+        /* Deliveries are checked against the count at once; the analysis
+         * takes it once the drainer has analysed what was produced before
+         * it (under the count it was produced with), never waited for
+         * here: the drainer may be at idle priority (ks_stage_counts.c). */
+        before = ks_topic_announced_count(t);
+        if (!ks_topic_announce_count(t, mt->partition_cnt))
+                return;
+        if (before)
                 ks_warn_log_line(stderr, 5, c->name,
                                  "%s: partition count is now %d", mt->topic,
                                  mt->partition_cnt);
+        if (ks_stage_count_later(c->stage, t, mt->partition_cnt,
+                                 KS_COUNT_METADATA, now_ms))
+                ks_topic_apply_count(t, mt->partition_cnt, KS_COUNT_METADATA,
+                                     now_ms);
 }
 
 /** @brief After a refresh: counts the topics still without a count, and
@@ -113,7 +113,7 @@ void ks_metadata_after_refresh(ks_topic_t *t, void *opaque)
 {
         ks_refresh_ctx_t *ctx = opaque;
 
-        if (!ks_topic_partition_count(t)) {
+        if (!ks_topic_announced_count(t)) {
                 ctx->unknown++;
                 return;
         }
@@ -175,15 +175,6 @@ void ks_metadata_refresh(ks_refresh_ctx_t *ctx)
                          "metadata request failed: %s",
                          ks_rdk.rd_kafka_err2str(err));
         ctx->answered = !err;
-        /* what was produced before a count changes is analysed under the
-         * count it was produced with: the drainer flushes first */
-        for (i = 0;
-             !err && md && !c->conf.current_override && i < md->topic_cnt; i++)
-                if (count_changes(c, &md->topics[i])) {
-                        ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS,
-                                      &c->sync_cancel);
-                        break;
-                }
         for (i = 0; !err && md && i < md->topic_cnt; i++)
                 apply_metadata(c, md, &md->topics[i], ctx->now_ms);
         if (md)

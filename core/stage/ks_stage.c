@@ -102,6 +102,7 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         pthread_once(&ks_stage_key_once, key_create);
         s->id = atomic_fetch_add(&ks_stage_next_id, 1);
         pthread_mutex_init(&s->lock, NULL);
+        pthread_mutex_init(&s->counts_lock, NULL);
         sem_init(&s->wake, 0, 0);
         atomic_init(&s->waiting, 0);
         atomic_init(&s->nrings, 0);
@@ -145,6 +146,8 @@ void ks_stage_destroy(ks_stage_t *s)
                 atomic_store(&r->detached, 1);
                 ring_unref(r);
         }
+        ks_stage_counts_free(s);
+        pthread_mutex_destroy(&s->counts_lock);
         pthread_mutex_destroy(&s->lock);
         sem_destroy(&s->wake);
         ks_batch_destroy(s->batch);

@@ -92,8 +92,9 @@
  * and analysed when its key's run is: when the key leaves the table, at
  * the latest at the next flush (every KS_BATCH_FLUSH_MS, ks_batch.h). A
  * thread that needs every message staged so far analysed (the reporter,
- * before a report and before it applies a new partition count) asks the
- * drainer for a flush and waits for it (ks_stage_sync()); the final
+ * before a report) asks the drainer for a flush and waits for it
+ * (ks_stage_sync()); a new partition count is queued for the drainer to
+ * take after such a flush, never waited for (ks_stage_count_later()); the final
  * report counts everything (ks_stage_drain() after the drainer stopped).
  */
 #ifndef KS_STAGE_H
@@ -284,6 +285,27 @@ void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms);
  *           takes topics' locks to serve it).
  */
 int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel);
+
+/**
+ * @brief Has the analysis of topic @p t take partition count @p count once
+ *        every message staged before this call is analysed: the consumer
+ *        serves a flush (as for ks_stage_sync()), then calls
+ *        ks_topic_apply_count() (ks_stage_counts.c), in the order counts
+ *        were queued; ks_stage_drain() takes every count waiting. The
+ *        caller does not wait: it announced the count to the delivery
+ *        checks first (ks_topic_announce_count()).
+ * @returns 0, or -1 when the queue could not grow (ENOMEM): the caller
+ *          then applies the count itself.
+ * @locality any thread but the consumer's (the reporter). @locks none
+ *           held; takes the queue's lock (the consumer takes topics' locks
+ *           under it).
+ */
+int ks_stage_count_later(ks_stage_t *s, ks_topic_t *t, int32_t count,
+                         ks_count_source_t source, int64_t now_ms);
+
+/** @returns the counts queued by ks_stage_count_later() the consumer has
+ *           not taken yet. @locality any thread. */
+size_t ks_stage_counts_waiting(ks_stage_t *s);
 
 /**
  * @brief ks_stage_collect(), then analyses everything collected: when it

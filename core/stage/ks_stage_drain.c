@@ -230,6 +230,7 @@ size_t ks_stage_collect(ks_stage_t *s)
         /* analysed in slices, the rings emptied between them */
         while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
                 n += collect(s, ks_topic_mono_ms());
+        ks_stage_counts_apply(s, asked);
         atomic_store_explicit(&s->flush_done, asked, memory_order_release);
 out:
         publish_batch_stats(s);
@@ -243,6 +244,9 @@ size_t ks_stage_drain(ks_stage_t *s)
         size_t n = collect(s, ks_topic_mono_ms());
 
         ks_batch_flush(s->batch);
+        /* nothing is staged after the last message drained here: every
+         * count waiting is taken */
+        ks_stage_counts_apply(s, UINT64_MAX);
         atomic_store_explicit(&s->flush_done, asked, memory_order_release);
         publish_batch_stats(s);
         return n;

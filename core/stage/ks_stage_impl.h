@@ -126,6 +126,11 @@ struct ks_stage {
         sem_t wake; /**< posted by a producing thread: sem_post() never
                      *   blocks (with a mutex, on_send could wait for a
                      *   drainer descheduled while holding it) */
+        /* partition counts the consumer takes at a flush point
+         * (ks_stage_counts.c): queued by the reporter, under counts_lock */
+        pthread_mutex_t        counts_lock;
+        struct ks_stage_count *counts;
+        size_t                 counts_cnt, counts_cap;
         /* written by producing threads, when a message cannot be staged */
         _Alignas(64) atomic_uint_fast64_t skipped_full;
         atomic_uint_fast64_t inline_full;
@@ -137,6 +142,15 @@ struct ks_stage {
  *  most as many runs, ~0.2-0.5 ms of the drainer; a ring takes 2.7 ms to
  *  fill at 3 M messages/s). */
 #define KS_STAGE_FLUSH_SLICE 2048
+
+/** @brief Has the analysis take the counts queued with a ticket up to
+ *         @p done (a flush served), in the order they were queued; all of
+ *         them with @p done UINT64_MAX. @locality the consumer.
+ *         (ks_stage_counts.c) */
+void ks_stage_counts_apply(ks_stage_t *s, uint64_t done);
+
+/** @brief Frees the queue (ks_stage_destroy()). */
+void ks_stage_counts_free(ks_stage_t *s);
 
 /** A producing thread wakes a drainer in an idle pause (longer than
  *  KS_STAGE_BUSY_MS) every this many messages it stages (a quarter of a

@@ -497,32 +497,66 @@ static int set_count_locked(ks_topic_t *t, int32_t count,
                 ks_topic_pending_settle(t, placed);
                 t->waiting_spread = (ks_load_t){0, 0};
         }
-        ks_topic_verify_suspects(t, 0);
+        if (!t->announced_count) /* a count no answer gave (a test's) */
+                t->announced_count = count;
+        ks_topic_ack_count_publish(t);
         return changed;
 }
 
-int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
-                                 ks_count_source_t source, int64_t now_ms)
+/** @brief ks_topic_announce_count() under the lock, for @p t alone.
+ *  @locks t->lock held. */
+static void announce_locked(ks_topic_t *t, int32_t count)
 {
-        int    changed, first;
+        t->announced_count = count;
+        ks_topic_verify_suspects(t, 0);
+}
+
+int ks_topic_announce_count(ks_topic_t *t, int32_t count)
+{
+        int    newer;
         size_t i;
 
         if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
                 return 0;
         pthread_mutex_lock(&t->lock);
-        first = t->partition_count == 0;
-        /* the suspects before ks_topic_verify_suspects() settles them */
-        if (t->learning && first && t->suspect_cnt) {
-                t->partition_count = count;
+        newer = count != ks_topic_ack_count_of(t);
+        for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
+                if (t->shadow[i])
+                        announce_locked(t->shadow[i], count);
+        /* the deliveries before the first count are evidence for the
+         * partitioner (ks_learn.h), before ks_topic_verify_suspects()
+         * settles them */
+        if (t->learning && !ks_topic_ack_count_of(t) && t->suspect_cnt) {
+                t->announced_count = count;
                 ks_topic_learn_suspects(t);
-                t->partition_count = 0;
         }
+        announce_locked(t, count);
+        pthread_mutex_unlock(&t->lock);
+        return newer;
+}
+
+int ks_topic_apply_count(ks_topic_t *t, int32_t count, ks_count_source_t source,
+                         int64_t now_ms)
+{
+        int    changed;
+        size_t i;
+
+        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX)
+                return 0;
+        pthread_mutex_lock(&t->lock);
         changed = set_count_locked(t, count, source, now_ms);
         for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
                 if (t->shadow[i])
                         set_count_locked(t->shadow[i], count, source, now_ms);
         pthread_mutex_unlock(&t->lock);
         return changed;
+}
+
+int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
+                                 ks_count_source_t source, int64_t now_ms)
+{
+        ks_topic_announce_count(t, count);
+        return ks_topic_apply_count(t, count, source, now_ms);
 }
 
 void ks_topic_set_cluster_info(ks_topic_t *t, int brokers,
@@ -562,6 +596,16 @@ int ks_topic_cleanup_policy_asked(ks_topic_t *t)
         asked = t->cleanup_policy_asked;
         pthread_mutex_unlock(&t->lock);
         return asked;
+}
+
+int32_t ks_topic_announced_count(ks_topic_t *t)
+{
+        int32_t n;
+
+        pthread_mutex_lock(&t->lock);
+        n = ks_topic_ack_count_of(t);
+        pthread_mutex_unlock(&t->lock);
+        return n;
 }
 
 int32_t ks_topic_partition_count(ks_topic_t *t)

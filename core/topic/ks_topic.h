@@ -593,8 +593,40 @@ int ks_topic_ack_message(ks_topic_t *t, const void *key, size_t keylen,
                          int32_t partition, uint64_t bytes, int failed);
 
 /**
+ * @brief A partition count an answer gave (metadata, at every refresh):
+ *        deliveries are checked against it from now on (besides the
+ *        analysis's count and the one before, which a message produced
+ *        before the change was placed under), and the acknowledgements
+ *        pending verification are checked against it, as in
+ *        ks_topic_set_partition_count(). The analysis does not take it:
+ *        ks_topic_apply_count() does, once every message produced before it
+ *        is analysed (the drainer, ks_stage_count_later()), so that the
+ *        reporter never waits for the drainer, which may run at idle
+ *        priority, before deliveries can be verified.
+ * @returns 1 if @p count is not the newest count given before (the caller
+ *          then has the analysis take it), else 0.
+ * @locality the reporter thread. @locks the topic's.
+ */
+int ks_topic_announce_count(ks_topic_t *t, int32_t count);
+
+/**
+ * @brief The analysis takes partition count @p count, announced before
+ *        (ks_topic_announce_count()): the first known count places the
+ *        pending messages; a different count starts a new analysis window.
+ *        Acknowledgements are not checked again (the announcement did).
+ * @returns 1 if the count changed (not for the first known count), else 0.
+ * @locality the drainer thread (at a flush point, ks_stage.h), or any
+ *           thread through ks_topic_set_partition_count(). @locks the
+ *           topic's.
+ */
+int ks_topic_apply_count(ks_topic_t *t, int32_t count, ks_count_source_t source,
+                         int64_t now_ms);
+
+/**
  * @brief Sets the current partition count (from metadata or
- *        configuration), at every metadata refresh. The first known count
+ *        configuration) at once: ks_topic_announce_count(), then
+ *        ks_topic_apply_count(). For callers with nothing staged ahead of
+ *        the count (configuration, `keyshift scan`, tests). The first known count
  *        places the pending messages; a different count starts a new
  *        analysis window. Acknowledgements pending verification are
  *        checked against this count: matched; mismatched for good when a
@@ -646,8 +678,12 @@ void ks_topic_set_cluster_info(ks_topic_t *t, int brokers,
  *           answer (even -1: asked, no answer), so it is asked once. */
 int ks_topic_cleanup_policy_asked(ks_topic_t *t);
 
-/** @returns the current count, 0 if unknown. */
+/** @returns the count the analysis uses, 0 if unknown. */
 int32_t ks_topic_partition_count(ks_topic_t *t);
+
+/** @returns the newest partition count known (announced or applied), 0
+ *           if none yet. @locks the topic's. */
+int32_t ks_topic_announced_count(ks_topic_t *t);
 
 /**
  * @brief Copies the topic's state. @returns 0, or -1 on ENOMEM (then

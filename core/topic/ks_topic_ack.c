@@ -102,7 +102,7 @@ void ks_topic_ack_count_publish(ks_topic_t *t)
         atomic_store_explicit(&t->ack_count,
                               t->diagnosing || t->learning || t->unexplained
                                   ? 0
-                                  : t->partition_count,
+                                  : ks_topic_ack_count_of(t),
                               memory_order_release);
 }
 
@@ -203,7 +203,7 @@ static int ack_locked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
         const uint32_t *counted = NULL; /* family, once in the diagnosis */
 
         t->c.ack_messages++;
-        cur = t->partition_count;
+        cur = ks_topic_ack_count_of(t);
         if (t->diagnosing && !failed && keylen && cur &&
             t->c.diag_checked < KS_DIAGNOSE_MAX) {
                 key_families(key, keylen, family);
@@ -225,8 +225,10 @@ static int ack_locked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
                 /* It may have been sent to this partition explicitly. */
                 t->c.ack_unverified++;
                 t->c.ack_disagree_explicit++;
-        } else if (t->previous_count &&
-                   ks_partition_of(phash, t->previous_count) == partition) {
+        } else if ((cur != t->partition_count && t->partition_count &&
+                    ks_partition_of(phash, t->partition_count) == partition) ||
+                   (t->previous_count &&
+                    ks_partition_of(phash, t->previous_count) == partition)) {
                 /* Placed under the count before the change we saw. */
                 t->c.ack_matched++;
         } else if (!t->has_mismatch) {
@@ -259,9 +261,8 @@ static void delivered_add(ks_topic_t *t, int32_t partition, uint64_t bytes)
         if (partition < 0 || partition >= KEYSHIFT_PARTITIONS_MAX)
                 return;
         if (partition >= t->delivered_cnt) {
-                int32_t    n = partition + 1 > t->partition_count
-                                   ? partition + 1
-                                   : t->partition_count;
+                int32_t    cur = ks_topic_ack_count_of(t);
+                int32_t    n   = partition + 1 > cur ? partition + 1 : cur;
                 ks_load_t *grown =
                     realloc(t->delivered, (size_t)n * sizeof(*grown));
                 if (!grown)
@@ -381,9 +382,10 @@ static void learn_ack(ks_topic_t *t, const void *key, size_t keylen,
                 ack_locked(s, pk, phash, key, keylen, partition, failed);
         }
         /* explicit partitions make a delivery prove nothing */
-        if (failed || explicit || !t->partition_count)
+        if (failed || explicit || !ks_topic_ack_count_of(t))
                 return;
-        c = ks_learn_ack(&t->learn, key, keylen, t->partition_count, partition);
+        c = ks_learn_ack(&t->learn, key, keylen, ks_topic_ack_count_of(t),
+                         partition);
         learn_settle(t, c);
 }
 
@@ -445,6 +447,7 @@ static ks_mismatch_example_t suspect_key(const ks_topic_t *t, size_t i)
  */
 void ks_topic_verify_suspects(ks_topic_t *t, int final)
 {
+        int32_t count   = ks_topic_ack_count_of(t);
         int explicit    = explicit_seen(t);
         int    confirm  = final || t->has_mismatch;
         int    mismatch = 0;
@@ -452,18 +455,15 @@ void ks_topic_verify_suspects(ks_topic_t *t, int final)
 
         for (i = 0; i < t->suspect_cnt; i++) {
                 const ks_suspect_t *s = &t->suspects[i];
-                if (ks_partition_of(s->phash, t->partition_count) ==
-                        s->actual ||
-                    explicit)
+                if (ks_partition_of(s->phash, count) == s->actual || explicit)
                         continue;
                 confirm |= s->checked;
                 mismatch = 1;
         }
         mismatch &= confirm;
         for (i = 0; i < t->suspect_cnt; i++) {
-                ks_suspect_t *s = &t->suspects[i];
-                int32_t       expected =
-                    ks_partition_of(s->phash, t->partition_count);
+                ks_suspect_t *s        = &t->suspects[i];
+                int32_t       expected = ks_partition_of(s->phash, count);
                 if (expected == s->actual) {
                         t->c.ack_matched++;
                 } else if (explicit) {
@@ -478,11 +478,10 @@ void ks_topic_verify_suspects(ks_topic_t *t, int final)
                 } else {
                         t->c.ack_mismatched++;
                         if (!t->has_mismatch) {
-                                t->mismatch          = suspect_key(t, i);
-                                t->mismatch.expected = expected;
-                                t->mismatch.actual   = s->actual;
-                                t->mismatch.partition_count =
-                                    t->partition_count;
+                                t->mismatch                 = suspect_key(t, i);
+                                t->mismatch.expected        = expected;
+                                t->mismatch.actual          = s->actual;
+                                t->mismatch.partition_count = count;
                         }
                         t->has_mismatch = 1;
                 }
@@ -491,7 +490,7 @@ void ks_topic_verify_suspects(ks_topic_t *t, int final)
                  * diagnosing, are not counted twice) */
                 if ((mismatch || t->has_mismatch) && s->has_family &&
                     !s->diag_counted && t->c.diag_checked < KS_DIAGNOSE_MAX)
-                        diag_count(t, s->family, t->partition_count, s->actual);
+                        diag_count(t, s->family, count, s->actual);
         }
         t->c.ack_pending -= t->suspect_cnt - kept;
         t->suspect_cnt = kept;
@@ -527,7 +526,7 @@ void ks_topic_learn_suspects(ks_topic_t *t)
                             &t->learn, sp->family,
                             ((uint64_t)sp->family[1] << 32) ^ sp->family[0] ^
                                 ((uint64_t)sp->family[2] << 16),
-                            t->partition_count, sp->actual);
+                            ks_topic_ack_count_of(t), sp->actual);
         }
         learn_settle(t, c);
 }
@@ -537,10 +536,10 @@ void ks_topic_settle_acks(ks_topic_t *t, int final)
         size_t i;
 
         pthread_mutex_lock(&t->lock);
-        if (t->partition_count)
+        if (ks_topic_ack_count_of(t))
                 ks_topic_verify_suspects(t, final);
         for (i = 1; t->learning && i < KS_LEARN_CANDIDATES; i++)
-                if (t->shadow[i] && t->shadow[i]->partition_count)
+                if (t->shadow[i] && ks_topic_ack_count_of(t->shadow[i]))
                         ks_topic_verify_suspects(t->shadow[i], final);
         pthread_mutex_unlock(&t->lock);
 }

@@ -85,7 +85,12 @@ struct ks_topic {
         _Alignas(64) pthread_mutex_t lock;
         ks_topic_counters_t c;
 
-        int32_t           partition_count;
+        int32_t partition_count; /**< the analysis's count */
+        /** the newest count an answer gave (ks_topic_announce_count()):
+         *  deliveries are checked against it at once, while the analysis
+         *  takes it only when the drainer reaches it (ks_stage.h); 0 until
+         *  the first */
+        int32_t           announced_count;
         ks_count_source_t count_source;
         int32_t           previous_count;
         int64_t           count_changed_at_ms;
@@ -219,6 +224,14 @@ void ks_topic_ack_unlocked_add(ks_topic_t *t, ks_topic_counters_t *c);
 /** @brief Checks the acknowledgements kept (suspects) against the count
  *         known now; @p final: the last chance (ks_topic_ack.c). */
 void ks_topic_verify_suspects(ks_topic_t *t, int final);
+
+/** @returns the count deliveries are checked against: the newest an answer
+ *           gave (ks_topic_announce_count()), else the analysis's.
+ *  @locks t->lock held. */
+static inline int32_t ks_topic_ack_count_of(const ks_topic_t *t)
+{
+        return t->announced_count ? t->announced_count : t->partition_count;
+}
 
 /** @brief The acknowledgements that came before the first count, as
  *         evidence for the partitioner being learned (ks_topic_ack.c). */
