@@ -61,6 +61,9 @@ typedef struct ks_client {
         atomic_int drainer_stop;
         atomic_int sync_cancel; /**< the reporter's ks_stage_sync() ends:
                                  *   the producer is being destroyed */
+        /** the priority each of keyshift's threads got (ks_priority_t,
+         *  ks_priority.h), set by that thread first thing */
+        atomic_int drainer_priority, reporter_priority;
 
         /* reporter thread */
         pthread_t       thread;

@@ -20,6 +20,7 @@
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
+#include "ks_priority.h"
 #include "ks_report.h"
 
 /**
@@ -228,6 +229,25 @@ static void write_metrics(ks_client_t *c, ks_warn_list_t *wl, ks_metrics_t *m)
         ks_metrics_free(m);
 }
 
+/**
+ * @brief Lowers the drainer's priority (ks_priority.h) into
+ *        c->drainer_priority; says so on stderr, once, when SCHED_IDLE was
+ *        refused (rare: it needs no privilege).
+ * @locality the drainer thread, first thing.
+ */
+static void lower_drainer_priority(ks_client_t *c)
+{
+        ks_priority_t p = ks_priority_lower_self();
+
+        atomic_store(&c->drainer_priority, (int)p);
+        if (p != KS_PRIORITY_IDLE)
+                ks_warn_log_line(stderr, 6, c->name,
+                                 "ks:drainer: SCHED_IDLE refused, runs at %s "
+                                 "priority: it may take CPU the "
+                                 "application's threads want",
+                                 ks_priority_name(p));
+}
+
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
@@ -245,6 +265,10 @@ void ks_reporter_write(ks_client_t *c, int final)
             .started_at_ms      = c->started_at_ms,
             .report_interval_ms = c->conf.report_interval_ms,
             .report_path        = c->report_path,
+            .drainer_priority   = ks_priority_name(
+                  (ks_priority_t)atomic_load(&c->drainer_priority)),
+            .reporter_priority = ks_priority_name(
+                (ks_priority_t)atomic_load(&c->reporter_priority)),
         };
         ks_warn_list_t     wl;
         ks_collect_ctx_t   ctx;
@@ -361,6 +385,8 @@ static void *reporter_main(void *arg)
 
         /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
         pthread_setname_np(pthread_self(), "ks:reporter");
+        /* as created: it is latency-bound (ks_priority.h) */
+        atomic_store(&c->reporter_priority, (int)KS_PRIORITY_NORMAL);
         if ((stale =
                  ks_report_remove_stale(c->report_path, KS_STALE_TMP_AGE_S)))
                 ks_warn_log_line(stderr, 6, c->name,
@@ -439,6 +465,10 @@ static void *drainer_main(void *arg)
         int          period_ms = KS_STAGE_BUSY_MS;
 
         pthread_setname_np(pthread_self(), "ks:drainer");
+        /* the host's threads first (issue 33): SCHED_IDLE, else nice 19;
+         * a starved drainer costs the figures (a full ring), never the
+         * host's CPU */
+        lower_drainer_priority(c);
 
         while (!atomic_load(&c->drainer_stop))
                 ks_stage_pause(c->stage, ks_stage_collect(c->stage),

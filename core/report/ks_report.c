@@ -629,6 +629,17 @@ json_t *ks_report_head(const ks_report_producer_t *p,
                 json_object_set_new(json_object_get(o, "producer"),
                                     "librdkafka_library",
                                     json_string(p->librdkafka_library));
+        if (o && (p->drainer_priority || p->reporter_priority)) {
+                json_t *tp = json_object();
+                if (p->drainer_priority)
+                        json_object_set_new(tp, "drainer",
+                                            json_string(p->drainer_priority));
+                if (p->reporter_priority)
+                        json_object_set_new(tp, "reporter",
+                                            json_string(p->reporter_priority));
+                json_object_set_new(json_object_get(o, "producer"),
+                                    "threads_priority", tp);
+        }
         return o;
 }
 

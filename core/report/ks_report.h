@@ -35,6 +35,11 @@ typedef struct ks_report_producer {
         int64_t     started_at_ms; /**< wall clock */
         int64_t     report_interval_ms;
         const char *report_path;
+        /** the scheduling priority each of keyshift's threads runs at
+         *  ("SCHED_IDLE", "nice 19", "normal"; plugin/ks_priority.h), or
+         *  NULL (not written: not a plugin report, or the thread has not
+         *  run yet) */
+        const char *drainer_priority, *reporter_priority;
 } ks_report_producer_t;
 
 typedef struct ks_report_opts {
