@@ -308,9 +308,14 @@ static void burst_run(const char *plugin, const char *report,
                                    i, burst_delivered[i], cur[i][0]);
         if (burst_int(t, "acknowledged", "mismatched", NULL) ||
             burst_int(t, "acknowledged", "matched", NULL) != (long long)n)
-                burst_fail("acknowledged: %lld matched, %lld mismatched of %zu",
-                           burst_int(t, "acknowledged", "matched", NULL),
-                           burst_int(t, "acknowledged", "mismatched", NULL), n);
+                burst_fail(
+                    "acknowledged: %lld matched, %lld mismatched, "
+                    "%lld unverified, %lld pending of %zu",
+                    burst_int(t, "acknowledged", "matched", NULL),
+                    burst_int(t, "acknowledged", "mismatched", NULL),
+                    burst_int(t, "acknowledged", "unverified", NULL),
+                    burst_int(t, "acknowledged", "pending_verification", NULL),
+                    n);
         burst_check_loads(burst_path(t, "current", "partitions", NULL),
                           (const int64_t(*)[2])cur, count, "current");
         for (j = 0; j < BURST_NPROP; j++) {
