@@ -70,16 +70,16 @@ static inline void add_entry(ks_stage_t *s, const ks_stage_entry_t *e,
 /**
  * @brief Moves @p r's overflow (entries staged while its ring was full,
  *        after the ring's) into the batch, freeing each chunk once it is
- *        emptied. @p ktail: the ring's key arena bytes freed, ever (the
- *        arena is taken in the order the entries were staged).
+ *        emptied, up to @p head (ovf_head as read before the ring was
+ *        found empty). @p ktail: the ring's key arena bytes freed, ever
+ *        (the arena is taken in the order the entries were staged).
  * @returns the entries moved.
  */
 static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
-                               size_t *ktail)
+                               size_t *ktail, size_t head)
 {
         uint32_t now32 = (uint32_t)now;
         size_t tail = atomic_load_explicit(&r->ovf_tail, memory_order_relaxed);
-        size_t head = atomic_load_explicit(&r->ovf_head, memory_order_acquire);
         size_t n    = 0;
 
         for (; tail != head; tail++, n++) {
@@ -142,6 +142,7 @@ static size_t collect(ks_stage_t *s, int64_t now)
                     atomic_load_explicit(&r->head, memory_order_acquire);
                 size_t ktail =
                     atomic_load_explicit(&r->ktail, memory_order_relaxed);
+                size_t   ovf_head;
                 uint64_t hq[KS_STAGE_AHEAD];
                 size_t   k;
                 /* read once: the ring's header line is the producing
@@ -181,10 +182,24 @@ static size_t collect(ks_stage_t *s, int64_t now)
                         total++;
                 }
                 atomic_store_explicit(&r->tail, tail, memory_order_release);
-                /* what was staged while the ring was full came after it */
-                if (atomic_load_explicit(&r->ovf_head, memory_order_relaxed) !=
-                    atomic_load_explicit(&r->ovf_tail, memory_order_relaxed))
-                        total += collect_overflow(s, r, now, &ktail);
+                /* What was staged while the ring was full came after every
+                 * message in the ring then; but the thread may have staged
+                 * more in the ring after `head` was read here, then filled
+                 * it and gone on in its overflow. Those ring messages come
+                 * first: their long keys sit in the arena before the
+                 * overflow's, and the arena is freed in that order (ktail).
+                 * So the overflow is read only when no message is left in
+                 * the ring: its head read after the overflow's (a ring
+                 * message staged before an overflow message this pass
+                 * reads is then in it). Else the next pass reads the ring
+                 * first; the thread stages in its overflow only until
+                 * both are empty, so the ring does not grow meanwhile. */
+                if (atomic_load_explicit(&r->ovf_tail, memory_order_relaxed) !=
+                        (ovf_head = atomic_load_explicit(
+                             &r->ovf_head, memory_order_acquire)) &&
+                    atomic_load_explicit(&r->head, memory_order_acquire) ==
+                        tail)
+                        total += collect_overflow(s, r, now, &ktail, ovf_head);
                 atomic_store_explicit(&r->ktail, ktail, memory_order_release);
         }
         ks_batch_end_pass(s->batch);
