@@ -21,7 +21,17 @@
  * The oracle for partitions is librdkafka's own
  * rd_kafka_msg_partitioner_consistent() (CRC-32), not keyshift's code.
  *
- * Usage: ksb_accuracy [--msgs N] [--distinct N]
+ * --force-n 4,16,64 (issue 33): the same streams staged with every message
+ * sampled at 1 in N (ks_stage_force_sampling(), as under overload), and
+ * instead of the above, every per-message figure the report gives with a
+ * sampling error (the current and proposed partitions' messages, moved
+ * messages, the window) against its exact value: within 3 x its stated
+ * standard error (messages_sampling_error, which is 3 sigma already), and
+ * messages_produced exact. Per stream and N the share within is printed;
+ * the goal is the share pooled over all of them (3 sigma: 0.997 expected;
+ * bound 0.99).
+ *
+ * Usage: ksb_accuracy [--msgs N] [--distinct N] [--force-n N,N,...]
  */
 #include <math.h>
 #include <stdio.h>
@@ -283,13 +293,176 @@ static void measure(const ksb_stream_t *st, const char *tag)
         free(ex.count);
 }
 
+/** @returns field @p f of partition @p i of a partitions list, in either
+ *           form: an array of objects, or columns ({"messages": [...]}). */
+static double part_field(json_t *parts, size_t i, const char *f)
+{
+        if (json_is_array(parts))
+                return jnum(json_array_get(parts, i), f, NULL);
+        return json_number_value(json_array_get(json_object_get(parts, f), i));
+}
+
+/** Figures within their stated error, and all figures, over every
+ *  measure_sampled() call. */
+static size_t sampled_within, sampled_figures;
+
+/** @brief One figure against its exact value: within @p err (3 sigma, as
+ *         stated), counted in @p within / @p n. */
+static void figure(const char *tag, const char *what, double got, double exact,
+                   double err, size_t *within, size_t *n)
+{
+        int ok = fabs(got - exact) <= err;
+        *within += ok;
+        (*n)++;
+        if (!ok)
+                ksb_note("%s: %s: exact %.0f, estimated %.0f +- %.0f", tag,
+                         what, exact, got, err);
+}
+
+/** @brief Stream @p st staged at 1 in 2^@p shift (every message, forced);
+ *         its per-message figures against the exact ones. */
+static void measure_sampled(const ksb_stream_t *st, const char *name, int shift)
+{
+        const char *const props[] = {"keyshift.partitions.proposed", "12,16,24",
+                                     NULL};
+        ksb_topics_t      kt;
+        ks_topic_t       *t;
+        ks_topic_snapshot_t snap;
+        ks_report_opts_t    opts;
+        ks_warn_list_t      wl;
+        json_t             *o, *parts, *props_j;
+        uint64_t            cur[6] = {0}, prop[3][24] = {{0}}, moved[3] = {0};
+        size_t              i, p, within = 0, n = 0;
+        double              v;
+        char                tag[64], id[96], what[192], fig[64];
+
+        snprintf(tag, sizeof(tag), "N%d.%s", 1 << shift, name);
+        for (i = 0; i < st->n; i++) {
+                const ksb_key_t *k = &st->msgs[i];
+                int32_t          c = oracle_partition(k, 6);
+                cur[c]++;
+                for (p = 0; p < 3; p++) {
+                        int32_t q = oracle_partition(k, ksb_proposed[p]);
+                        prop[p][q]++;
+                        moved[p] += q != c;
+                }
+        }
+        ksb_topics_init(&kt, props);
+        ks_stage_force_sampling(kt.stage, shift);
+        t = ksb_topics_add(&kt, "ais", 6);
+        for (i = 0; i < st->n; i++) {
+                ksb_topics_on_send(&kt, "ais", st->msgs[i].bytes,
+                                   st->msgs[i].len, 64);
+                if ((i & 2047) == 2047)
+                        ks_stage_collect(kt.stage);
+        }
+        ks_stage_drain(kt.stage);
+        if (ks_topic_snapshot(t, &snap))
+                ksb_die("snapshot failed");
+        ks_warn_list_init(&wl);
+        opts = ksb_topics_report_opts(&kt, KSB_HOT);
+        o    = ks_report_topic(&snap, &opts, &wl);
+        if (!o)
+                ksb_die("report failed");
+
+        /* counted exactly by the producing threads, sampled or not */
+        v = jnum(o, "analysis", "messages_produced") == (double)st->n;
+        snprintf(id, sizeof(id), "f.%s.produced_exact", tag);
+        snprintf(what, sizeof(what),
+                 "messages_produced exact at 1 in %d (1 = yes), %s", 1 << shift,
+                 st->name);
+        ksb_result(id, what, ">=", 1, "", &v, 1);
+
+        figure(tag, "window messages", jnum(o, "window", "messages"),
+               (double)st->n, jnum(o, "window", "messages_sampling_error"),
+               &within, &n);
+        parts = json_object_get(json_object_get(o, "current"), "partitions");
+        for (i = 0; i < 6; i++) {
+                snprintf(fig, sizeof(fig), "current partition %zu", i);
+                figure(tag, fig, part_field(parts, i, "messages"),
+                       (double)cur[i],
+                       part_field(parts, i, "messages_sampling_error"), &within,
+                       &n);
+        }
+        props_j = json_object_get(o, "proposals");
+        for (p = 0; p < 3; p++) {
+                json_t *pr = json_array_get(props_j, p);
+                json_t *mv = json_object_get(pr, "moved");
+                parts      = json_object_get(pr, "partitions");
+                for (i = 0; i < (size_t)ksb_proposed[p]; i++) {
+                        snprintf(fig, sizeof(fig), "%d: partition %zu",
+                                 ksb_proposed[p], i);
+                        figure(tag, fig, part_field(parts, i, "messages"),
+                               (double)prop[p][i],
+                               part_field(parts, i, "messages_sampling_error"),
+                               &within, &n);
+                }
+                snprintf(fig, sizeof(fig), "6 -> %d: moved messages",
+                         ksb_proposed[p]);
+                figure(tag, fig, jnum(mv, "messages", NULL), (double)moved[p],
+                       jnum(mv, "messages_sampling_error", NULL), &within, &n);
+        }
+        v = (double)within / (double)n;
+        ksb_note("%s: %zu of %zu per-message figures within their stated "
+                 "error",
+                 tag, within, n);
+        snprintf(id, sizeof(id), "f.%s.within_error", tag);
+        snprintf(what, sizeof(what),
+                 "per-message figures within their stated 3-sigma error at "
+                 "1 in %d, %s",
+                 1 << shift, st->name);
+        ksb_result(id, what, "-", 0, "", &v, 1);
+        sampled_within += within;
+        sampled_figures += n;
+        json_decref(o);
+        ks_warn_list_clear(&wl);
+        ks_topic_snapshot_free(&snap);
+        ksb_topics_destroy(&kt);
+}
+
+/** @brief --force-n: the four streams at each N of @p ns. */
+static void force_n(const int *ns, int cnt, size_t msgs, size_t distinct,
+                    uint64_t seed)
+{
+        ksb_stream_t st;
+        double       v;
+        int          j;
+
+        for (j = 0; j < cnt; j++) {
+                int shift = 0;
+                while ((1 << shift) < ns[j])
+                        shift++;
+                ksb_stream_zipf(&st, msgs, 100000, 1.0, 0.01, 42);
+                measure_sampled(&st, "zipf", shift);
+                ksb_stream_free(&st);
+                ksb_stream_distinct(&st, distinct);
+                measure_sampled(&st, "distinct", shift);
+                ksb_stream_free(&st);
+                ksb_stream_spiked(&st, distinct, 100, 0.2, seed);
+                measure_sampled(&st, "spiked", shift);
+                ksb_stream_free(&st);
+                ksb_stream_ais(&st, ksb_ais_log_path(), msgs);
+                measure_sampled(&st, "ais", shift);
+                ksb_stream_free(&st);
+        }
+        v = (double)sampled_within / (double)sampled_figures;
+        ksb_note("forced sampling: %zu of %zu per-message figures within "
+                 "their stated error",
+                 sampled_within, sampled_figures);
+        ksb_result("f.sampled.within_error",
+                   "per-message figures within their stated 3-sigma error, "
+                   "sampled at every forced N, 4 streams pooled (0.997 "
+                   "expected)",
+                   ">=", 0.99, "", &v, 1);
+}
+
 int main(int argc, char **argv)
 {
         size_t       msgs = 2000000, distinct = 10000000;
         uint64_t     seed = 43, s;
         double       v;
         ksb_stream_t st;
-        int          a;
+        int          a, ns[8], ncnt = 0;
 
         for (a = 1; a < argc; a++) {
                 if (!strcmp(argv[a], "--msgs") && a + 1 < argc)
@@ -298,9 +471,25 @@ int main(int argc, char **argv)
                         seed = strtoull(argv[++a], NULL, 10);
                 else if (!strcmp(argv[a], "--distinct") && a + 1 < argc)
                         distinct = strtoull(argv[++a], NULL, 10);
-                else
+                else if (!strcmp(argv[a], "--force-n") && a + 1 < argc) {
+                        char *c = argv[++a], *end;
+                        for (ncnt = 0; *c && ncnt < 8; c = end) {
+                                ns[ncnt] = (int)strtol(c, &end, 10);
+                                if (ns[ncnt] < 2 || ns[ncnt] > 1024 ||
+                                    (ns[ncnt] & (ns[ncnt] - 1)))
+                                        ksb_die("--force-n: powers of two, "
+                                                "2..1024");
+                                ncnt++;
+                                if (*end == ',')
+                                        end++;
+                        }
+                } else
                         ksb_die("usage: ksb_accuracy [--msgs N] [--distinct N] "
-                                "[--seed S]");
+                                "[--seed S] [--force-n N,N,...]");
+        }
+        if (ncnt) {
+                force_n(ns, ncnt, msgs, distinct, seed);
+                return 0;
         }
         ksb_stream_zipf(&st, msgs, 100000, 1.0, 0.01, 42);
         measure(&st, "zipf");
