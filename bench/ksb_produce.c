@@ -21,6 +21,12 @@
  *           times M produce() calls plus flush() until all are delivered
  *           and acknowledged (keyshift's on_acknowledgement runs on the
  *           broker thread). Target 2 (>= 0.95).
+ *  --broker HOST:PORT: the same on a real cluster (a topic of 6
+ *           partitions created for the run).
+ *  --mock and --broker also read keyshift's final report of the run:
+ *           every message counted (analysis.messages_produced equal to
+ *           what was produced), and how much was analysed or sampled, with
+ *           the stated error.
  *
  * Usage: ksb_produce --queue [--threads 1,2,8] [--msgs M] [--rounds R]
  *        [--keyshift-partitioner NAME] (B's keyshift.partitioner: no
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -392,14 +399,19 @@ static void queue_mode(const ksb_stream_t *st, const char *tag,
                 check_report(report[v]);
 }
 
-/** @returns messages/s of one mock-cluster block (produce + flush). */
+/** The topic mock_block() produces to: KSB_TOPIC, or on a real cluster
+ *  one created for this run. */
+static char ksb_run_topic[64] = KSB_TOPIC;
+
+/** @returns messages/s of one delivery block (produce + flush), on the
+ *          mock cluster or, with ksb_bootstrap, a real one. */
 static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
                           size_t msgs, const char *report)
 {
-        rd_kafka_t *rk =
-            ksb_producer_new(KSB_MOCK_CLUSTER, with ? ksb_plugin_path() : NULL,
-                             KSB_TOPIC, report);
-        rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, KSB_TOPIC, NULL);
+        rd_kafka_t *rk = ksb_producer_new(
+            ksb_bootstrap ? KSB_BROKER : KSB_MOCK_CLUSTER,
+            with ? ksb_plugin_path() : NULL, ksb_run_topic, report);
+        rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, ksb_run_topic, NULL);
         uint64_t          t0, t1, c0, c1;
         block_t           b;
         size_t            i;
@@ -425,37 +437,104 @@ static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
         return b;
 }
 
+/** What keyshift's final report of a delivery block says it analysed. */
+typedef struct analysed {
+        double produced;       /**< analysis.messages_produced */
+        double fraction;       /**< analysis.analysed_fraction */
+        double one_in_max;     /**< 0: never sampled */
+        double sampling_error; /**< messages_sampling_error (3 sigma) */
+        double sampled_s;      /**< sampled_seconds */
+} analysed_t;
+
+/** @brief Reads @p path's analysis of the run's topic, then removes it. */
+static analysed_t read_analysis(const char *path)
+{
+        json_error_t err;
+        json_t      *r = json_load_file(path, 0, &err), *a;
+        analysed_t   x = {-1, 0, 0, 0, 0};
+
+        if (!r) {
+                ksb_note("no keyshift report at %s: %s", path, err.text);
+                return x;
+        }
+        a = json_object_get(
+            json_object_get(json_object_get(r, "topics"), ksb_run_topic),
+            "analysis");
+        x.produced = json_number_value(json_object_get(a, "messages_produced"));
+        x.fraction = json_number_value(json_object_get(a, "analysed_fraction"));
+        x.one_in_max = json_number_value(json_object_get(a, "one_in_max"));
+        x.sampling_error =
+            json_number_value(json_object_get(a, "messages_sampling_error"));
+        x.sampled_s = json_number_value(json_object_get(a, "sampled_seconds"));
+        json_decref(r);
+        unlink(path);
+        return x;
+}
+
 static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
 {
-        double ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
-        char   report[256];
-        size_t off = 0;
-        int    r, v;
+        double      ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
+        double      exact[KSB_ROUNDS_MAX], frac[KSB_ROUNDS_MAX];
+        const char *mode = ksb_bootstrap ? "broker" : "mock";
+        char        report[256], id[96], what[192];
+        size_t      off = 0;
+        int         r, v;
 
         snprintf(report, sizeof(report), "/tmp/ksb-mock-%ld.json",
                  (long)getpid());
+        if (ksb_bootstrap) {
+                snprintf(ksb_run_topic, sizeof(ksb_run_topic), "ksb-%ld-%ld",
+                         (long)getpid(), (long)time(NULL));
+                ksb_topic_create(ksb_run_topic, 6);
+        }
         for (r = 0; r < rounds; r++) {
-                block_t b[2];
+                block_t    b[2];
+                analysed_t x;
                 for (v = 0; v < 2; v++) {
                         int which = r % 2 ? 1 - v : v;
                         b[which]  = mock_block(which, st, off, msgs, report);
                 }
                 off += msgs;
+                x        = read_analysis(report);
                 ratio[r] = b[1].rate / b[0].rate;
                 cpu[r]   = b[1].cpu_per_msg - b[0].cpu_per_msg;
-                ksb_note("mock round %d: without %.0f msg/s, with %.0f msg/s, "
-                         "ratio %.3f; CPU/msg %.0f / %.0f ns",
-                         r, b[0].rate, b[1].rate, ratio[r], b[0].cpu_per_msg,
-                         b[1].cpu_per_msg);
+                /* the block's messages and its 10,000 warm-up ones */
+                exact[r] = x.produced == (double)(msgs + 10000);
+                frac[r]  = x.fraction;
+                ksb_note("%s round %d: without %.0f msg/s, with %.0f msg/s, "
+                         "ratio %.3f; CPU/msg %.0f / %.0f ns; keyshift counted "
+                         "%.0f of %zu messages, analysed %.4f of them%s",
+                         mode, r, b[0].rate, b[1].rate, ratio[r],
+                         b[0].cpu_per_msg, b[1].cpu_per_msg, x.produced,
+                         msgs + 10000, x.fraction,
+                         x.one_in_max > 0 ? " (sampled)" : "");
+                if (x.one_in_max > 0)
+                        ksb_note(
+                            "%s round %d: sampled 1 in up to %.0f for %.0f "
+                            "s; messages +- %.0f (3 sigma), stated",
+                            mode, r, x.one_in_max, x.sampled_s,
+                            x.sampling_error);
         }
-        ksb_result("2.produce.mock.ratio",
-                   "delivery throughput with/without, mock cluster", ">=", 0.95,
-                   "x", ratio, (size_t)rounds);
-        ksb_result("4.produce.mock.cpu",
+        snprintf(id, sizeof(id), "2.produce.%s.ratio", mode);
+        snprintf(what, sizeof(what),
+                 "delivery throughput with/without, %s, %zu messages a block",
+                 ksb_bootstrap ? "real broker" : "mock cluster", msgs);
+        ksb_result(id, what, ">=", 0.95, "x", ratio, (size_t)rounds);
+        snprintf(id, sizeof(id), "2.produce.%s.counted_exact", mode);
+        snprintf(what, sizeof(what),
+                 "every message counted by keyshift (1 = yes), %s", mode);
+        ksb_result(id, what, ">=", 1, "", exact, (size_t)rounds);
+        snprintf(id, sizeof(id), "2.produce.%s.analysed_fraction", mode);
+        snprintf(what, sizeof(what),
+                 "share keyshift analysed (the rest sampled, with the error "
+                 "stated), %s",
+                 mode);
+        ksb_result(id, what, "-", 0, "", frac, (size_t)rounds);
+        snprintf(id, sizeof(id), "4.produce.%s.cpu", mode);
+        ksb_result(id,
                    "process CPU per delivered message with - without "
                    "(on_send + on_acknowledgement)",
                    "-", 0, "ns", cpu, (size_t)rounds);
-        check_report(report);
 }
 
 int main(int argc, char **argv)
@@ -472,7 +551,10 @@ int main(int argc, char **argv)
                         mock = 0;
                 else if (!strcmp(argv[i], "--mock"))
                         mock = 1;
-                else if (!strcmp(argv[i], "--msgs") && i + 1 < argc)
+                else if (!strcmp(argv[i], "--broker") && i + 1 < argc) {
+                        mock          = 1;
+                        ksb_bootstrap = argv[++i];
+                } else if (!strcmp(argv[i], "--msgs") && i + 1 < argc)
                         msgs = strtoull(argv[++i], NULL, 10);
                 else if (!strcmp(argv[i], "--keyshift-partitioner") &&
                          i + 1 < argc)
@@ -496,14 +578,15 @@ int main(int argc, char **argv)
                                         ksb_die("threads: 1..64");
                         }
                 } else
-                        ksb_die("usage: ksb_produce --queue|--mock [--msgs M] "
+                        ksb_die("usage: ksb_produce --queue|--mock|--broker "
+                                "HOST:PORT [--msgs M] "
                                 "[--rounds R] [--threads 1,2,8] "
                                 "[--stream zipf|distinct|ais] [--calibrate NS] "
                                 "[--floor] "
                                 "[--keyshift-partitioner NAME]");
         }
         if (mock < 0)
-                ksb_die("say --queue or --mock");
+                ksb_die("say --queue, --mock or --broker HOST:PORT");
         if (rounds < 1 || rounds > KSB_ROUNDS_MAX)
                 ksb_die("rounds: 1..%d", KSB_ROUNDS_MAX);
         memset(ksb_value, 'v', sizeof(ksb_value));

@@ -15,6 +15,8 @@
 #include "ks_partitioner.h"
 #include "ksb_stats.h"
 
+const char *ksb_bootstrap;
+
 const char *ksb_plugin_path(void)
 {
         const char *p = getenv("KS_PLUGIN");
@@ -210,6 +212,8 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                 set(conf, "bootstrap.servers", "127.0.0.1:1");
                 set(conf, "reconnect.backoff.ms", "1000");
                 set(conf, "reconnect.backoff.max.ms", "10000");
+        } else if (setup == KSB_BROKER) {
+                set(conf, "bootstrap.servers", ksb_bootstrap);
         } else {
                 set(conf, "test.mock.num.brokers", "1");
         }
@@ -222,6 +226,42 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
                                        6, 1))
                 ksb_die("cannot create mock topic %s", topic);
         return rk;
+}
+
+void ksb_topic_create(const char *topic, int partitions)
+{
+        rd_kafka_conf_t                      *conf = rd_kafka_conf_new();
+        rd_kafka_t                           *rk;
+        rd_kafka_NewTopic_t                  *nt;
+        rd_kafka_queue_t                     *q;
+        rd_kafka_event_t                     *ev;
+        const rd_kafka_CreateTopics_result_t *res;
+        const rd_kafka_topic_result_t       **tr;
+        size_t                                n;
+        char                                  errstr[512];
+
+        set(conf, "bootstrap.servers", ksb_bootstrap);
+        rd_kafka_conf_set_log_cb(conf, quiet_log);
+        if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr,
+                                sizeof(errstr))))
+                ksb_die("rd_kafka_new: %s", errstr);
+        nt =
+            rd_kafka_NewTopic_new(topic, partitions, 1, errstr, sizeof(errstr));
+        if (!nt)
+                ksb_die("NewTopic: %s", errstr);
+        q = rd_kafka_queue_new(rk);
+        rd_kafka_CreateTopics(rk, &nt, 1, NULL, q);
+        ev = rd_kafka_queue_poll(q, 30000);
+        if (!ev || !(res = rd_kafka_event_CreateTopics_result(ev)))
+                ksb_die("CreateTopics %s: no answer", topic);
+        tr = rd_kafka_CreateTopics_result_topics(res, &n);
+        if (n != 1 || rd_kafka_topic_result_error(tr[0]))
+                ksb_die("CreateTopics %s: %s", topic,
+                        n ? rd_kafka_topic_result_error_string(tr[0]) : "?");
+        rd_kafka_event_destroy(ev);
+        rd_kafka_NewTopic_destroy(nt);
+        rd_kafka_queue_destroy(q);
+        rd_kafka_destroy(rk);
 }
 
 void ksb_producer_drain(rd_kafka_t *rk)

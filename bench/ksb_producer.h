@@ -27,7 +27,17 @@
 typedef enum ksb_setup {
         KSB_QUEUE_ONLY,
         KSB_MOCK_CLUSTER,
+        KSB_BROKER, /**< a real cluster at ksb_bootstrap: as the mock
+                     *   cluster, the topic created (6 partitions) by
+                     *   ksb_topic_create() */
 } ksb_setup_t;
+
+/** bootstrap.servers of KSB_BROKER. */
+extern const char *ksb_bootstrap;
+
+/** @brief Creates @p topic with @p partitions partitions (replication 1) on
+ *         ksb_bootstrap through the Admin API; dies on failure. */
+void ksb_topic_create(const char *topic, int partitions);
 
 /** keyshift.partitioner for B, or NULL (the default: keyshift learns the
  *  partitioner from the deliveries, ks_learn.h; queue-only, it analyses
