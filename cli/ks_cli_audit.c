@@ -117,21 +117,23 @@ const char *ks_cli_audit_ranges(const json_t *step, int max, char *buf,
                                 size_t size)
 {
         const json_t *parts = json_object_get(step, "partitions");
+        const json_t *recs  = json_object_get(parts, "records");
+        const json_t *first = json_object_get(parts, "first_offset");
+        const json_t *last  = json_object_get(parts, "last_offset");
         size_t        o = 0, i, shown = 0, with = 0;
 
         buf[0] = '\0';
-        for (i = 0; i < json_array_size(parts); i++) {
-                const json_t *p = json_array_get(parts, i);
-                if (!ks_cli_u64(p, "records"))
+        /* columns indexed by partition (keyshift.report.v2) */
+        for (i = 0; i < json_array_size(recs); i++) {
+                if (json_integer_value(json_array_get(recs, i)) <= 0)
                         continue;
                 with++;
                 if (shown == (size_t)max)
                         continue;
-                ks_cli_append(buf, size, &o, "%sp%d %lld-%lld",
-                              shown ? ", " : "",
-                              (int)ks_cli_u64(p, "partition"),
-                              (long long)ks_cli_u64(p, "first_offset"),
-                              (long long)ks_cli_u64(p, "last_offset"));
+                ks_cli_append(
+                    buf, size, &o, "%sp%d %lld-%lld", shown ? ", " : "", (int)i,
+                    (long long)json_integer_value(json_array_get(first, i)),
+                    (long long)json_integer_value(json_array_get(last, i)));
                 shown++;
         }
         if (with > shown)

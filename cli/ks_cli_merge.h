@@ -1,7 +1,7 @@
 /**
  * @file ks_cli_merge.h
  * @brief `keyshift merge`: the parts of combining reports of many producer
- *        processes of the same topics into one keyshift.report.v1.
+ *        processes of the same topics into one keyshift.report.v2.
  *
  *  - ks_cli_merge_sketch.c: a topic's sketches (HyperLogLog, bottom-k key
  *    sample, Space-Saving hot keys) merged, and the figures recomputed

@@ -82,21 +82,23 @@ static json_t *ks_merge_schema_id_keys(const ks_cli_merge_in_t *in, size_t n)
         return out;
 }
 
-/** @brief dst[i].messages, .bytes += src[i]'s (checked, same length). */
+/** @brief dst.messages[i], dst.bytes[i] += src's (the per-partition
+ *         columns; checked, same length). */
 static void ks_merge_partitions(json_t *dst, const json_t *src)
 {
         static const char *const f[] = {"messages", "bytes"};
         size_t                   i, j;
 
-        for (i = 0; i < json_array_size(dst); i++)
-                for (j = 0; j < 2; j++) {
-                        json_t *d =
-                            json_object_get(json_array_get(dst, i), f[j]);
+        for (j = 0; j < 2; j++) {
+                json_t       *d = json_object_get(dst, f[j]);
+                const json_t *s = json_object_get(src, f[j]);
+                for (i = 0; i < json_array_size(d); i++) {
+                        json_t *c = json_array_get(d, i);
                         json_integer_set(
-                            d, json_integer_value(d) +
-                                   json_integer_value(json_object_get(
-                                       json_array_get(src, i), f[j])));
+                            c, json_integer_value(c) +
+                                   json_integer_value(json_array_get(s, i)));
                 }
+        }
 }
 
 /** @brief Each partition's `messages_sampling_error` from its merged
@@ -104,20 +106,25 @@ static void ks_merge_partitions(json_t *dst, const json_t *src)
  *         none when nothing was sampled. */
 static void ks_merge_partition_errors(json_t *parts, const ks_analysis_t *a)
 {
-        size_t  i;
-        json_t *p;
+        const json_t *msgs = json_object_get(parts, "messages");
+        json_t       *errs, *m;
+        size_t        i;
 
-        json_array_foreach(parts, i, p)
-        {
-                if (!a->sampled) {
-                        json_object_del(p, "messages_sampling_error");
-                        continue;
-                }
-                json_object_set_new(
-                    p, "messages_sampling_error",
-                    json_integer((json_int_t)ceil(ks_analysis_sampling_error(
-                        a, (double)ks_cli_u64(p, "messages")))));
+        if (!json_is_object(parts))
+                return;
+        if (!a->sampled) {
+                json_object_del(parts, "messages_sampling_error");
+                return;
         }
+        errs = json_array();
+        json_array_foreach(msgs, i, m)
+        {
+                json_array_append_new(
+                    errs,
+                    json_integer((json_int_t)ceil(ks_analysis_sampling_error(
+                        a, (double)json_integer_value(m)))));
+        }
+        json_object_set_new(parts, "messages_sampling_error", errs);
 }
 
 /** @brief dst += src cell by cell (checked, same shape). */

@@ -1,6 +1,6 @@
 /**
  * @file ks_cli_report.h
- * @brief Reads a keyshift.report.v1 file and checks every field the CLI
+ * @brief Reads a keyshift.report.v2 file and checks every field the CLI
  *        uses, so that the subcommands can read them without checks and
  *        a bad file is refused with the file and the field at fault.
  *

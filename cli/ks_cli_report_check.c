@@ -208,34 +208,39 @@ static void ks_vints(ks_vctx_t *v, json_t *obj, const char *const *keys)
                 ks_vget(v, obj, *keys, KS_V_INT);
 }
 
-/** @brief partitions: exactly @p count of {partition = i, messages, bytes}. */
-static void ks_check_partitions(ks_vctx_t *v, json_t *arr, int64_t count)
+/** @brief One per-partition column of @p obj: exactly @p count values,
+ *         each non-negative integers (or null too, with KS_V_NULL). */
+static void ks_check_column(ks_vctx_t *v, json_t *obj, const char *key,
+                            int64_t count, int kind)
 {
-        static const char *const f[] = {"messages", "bytes", NULL};
-        size_t                   i, mark;
+        json_t *col = ks_vget(v, obj, key, KS_V_ARR | (kind & KS_V_OPTION));
+        size_t  i, mark, m2;
 
-        if (!arr || v->failed)
+        if (!col || v->failed)
                 return;
-        if ((int64_t)json_array_size(arr) != count) {
+        mark = ks_vpush(v, "%s", key);
+        if ((int64_t)json_array_size(col) != count)
                 ks_vfail(v,
-                         "expected %lld entries (the partition count), got %zu",
-                         (long long)count, json_array_size(arr));
+                         "expected %lld values (the partition count), got %zu",
+                         (long long)count, json_array_size(col));
+        for (i = 0; !v->failed && i < json_array_size(col); i++) {
+                m2 = ks_vpush(v, "[%zu]", i);
+                ks_vis(v, json_array_get(col, i), kind & ~KS_V_OPTION);
+                ks_vpop(v, m2);
+        }
+        ks_vpop(v, mark);
+}
+
+/** @brief partitions: {messages, bytes[, messages_sampling_error]},
+ *         columns of exactly @p count counts indexed by partition. */
+static void ks_check_partitions(ks_vctx_t *v, json_t *obj, int64_t count)
+{
+        if (!obj || v->failed)
                 return;
-        }
-        for (i = 0; i < json_array_size(arr) && !v->failed; i++) {
-                json_t *p = json_array_get(arr, i);
-                json_t *n;
-                mark = ks_vpush(v, "[%zu]", i);
-                if (ks_vis(v, p, KS_V_OBJ) &&
-                    (n = ks_vget(v, p, "partition", KS_V_INT)) &&
-                    json_integer_value(n) != (json_int_t)i)
-                        ks_vfail(v, "partition is %lld, expected %zu",
-                                 (long long)json_integer_value(n), i);
-                ks_vints(v, p, f);
-                ks_vget(v, p, "messages_sampling_error",
+        ks_check_column(v, obj, "messages", count, KS_V_INT);
+        ks_check_column(v, obj, "bytes", count, KS_V_INT);
+        ks_check_column(v, obj, "messages_sampling_error", count,
                         KS_V_INT | KS_V_OPTION);
-                ks_vpop(v, mark);
-        }
 }
 
 /** @brief flow: null, or @p rows arrays of @p cols counts. */
@@ -302,7 +307,7 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                 return;
         }
         if (current) {
-                json_t *parts = ks_vget(v, p, "partitions", KS_V_ARR);
+                json_t *parts = ks_vget(v, p, "partitions", KS_V_OBJ);
                 mark          = ks_vpush(v, "partitions");
                 ks_check_partitions(v, parts, count);
                 ks_vpop(v, mark);
@@ -664,7 +669,7 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         o = ks_vget(v, t, "current", KS_V_OBJ | KS_V_NULL);
         if (o && json_is_object(o)) {
                 mark      = ks_vpush(v, "current");
-                cur_parts = ks_vget(v, o, "partitions", KS_V_ARR);
+                cur_parts = ks_vget(v, o, "partitions", KS_V_OBJ);
                 ks_vpush(v, "partitions");
                 ks_check_partitions(v, cur_parts, current);
                 ks_vpop(v, mark);

@@ -87,23 +87,30 @@ static json_t *scan_json(const scan_opts_t *o, const ks_scan_reader_t *r,
                          const ks_scan_ctx_t *c)
 {
         json_t *o_json;
-        json_t *parts = json_array();
+        json_t *low = json_array(), *high = json_array(), *start = json_array(),
+               *end = json_array(), *recs = json_array(), *last = json_array(),
+               *done = json_array(), *parts;
         char    started[40];
         int32_t p;
 
+        /* columns indexed by partition (keyshift.report.v2) */
         for (p = 0; p < r->partition_count; p++) {
                 const ks_scan_part_t *s = &r->parts[p];
-                json_array_append_new(
-                    parts,
-                    json_pack(
-                        "{s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:b}", "partition",
-                        p, "low_watermark", (json_int_t)s->low,
-                        "high_watermark", (json_int_t)s->high, "start_offset",
-                        (json_int_t)s->start, "end_offset", (json_int_t)s->end,
-                        "records", (json_int_t)s->records, "last_offset",
-                        s->last >= 0 ? json_integer(s->last) : json_null(),
-                        "done", s->done));
+                json_array_append_new(low, json_integer((json_int_t)s->low));
+                json_array_append_new(high, json_integer((json_int_t)s->high));
+                json_array_append_new(start,
+                                      json_integer((json_int_t)s->start));
+                json_array_append_new(end, json_integer((json_int_t)s->end));
+                json_array_append_new(recs,
+                                      json_integer((json_int_t)s->records));
+                json_array_append_new(last, s->last >= 0 ? json_integer(s->last)
+                                                         : json_null());
+                json_array_append_new(done, json_boolean(s->done));
         }
+        parts = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "low_watermark", low, "high_watermark", high,
+                          "start_offset", start, "end_offset", end, "records",
+                          recs, "last_offset", last, "done", done);
         ks_report_rfc3339(started_ms, started, sizeof(started));
         o_json = json_pack(
             "{s:s, s:s, s:s, s:o, s:b, s:s, s:I, s:I, s:f, s:I, s:I,"

@@ -1,7 +1,7 @@
 /**
  * @file ks_cli_scan.h
  * @brief `keyshift scan`: reads a topic's stored records with a librdkafka
- *        consumer and writes a keyshift.report.v1 report (`source:
+ *        consumer and writes a keyshift.report.v2 report (`source:
  *        "scan"`) with the plugin's analysis (core/topic/ks_topic.h, fed with
  *        ks_topic_record_stored_locked()) and the partitioner audit
  *        (core/report/ks_audit.h).

@@ -26,7 +26,7 @@ static void usage(FILE *fp)
             "Reads a topic's stored records (every partition, from --from to "
             "the end\n"
             "offset each had when the scan began) and writes a "
-            "keyshift.report.v1\n"
+            "keyshift.report.v2\n"
             "report with source \"scan\": the plugin's analysis of the "
             "records and an\n"
             "audit of which partitioner (consistent = CRC-32, murmur2, fnv1a) "

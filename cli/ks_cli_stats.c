@@ -28,8 +28,9 @@
 
 int ks_cli_loads_read(const json_t *partitions, ks_cli_loads_t *out)
 {
-        size_t    i, n = json_array_size(partitions);
-        uint64_t *copy;
+        const json_t *msgs = json_object_get(partitions, "messages");
+        size_t        i, n = json_array_size(msgs);
+        uint64_t     *copy;
 
         memset(out, 0, sizeof(*out));
         if (!n)
@@ -43,8 +44,8 @@ int ks_cli_loads_read(const json_t *partitions, ks_cli_loads_t *out)
         }
         out->count = (int32_t)n;
         for (i = 0; i < n; i++) {
-                uint64_t m =
-                    ks_cli_u64(json_array_get(partitions, i), "messages");
+                json_int_t v     = json_integer_value(json_array_get(msgs, i));
+                uint64_t   m     = v > 0 ? (uint64_t)v : 0;
                 out->messages[i] = copy[i] = m;
                 out->total += m;
                 if (m > out->messages[out->busiest])

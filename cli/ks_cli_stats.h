@@ -15,7 +15,7 @@
 
 #include "ks_sizing.h"
 
-/** One partition count's load, from a report's `partitions` array. */
+/** One partition count's load, from a report's `partitions` columns. */
 typedef struct ks_cli_loads {
         int32_t            count;    /**< partitions */
         uint64_t          *messages; /**< [count], owned */
@@ -26,8 +26,9 @@ typedef struct ks_cli_loads {
 } ks_cli_loads_t;
 
 /**
- * @brief Reads a checked `partitions` array ([{partition, messages,
- *        bytes}]) into @p out; the spread is computed with
+ * @brief Reads a checked `partitions` object ({messages: [...], bytes:
+ *        [...]}, columns indexed by partition) into @p out; the spread is
+ *        computed with
  *        ks_sizing_spread() (limit 2.5 x median).
  * @returns 0, or -1 on ENOMEM or an empty array.
  */

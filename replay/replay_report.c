@@ -69,24 +69,25 @@ static const char *replay_str(const json_t *obj, const char *key)
  *         (first 24) and the busiest partition's share. */
 static void replay_print_load(const char *label, json_t *parts)
 {
-        json_t *p;
-        size_t  i, n = json_array_size(parts);
+        json_t *msgs = json_object_get(parts, "messages"), *p;
+        size_t  i, n = json_array_size(msgs);
         double  total = 0, max = 0;
 
-        json_array_foreach(parts, i, p)
+        /* {messages: [...], bytes: [...]} by partition (report v2) */
+        json_array_foreach(msgs, i, p)
         {
-                double m = replay_num(p, "messages");
+                double m = json_number_value(p);
                 total += m;
                 max = m > max ? m : max;
         }
         printf("    %-14s", label);
-        json_array_foreach(parts, i, p)
+        json_array_foreach(msgs, i, p)
         {
                 if (i == 24) {
                         printf(" ...");
                         break;
                 }
-                printf(" %.0f", replay_num(p, "messages"));
+                printf(" %.0f", json_number_value(p));
         }
         printf("  (busiest %.1f%%, fair %.1f%%)\n",
                total ? 100 * max / total : 0.0, n ? 100.0 / (double)n : 0.0);

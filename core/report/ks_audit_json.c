@@ -47,31 +47,42 @@ static void example_text(const ks_audit_example_t *ex, char *out, size_t size)
                          show < ex->keylen ? "..." : "", text ? "\"" : "");
 }
 
-static json_t *step_json(const ks_audit_t *a, const ks_audit_step_t *st)
+/** @returns a step's per-partition figures as columns indexed by
+ *           partition (keyshift.report.v2): records assigned, explained,
+ *           and the first and last offsets of the records assigned (null
+ *           where none was). */
+static json_t *step_partitions_json(const ks_audit_t      *a,
+                                    const ks_audit_step_t *st)
 {
-        json_t *parts = json_array();
+        json_t *rec = json_array(), *expl = json_array(), *first = json_array(),
+               *last = json_array();
         int32_t p;
 
         for (p = 0; p < a->c; p++) {
                 const ks_audit_range_t *r = &st->partitions[p];
-                if (!r->records && !r->explained)
-                        continue;
-                json_array_append_new(
-                    parts,
-                    json_pack("{s:i, s:I, s:I, s:o, s:o}", "partition", p,
-                              "records", (json_int_t)r->records, "explained",
-                              (json_int_t)r->explained, "first_offset",
-                              r->records ? json_integer(r->first_offset)
-                                         : json_null(),
-                              "last_offset",
-                              r->records ? json_integer(r->last_offset)
-                                         : json_null()));
+                json_array_append_new(rec,
+                                      json_integer((json_int_t)r->records));
+                json_array_append_new(expl,
+                                      json_integer((json_int_t)r->explained));
+                json_array_append_new(first, r->records
+                                                 ? json_integer(r->first_offset)
+                                                 : json_null());
+                json_array_append_new(last, r->records
+                                                ? json_integer(r->last_offset)
+                                                : json_null());
         }
+        return json_pack("{s:o, s:o, s:o, s:o}", "records", rec, "explained",
+                         expl, "first_offset", first, "last_offset", last);
+}
+
+static json_t *step_json(const ks_audit_t *a, const ks_audit_step_t *st)
+{
         return json_pack("{s:s, s:i, s:I, s:I, s:o, s:o}", "family",
                          ks_audit_family_name(st->family), "count", st->count,
                          "records", (json_int_t)st->records, "explained",
                          (json_int_t)st->explained, "example",
-                         example_json(&st->example), "partitions", parts);
+                         example_json(&st->example), "partitions",
+                         step_partitions_json(a, st));
 }
 
 json_t *ks_audit_json(const ks_audit_t *a, const ks_audit_history_t *h,

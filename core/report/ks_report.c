@@ -1,6 +1,6 @@
 /**
  * @file ks_report.c
- * @brief Builds the keyshift.report.v1 JSON from topic snapshots.
+ * @brief Builds the keyshift.report.v2 JSON from topic snapshots.
  *
  * Every figure comes from a snapshot; nothing here touches live state. The
  * estimates from sketches carry their error next to them, and every figure
@@ -154,28 +154,36 @@ void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
                                  c->unanalysed, &smp, uptime_s);
 }
 
-/** @brief [{partition, messages, bytes}] of @p n loads, each with its
+/** @brief {messages: [...], bytes: [...]} of @p n loads, indexed by
+ *         partition (keyshift.report.v2's columns), with a third column
  *         `messages_sampling_error` when @p a was sampled (absent
- *         otherwise: 0, and the arrays keep their size). */
+ *         otherwise: 0, and the columns of large topics keep their size). */
 static json_t *partitions_json(const ks_load_t *loads, int32_t n,
                                const ks_analysis_t *a)
 {
-        json_t *arr = json_array();
+        json_t *msgs = json_array(), *bytes = json_array();
+        json_t *errs = a->sampled ? json_array() : NULL;
+        json_t *o = json_pack("{s:o, s:o}", "messages", msgs, "bytes", bytes);
         int32_t i;
 
-        for (i = 0; arr && i < n; i++) {
-                json_t *o = json_pack("{s:i, s:I, s:I}", "partition", (int)i,
-                                      "messages", (json_int_t)loads[i].messages,
-                                      "bytes", (json_int_t)loads[i].bytes);
-                if (o && a->sampled)
-                        json_object_set_new(
-                            o, "messages_sampling_error",
-                            json_integer(
-                                (json_int_t)ceil(ks_analysis_sampling_error(
-                                    a, (double)loads[i].messages))));
-                json_array_append_new(arr, o);
+        if (!o) {
+                json_decref(errs);
+                return NULL;
         }
-        return arr;
+        for (i = 0; i < n; i++) {
+                json_array_append_new(
+                    msgs, json_integer((json_int_t)loads[i].messages));
+                json_array_append_new(bytes,
+                                      json_integer((json_int_t)loads[i].bytes));
+                if (errs)
+                        json_array_append_new(
+                            errs, json_integer((json_int_t)ceil(
+                                      ks_analysis_sampling_error(
+                                          a, (double)loads[i].messages))));
+        }
+        if (errs)
+                json_object_set_new(o, "messages_sampling_error", errs);
+        return o;
 }
 
 /** @returns the distinct-key count: exact while the key sample is not

@@ -1,6 +1,6 @@
 /**
  * @file ks_report.h
- * @brief The JSON report (schema keyshift.report.v1, documented in
+ * @brief The JSON report (schema keyshift.report.v2, documented in
  *        docs/report-schema.md): built with jansson from topic snapshots,
  *        written atomically.
  *

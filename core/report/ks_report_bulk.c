@@ -1,11 +1,11 @@
 /**
  * @file ks_report_bulk.c
  * @brief Writes the bulk of a topic's report straight from its snapshot:
- *        the per-partition arrays and the mergeable sketches, in the
- *        keyshift.report.v1 schema, without a JSON value per number.
+ *        the per-partition columns and the mergeable sketches, in the
+ *        keyshift.report.v2 schema, without a JSON value per number.
  *
  * Why: for 50 topics x 1,000 partitions x 3 proposed counts, these parts
- * are ~2 million JSON values (5,700 {partition, messages, bytes} objects
+ * are ~2 million JSON values (5,700 per-partition {messages, bytes} pairs
  * per topic, 4,096 key-sample entries, 1,024 hot-key counters and the
  * HyperLogLog registers). Building them with jansson, dumping and freeing
  * them took ~1 s on keyshift's thread (bench/ksb_report); formatted here
@@ -29,34 +29,42 @@
 #include "ks_report_jout.h"
 #include "ks_report_parts.h"
 
-/** @brief [{partition, messages, bytes}, ...] as partitions_json(), with
- *         `messages_sampling_error` when @p a was sampled. */
-static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n,
-                           const ks_analysis_t *a)
+/** @brief One column of @p n per-partition figures: "[v0,v1,...]". */
+static void put_column(ks_jout_t *o, const ks_load_t *l, int32_t n, int which,
+                       const ks_analysis_t *a)
 {
         int32_t i;
 
         PUT_LIT(o, "[");
         for (i = 0; i < n; i++) {
-                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
+                char    *d = jout_room(o, 32), *b = d;
+                uint64_t v = which == 0 ? l[i].messages
+                             : which == 1
+                                 ? l[i].bytes
+                                 : (uint64_t)ceil(ks_analysis_sampling_error(
+                                       a, (double)l[i].messages));
                 if (i)
                         *d++ = ',';
-                d = KS_LIT(d, "{\"partition\":");
-                d = fmt_u64(d, (uint64_t)i);
-                d = KS_LIT(d, ",\"messages\":");
-                d = fmt_u64(d, l[i].messages);
-                d = KS_LIT(d, ",\"bytes\":");
-                d = fmt_u64(d, l[i].bytes);
-                if (a->sampled) {
-                        d = KS_LIT(d, ",\"messages_sampling_error\":");
-                        d = fmt_u64(d,
-                                    (uint64_t)ceil(ks_analysis_sampling_error(
-                                        a, (double)l[i].messages)));
-                }
-                *d++ = '}';
+                d = fmt_u64(d, v);
                 o->n += (size_t)(d - b);
         }
         PUT_LIT(o, "]");
+}
+
+/** @brief {messages: [...], bytes: [...]} as partitions_json(), with a
+ *         `messages_sampling_error` column when @p a was sampled. */
+static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n,
+                           const ks_analysis_t *a)
+{
+        PUT_LIT(o, "{\"messages\":");
+        put_column(o, l, n, 0, a);
+        PUT_LIT(o, ",\"bytes\":");
+        put_column(o, l, n, 1, a);
+        if (a->sampled) {
+                PUT_LIT(o, ",\"messages_sampling_error\":");
+                put_column(o, l, n, 2, a);
+        }
+        PUT_LIT(o, "}");
 }
 
 /** @brief `,"registers_hex":"..."` or `,"registers_nonzero":[[i,v],...]`,

@@ -60,17 +60,19 @@ static int cmp_double(const void *a, const void *b)
         return (x > y) - (x < y);
 }
 
-/** @returns busiest over median of a `partitions` array ([{messages}]),
- *           INFINITY when the median is 0 and the busiest not, or NAN. */
+/** @returns busiest over median of a `partitions` object's `messages`
+ *           column, INFINITY when the median is 0 and the busiest not,
+ *           or NAN. */
 static double loads_max_over_median(const json_t *parts)
 {
-        size_t  n = json_array_size(parts), i;
-        double *v, max = 0, med;
+        const json_t *msgs = json_object_get(parts, "messages");
+        size_t        n    = json_array_size(msgs), i;
+        double       *v, max = 0, med;
 
         if (!n || !(v = malloc(n * sizeof(*v))))
                 return NAN;
         for (i = 0; i < n; i++) {
-                v[i] = num(json_array_get(parts, i), "messages");
+                v[i] = json_number_value(json_array_get(msgs, i));
                 max  = v[i] > max ? v[i] : max;
         }
         qsort(v, n, sizeof(*v), cmp_double);

@@ -2,7 +2,7 @@
  * @file ks_story.h
  * @brief One story per topic: the headline that the report's `summary`,
  *        `keyshift show` and `keyshift html` all print, made by one
- *        function from the topic's object in a keyshift.report.v1 report
+ *        function from the topic's object in a keyshift.report.v2 report
  *        (docs/report-schema.md), so that they never disagree.
  *
  * The story, in this order, each part only when the report has its

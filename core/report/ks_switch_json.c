@@ -14,36 +14,85 @@ static json_t *offset_or_null(int64_t off)
         return off >= 0 ? json_integer((json_int_t)off) : json_null();
 }
 
+/** The per-partition columns of `audit.switch.partitions`, in order. */
+enum {
+        SW_OLD_ONLY,
+        SW_NEW_ONLY,
+        SW_BOTH_OLD,
+        SW_BOTH_NEW,
+        SW_AMBIGUOUS,
+        SW_OTHER,
+        SW_UNKEYED,
+        SW_LAST_OLD_ONLY,
+        SW_FIRST_NEW_ONLY,
+        SW_AMBIGUOUS_FIRST,
+        SW_AMBIGUOUS_LAST,
+        SW_SWITCH_OFFSET,
+        SW_OFFSETS_USED,
+        SW__CNT
+};
+
+static const char *const sw_names[SW__CNT] = {"old_only",
+                                              "new_only",
+                                              "both_old",
+                                              "both_new",
+                                              "ambiguous",
+                                              "other",
+                                              "unkeyed",
+                                              "last_old_only_offset",
+                                              "first_new_only_offset",
+                                              "ambiguous_first_offset",
+                                              "ambiguous_last_offset",
+                                              "switch_offset",
+                                              "offsets_used"};
+
+/** @returns column @p c's value for partition @p sp. */
+static json_t *sw_value(const ks_switch_part_t *sp, int c)
+{
+        switch (c) {
+        case SW_OLD_ONLY:
+                return json_integer((json_int_t)sp->old_only);
+        case SW_NEW_ONLY:
+                return json_integer((json_int_t)sp->new_only);
+        case SW_BOTH_OLD:
+                return json_integer((json_int_t)sp->both_old);
+        case SW_BOTH_NEW:
+                return json_integer((json_int_t)sp->both_new);
+        case SW_AMBIGUOUS:
+                return json_integer((json_int_t)sp->ambiguous);
+        case SW_OTHER:
+                return json_integer((json_int_t)sp->other);
+        case SW_UNKEYED:
+                return json_integer((json_int_t)sp->unkeyed);
+        case SW_LAST_OLD_ONLY:
+                return offset_or_null(sp->last_old_only);
+        case SW_FIRST_NEW_ONLY:
+                return offset_or_null(sp->first_new_only);
+        case SW_AMBIGUOUS_FIRST:
+                return offset_or_null(sp->ambiguous_first);
+        case SW_AMBIGUOUS_LAST:
+                return offset_or_null(sp->ambiguous_last);
+        case SW_SWITCH_OFFSET:
+                return offset_or_null(sp->switch_offset);
+        default:
+                return json_boolean(sp->offsets_used);
+        }
+}
+
 json_t *ks_switch_json(const ks_switch_result_t *r)
 {
-        json_t *parts = json_array();
+        json_t *parts = json_object();
         int32_t p;
+        int     c;
 
         if (!parts)
                 return NULL;
-        for (p = 0; p < r->new_count; p++) {
-                const ks_switch_part_t *sp = &r->parts[p];
-                json_array_append_new(
-                    parts,
-                    json_pack(
-                        "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o,"
-                        " s:o, s:o, s:o, s:o, s:b}",
-                        "partition", p, "old_only", (json_int_t)sp->old_only,
-                        "new_only", (json_int_t)sp->new_only, "both_old",
-                        (json_int_t)sp->both_old, "both_new",
-                        (json_int_t)sp->both_new, "ambiguous",
-                        (json_int_t)sp->ambiguous, "other",
-                        (json_int_t)sp->other, "unkeyed",
-                        (json_int_t)sp->unkeyed, "last_old_only_offset",
-                        offset_or_null(sp->last_old_only),
-                        "first_new_only_offset",
-                        offset_or_null(sp->first_new_only),
-                        "ambiguous_first_offset",
-                        offset_or_null(sp->ambiguous_first),
-                        "ambiguous_last_offset",
-                        offset_or_null(sp->ambiguous_last), "switch_offset",
-                        offset_or_null(sp->switch_offset), "offsets_used",
-                        sp->offsets_used));
+        /* columns indexed by partition (keyshift.report.v2) */
+        for (c = 0; c < SW__CNT; c++) {
+                json_t *col = json_array();
+                for (p = 0; p < r->new_count; p++)
+                        json_array_append_new(col, sw_value(&r->parts[p], c));
+                json_object_set_new(parts, sw_names[c], col);
         }
         return json_pack(
             "{s:s, s:i, s:i, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I,"

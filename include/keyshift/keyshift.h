@@ -41,7 +41,7 @@
 #define KEYSHIFT_KEYSHIFT_H
 
 /** The report's `schema` field. */
-#define KEYSHIFT_REPORT_SCHEMA "keyshift.report.v1"
+#define KEYSHIFT_REPORT_SCHEMA "keyshift.report.v2"
 
 /** Largest partition count accepted anywhere (Kafka has no hard limit;
  *  this bounds keyshift's memory per topic). */

@@ -157,17 +157,19 @@ static int check_loads(json_t *arr, const uint64_t *msgs, const uint64_t *bytes,
 {
         int i, bad = 0;
 
-        if (json_array_size(arr) != (size_t)n) {
+        json_t *am = json_object_get(arr, "messages");
+        json_t *ab = json_object_get(arr, "bytes");
+
+        if (json_array_size(am) != (size_t)n ||
+            json_array_size(ab) != (size_t)n) {
                 fprintf(stderr, "%s: %zu partitions, expected %d\n", what,
-                        json_array_size(arr), n);
+                        json_array_size(am), n);
                 CU_FAIL("wrong partition array size");
                 return n;
         }
         for (i = 0; i < n; i++) {
-                json_t   *p = json_array_get(arr, (size_t)i);
-                long long m =
-                    json_integer_value(json_object_get(p, "messages"));
-                long long b = json_integer_value(json_object_get(p, "bytes"));
+                long long m = json_integer_value(json_array_get(am, (size_t)i));
+                long long b = json_integer_value(json_array_get(ab, (size_t)i));
                 if (m != (long long)msgs[i] || b != (long long)bytes[i]) {
                         if (!bad)
                                 fprintf(stderr,

@@ -160,7 +160,7 @@ static void test_scan(void)
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "source")),
                                "scan");
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "schema")),
-                               "keyshift.report.v1");
+                               "keyshift.report.v2");
         CU_ASSERT(json_is_true(ks_e2e_get(r, "scan/complete")));
         CU_ASSERT_EQUAL(ks_e2e_int(r, "scan/records"), TOTAL);
         t = json_object_get(json_object_get(r, "topics"), topic);
@@ -173,12 +173,11 @@ static void test_scan(void)
         for (i = 0; i < TOTAL; i++)
                 per[rd_kafka_msg_partitioner_murmur2(NULL, keys[i], keylen[i],
                                                      COUNT, NULL, NULL)]++;
-        cur = ks_e2e_get(t, "current/partitions");
+        cur = ks_e2e_get(t, "current/partitions/messages");
         CU_ASSERT_EQUAL_FATAL(json_array_size(cur), COUNT);
         for (n = 0; n < COUNT; n++)
                 CU_ASSERT_EQUAL(
-                    json_integer_value(json_object_get(
-                        json_array_get(cur, (size_t)n), "messages")),
+                    json_integer_value(json_array_get(cur, (size_t)n)),
                     (json_int_t)per[n]);
 
         /* every explained cell and unexplained, recomputed */
@@ -366,12 +365,12 @@ static void test_scan_equals_plugin(void)
         CU_ASSERT_EQUAL(proposal_int(st, 12, "moved/distinct_keys"),
                         proposal_int(pt, 12, "moved/distinct_keys"));
         for (p = 0; p < 12; p++) {
-                snprintf(at, sizeof(at), "partitions/%d/messages", p);
+                snprintf(at, sizeof(at), "partitions/messages/%d", p);
                 CU_ASSERT_EQUAL(proposal_int(st, 12, at),
                                 proposal_int(pt, 12, at));
                 if (p < 6) {
                         snprintf(at, sizeof(at),
-                                 "current/partitions/%d/messages", p);
+                                 "current/partitions/messages/%d", p);
                         CU_ASSERT_EQUAL(ks_e2e_int(st, at), ks_e2e_int(pt, at));
                 }
         }

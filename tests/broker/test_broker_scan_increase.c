@@ -148,11 +148,11 @@ static void check_proposal(json_t *t)
         CU_ASSERT_EQUAL(ks_e2e_int(prop, "partition_count"), 2 * NEW);
         CU_ASSERT_EQUAL(ks_e2e_int(prop, "moved/messages"), (long long)moved);
         for (p = 0; p < 2 * NEW; p++) {
-                snprintf(at, sizeof(at), "partitions/%d/messages", p);
+                snprintf(at, sizeof(at), "partitions/messages/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(prop, at), (long long)at24[p]);
         }
         for (p = 0; p < NEW; p++) {
-                snprintf(at, sizeof(at), "current/partitions/%d/messages", p);
+                snprintf(at, sizeof(at), "current/partitions/messages/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(t, at), (long long)at12[p]);
         }
         ks_broker_summary(
@@ -178,9 +178,9 @@ static void check_evidence(json_t *sw)
                 no[part[i]] += n && !o;
         }
         for (p = 0; p < NEW; p++) {
-                snprintf(at, sizeof(at), "partitions/%d/old_only", p);
+                snprintf(at, sizeof(at), "partitions/old_only/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(sw, at), (long long)oo[p]);
-                snprintf(at, sizeof(at), "partitions/%d/new_only", p);
+                snprintf(at, sizeof(at), "partitions/new_only/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(sw, at), (long long)no[p]);
         }
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(sw, "family")),
@@ -233,7 +233,7 @@ static void test_one_moment(void)
         CU_ASSERT(json_is_true(json_object_get(sw, "exact")));
         for (p = 0; p < NEW; p++) {
                 char at[64];
-                snprintf(at, sizeof(at), "partitions/%d/switch_offset", p);
+                snprintf(at, sizeof(at), "partitions/switch_offset/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(sw, at), (long long)old_in[p]);
         }
         w = json_object_get(t, "warnings");
@@ -263,7 +263,7 @@ static void test_one_moment(void)
                                "increase");
         for (p = 0; p < NEW; p++) {
                 char at[64];
-                snprintf(at, sizeof(at), "scan/partitions/%d/records", p);
+                snprintf(at, sizeof(at), "scan/partitions/records/%d", p);
                 CU_ASSERT_EQUAL(ks_e2e_int(r, at), (long long)old_in[p]);
         }
         json_decref(r);

@@ -83,7 +83,7 @@ static void expect_refused(const char *path, int code, const char *needle1,
 
 static void edit_schema(json_t *j)
 {
-        json_object_set_new(j, "schema", json_string("keyshift.report.v2"));
+        json_object_set_new(j, "schema", json_string("keyshift.report.v1"));
 }
 
 static void edit_messages_type(json_t *j)
@@ -94,7 +94,8 @@ static void edit_messages_type(json_t *j)
 
 static void edit_short_partitions(json_t *j)
 {
-        json_array_remove(ks_e2e_get(j, "topics/orders/current/partitions"), 5);
+        json_array_remove(
+            ks_e2e_get(j, "topics/orders/current/partitions/messages"), 5);
 }
 
 static void edit_no_sketch(json_t *j)
@@ -146,8 +147,8 @@ static void test_missing_truncated_schema(void)
                        "No such file");
         expect_refused(bad_file("truncated.json", content, len * 6 / 10), 1,
                        "not valid JSON", "ends before the report does");
-        expect_refused(edited("v2.json", edit_schema), 1, "schema",
-                       "keyshift.report.v2");
+        expect_refused(edited("v1.json", edit_schema), 1, "schema",
+                       "keyshift.report.v1");
         free(content);
 }
 
@@ -157,8 +158,8 @@ static void test_wrong_fields(void)
                        "topics.orders.messages",
                        "expected a non-negative integer, got a string");
         expect_refused(edited("short.json", edit_short_partitions), 1,
-                       "topics.orders.current.partitions",
-                       "expected 6 entries");
+                       "topics.orders.current.partitions.messages",
+                       "expected 6 values");
         expect_refused(edited("nosketch.json", edit_no_sketch), 1,
                        "topics.orders.merge.key_sample", "missing");
         expect_refused(edited("registers.json", edit_bad_registers), 1,
@@ -186,11 +187,11 @@ static void test_not_reports(void)
             {"object.json", "{}", "schema: missing"},
             {"binary.json", "\x89PNG\r\n\x1a\n\x00\x00", "not valid JSON"},
             {"topics.json",
-             "{\"schema\": \"keyshift.report.v1\", \"generated_at\": \"x\", "
+             "{\"schema\": \"keyshift.report.v2\", \"generated_at\": \"x\", "
              "\"producer\": {}, \"topics\": [], \"warnings\": []}",
              "topics: expected an object, got an array"},
             {"deep.json",
-             "{\"schema\": \"keyshift.report.v1\", \"generated_at\": \"x\", "
+             "{\"schema\": \"keyshift.report.v2\", \"generated_at\": \"x\", "
              "\"producer\": {}, \"topics\": {\"t\": {\"partition_count\": "
              "{\"current\": 0}}}, \"warnings\": []}",
              "topics.t.partition_count.current: 0 is not a partition count"},

@@ -50,16 +50,17 @@ static int cmp_ll(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-/** @returns busiest / median of a partitions array, computed here. */
+/** @returns busiest / median of a partitions object's `messages`
+ *           column, computed here. */
 static double max_over_median(json_t *parts)
 {
-        size_t    n = json_array_size(parts), i;
+        json_t   *msgs = json_object_get(parts, "messages");
+        size_t    n    = json_array_size(msgs), i;
         long long v[256];
         double    med;
 
         for (i = 0; i < n; i++)
-                v[i] = json_integer_value(
-                    json_object_get(json_array_get(parts, i), "messages"));
+                v[i] = json_integer_value(json_array_get(msgs, i));
         qsort(v, n, sizeof(v[0]), cmp_ll);
         med = n % 2 ? (double)v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
         return (double)v[n - 1] / med;

@@ -116,7 +116,7 @@ static void learned_from_tconf(const char *partitioner, rk_partitioner_f *fn)
         CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/matched"), MSGS);
         CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/mismatched"), 0);
         for (i = 0; i < CUR; i++) {
-                snprintf(at, sizeof(at), "current/partitions/%d/messages", i);
+                snprintf(at, sizeof(at), "current/partitions/messages/%d", i);
                 CU_ASSERT_EQUAL(ks_e2e_int(t, at), (long long)cur_m[i]);
         }
         for (j = 0; j < 2; j++) {
@@ -187,7 +187,7 @@ static void test_partitioner_cb_unexplained(void)
                                       "KEYS_WOULD_MOVE"));
         /* current loads: the acknowledged ones (all in partition 0) */
         for (i = 0; i < CUR; i++) {
-                snprintf(at, sizeof(at), "current/partitions/%d/messages", i);
+                snprintf(at, sizeof(at), "current/partitions/messages/%d", i);
                 CU_ASSERT_EQUAL(ks_e2e_int(t, at), i == 0 ? MSGS : 0);
         }
         for (j = 0; j < 2; j++) {

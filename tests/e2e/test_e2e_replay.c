@@ -100,14 +100,15 @@ static void expect_finish(expect_t *e, rk_partitioner_f *fn, const int32_t *cnt)
 static void check_load(json_t *parts, const uint64_t *m, const uint64_t *b,
                        int32_t n)
 {
+        json_t *pm = json_object_get(parts, "messages");
+        json_t *pb = json_object_get(parts, "bytes");
         int32_t i;
-        CU_ASSERT_EQUAL_FATAL(json_array_size(parts), (size_t)n);
+        CU_ASSERT_EQUAL_FATAL(json_array_size(pm), (size_t)n);
+        CU_ASSERT_EQUAL_FATAL(json_array_size(pb), (size_t)n);
         for (i = 0; i < n; i++) {
-                json_t *p = json_array_get(parts, (size_t)i);
-                CU_ASSERT_EQUAL(
-                    json_integer_value(json_object_get(p, "messages")),
-                    (long long)m[i]);
-                CU_ASSERT_EQUAL(json_integer_value(json_object_get(p, "bytes")),
+                CU_ASSERT_EQUAL(json_integer_value(json_array_get(pm, i)),
+                                (long long)m[i]);
+                CU_ASSERT_EQUAL(json_integer_value(json_array_get(pb, i)),
                                 (long long)b[i]);
         }
 }

@@ -146,8 +146,8 @@ static void test_risky_sizing(void)
                 uint64_t l[6];
                 double   med;
                 for (i = 0; i < 6; i++)
-                        l[i] = (uint64_t)json_integer_value(json_object_get(
-                            json_array_get(parts, i), "messages"));
+                        l[i] = (uint64_t)json_integer_value(json_array_get(
+                            json_object_get(parts, "messages"), i));
                 qsort(l, 6, sizeof(*l), cmp_u64_desc);
                 med = ((double)l[2] + (double)l[3]) / 2.0;
                 CU_ASSERT_DOUBLE_EQUAL(

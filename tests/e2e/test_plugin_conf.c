@@ -426,7 +426,7 @@ static void test_count_override_and_explicit(void)
          * never count as moved. */
         {
                 long long on4 =
-                    ks_e2e_int(r, "topics/t/proposals/0/partitions/4/messages");
+                    ks_e2e_int(r, "topics/t/proposals/0/partitions/messages/4");
                 json_t *flow = ks_e2e_flow(
                     ks_e2e_get(r, "topics/t/proposals/0"),
                     ks_e2e_int(r, "topics/t/partition_count/current"));

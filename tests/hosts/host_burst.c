@@ -203,14 +203,16 @@ static void burst_check_loads(json_t *parts, const int64_t (*want)[2],
 {
         int32_t i;
 
-        if ((int32_t)json_array_size(parts) != n)
+        json_t *pm = json_object_get(parts, "messages");
+        json_t *pb = json_object_get(parts, "bytes");
+
+        if ((int32_t)json_array_size(pm) != n ||
+            (int32_t)json_array_size(pb) != n)
                 burst_fail("%s: %zu partitions, expected %d", what,
-                           json_array_size(parts), n);
+                           json_array_size(pm), n);
         for (i = 0; i < n; i++) {
-                json_t   *p = json_array_get(parts, (size_t)i);
-                long long m =
-                    json_integer_value(json_object_get(p, "messages"));
-                long long b = json_integer_value(json_object_get(p, "bytes"));
+                long long m = json_integer_value(json_array_get(pm, (size_t)i));
+                long long b = json_integer_value(json_array_get(pb, (size_t)i));
                 if (m != want[i][0] || b != want[i][1])
                         burst_fail("%s: partition %d has %lld messages, %lld "
                                    "bytes; librdkafka's function says "

@@ -235,12 +235,12 @@ int main(int argc, char **argv)
                                            NULL, NULL) != p;
         }
         for (k = 0; k < 4; k++)
-                if (json_integer_value(json_object_get(
-                        json_array_get(
+                if (json_integer_value(json_array_get(
+                        json_object_get(
                             json_object_get(json_object_get(t, "current"),
                                             "partitions"),
-                            k),
-                        "messages")) != load[k])
+                            "messages"),
+                        k)) != load[k])
                         return failed("current.partitions differ from the "
                                       "copy's own partitioner");
         for (j = 0; j < 2; j++)

@@ -123,12 +123,14 @@ def run(plugin, report, conf, topic, n, place):
     ack = t["acknowledged"]
     if ack["mismatched"] or ack["matched"] != n or ack["messages"] != n:
         fail("acknowledged %s, expected %d matched" % (ack, n))
-    got = [[x["messages"], x["bytes"]] for x in t["current"]["partitions"]]
+    got = [list(mb) for mb in zip(t["current"]["partitions"]["messages"],
+                                 t["current"]["partitions"]["bytes"])]
     if got != cur:
         fail("current.partitions %s, expected %s" % (got, cur))
     for prop in t["proposals"]:
         c = prop["partition_count"]
-        got = [[x["messages"], x["bytes"]] for x in prop["partitions"]]
+        got = [list(mb) for mb in zip(prop["partitions"]["messages"],
+                                     prop["partitions"]["bytes"])]
         if got != props[c]:
             fail("proposal %d partitions %s, expected %s" % (c, got, props[c]))
         if [prop["moved"]["messages"], prop["moved"]["bytes"]] != moved[c]:

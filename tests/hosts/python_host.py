@@ -191,12 +191,14 @@ def run(plugin, report_dir, partitioner, lib, keys):
             if pn != pc:
                 moved[n][0] += 1
                 moved[n][1] += size
-    got = [[x["messages"], x["bytes"]] for x in t["current"]["partitions"]]
+    got = [list(mb) for mb in zip(t["current"]["partitions"]["messages"],
+                                 t["current"]["partitions"]["bytes"])]
     if got != cur:
         fail("%s: current.partitions %s, expected %s" % (partitioner, got, cur))
     for prop in t["proposals"]:
         n = prop["partition_count"]
-        got = [[x["messages"], x["bytes"]] for x in prop["partitions"]]
+        got = [list(mb) for mb in zip(prop["partitions"]["messages"],
+                                     prop["partitions"]["bytes"])]
         if got != props[n]:
             fail("%s: proposal %d partitions %s, expected %s"
                  % (partitioner, n, got, props[n]))

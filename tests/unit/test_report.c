@@ -31,7 +31,7 @@ static json_t *report_of_size(int i)
 
         for (k = 0; k < n; k++)
                 json_array_append_new(arr, json_integer(k));
-        return json_pack("{s:s, s:i, s:i, s:o}", "schema", "keyshift.report.v1",
+        return json_pack("{s:s, s:i, s:i, s:o}", "schema", "keyshift.report.v2",
                          "seq", i, "n", n, "data", arr);
 }
 

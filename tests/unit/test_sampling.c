@@ -353,11 +353,13 @@ static void test_labels(void)
         CU_ASSERT_DOUBLE_EQUAL(
             num(smp, "window/hashed_messages_sampling_error"),
             want_error(num(smp, "window/hashed_messages"), n, v), 1e-9);
-        json_array_foreach(at(smp, "current/partitions"), i, p)
+        json_array_foreach(at(smp, "current/partitions/messages"), i, p)
         {
-                CU_ASSERT_EQUAL(num(p, "messages_sampling_error"),
-                                ceil(want_error(num(p, "messages"), n, v)));
-                CU_ASSERT(num(p, "messages_sampling_error") > 0);
+                double e = json_number_value(json_array_get(
+                    at(smp, "current/partitions/messages_sampling_error"), i));
+                CU_ASSERT_EQUAL(e,
+                                ceil(want_error(json_number_value(p), n, v)));
+                CU_ASSERT(e > 0);
         }
         json_array_foreach(at(smp, "proposals"), j, p)
         {
@@ -381,9 +383,11 @@ static void test_labels(void)
                 CU_ASSERT_DOUBLE_EQUAL(
                     num(mv, "messages_fraction_error"),
                     num(mv, "messages_fraction_sampling_error") / 3, 1e-12);
-                json_array_foreach(at(p, "partitions"), k, q)
-                    CU_ASSERT_EQUAL(num(q, "messages_sampling_error"),
-                                    ceil(want_error(num(q, "messages"), n, v)));
+                json_array_foreach(at(p, "partitions/messages"), k, q)
+                    CU_ASSERT_EQUAL(
+                        json_number_value(json_array_get(
+                            at(p, "partitions/messages_sampling_error"), k)),
+                        ceil(want_error(json_number_value(q), n, v)));
         }
         /* hot keys: the count's sampling error (no pass-by sampling here) */
         json_array_foreach(at(smp, "hot_keys"), i, p)
@@ -422,9 +426,9 @@ static void test_labels(void)
         CU_ASSERT_EQUAL(num(a, "messages_sampling_error"), 0);
         CU_ASSERT_EQUAL(num(full, "window/messages_sampling_error"), 0);
         CU_ASSERT_PTR_NULL(
-            at(full, "current/partitions/0/messages_sampling_error"));
+            at(full, "current/partitions/messages_sampling_error/0"));
         CU_ASSERT_PTR_NULL(
-            at(full, "proposals/0/partitions/0/messages_sampling_error"));
+            at(full, "proposals/0/partitions/messages_sampling_error/0"));
         CU_ASSERT_EQUAL(num(full, "proposals/0/moved/messages_sampling_error"),
                         0);
         CU_ASSERT_EQUAL(num(full, "proposals/0/moved/messages_fraction_error"),
@@ -631,10 +635,10 @@ static void test_bulk_writer(void)
         back  = json_load_file(file, 0, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(back);
         CU_ASSERT(json_is_integer(
-            at(back, "topics/t/current/partitions/5/messages_sampling_error")));
+            at(back, "topics/t/current/partitions/messages_sampling_error/5")));
         CU_ASSERT(json_is_integer(
             at(back,
-               "topics/t/proposals/0/partitions/11/messages_sampling_error")));
+               "topics/t/proposals/0/partitions/messages_sampling_error/11")));
         CU_ASSERT(json_equal(whole, back));
         if (getenv("KS_TEST_VERBOSE")) {
                 json_dump_file(whole, "/tmp/ks-whole.json", JSON_INDENT(1));
@@ -749,15 +753,14 @@ static void accuracy_one(cover_t *c, unsigned shift, uint64_t seed)
         covered(c, "window", num(smp, "window/hashed_messages"),
                 num(full, "window/hashed_messages"),
                 num(smp, "window/hashed_messages_sampling_error"), 0);
-        json_array_foreach(at(smp, "current/partitions"), i, p)
+        json_array_foreach(at(smp, "current/partitions/messages"), i, p)
         {
-                double x =
-                    num(json_array_get(at(full, "current/partitions"), i),
-                        "messages");
-                covered(c, "current partition", num(p, "messages"), x,
-                        num(p, "messages_sampling_error"), 0);
-                c->err_ratio +=
-                    num(p, "messages_sampling_error") / (3 * sqrt((n - 1) * x));
+                double x = json_number_value(
+                    json_array_get(at(full, "current/partitions/messages"), i));
+                double e = json_number_value(json_array_get(
+                    at(smp, "current/partitions/messages_sampling_error"), i));
+                covered(c, "current partition", json_number_value(p), x, e, 0);
+                c->err_ratio += e / (3 * sqrt((n - 1) * x));
                 c->ratios++;
         }
         json_array_foreach(at(smp, "proposals"), j, p)
@@ -775,12 +778,16 @@ static void accuracy_one(cover_t *c, unsigned shift, uint64_t seed)
                 covered(c, "traffic fraction", num(mv, "traffic_fraction"),
                         num(mf, "traffic_fraction"),
                         num(mv, "traffic_fraction_sampling_error"), 0);
-                json_array_foreach(at(p, "partitions"), i, q)
+                json_array_foreach(at(p, "partitions/messages"), i, q)
                 {
-                        double x = num(json_array_get(at(pf, "partitions"), i),
-                                       "messages");
-                        covered(c, "proposed partition", num(q, "messages"), x,
-                                num(q, "messages_sampling_error"), 0);
+                        double x = json_number_value(
+                            json_array_get(at(pf, "partitions/messages"), i));
+                        covered(c, "proposed partition", json_number_value(q),
+                                x,
+                                json_number_value(json_array_get(
+                                    at(p, "partitions/messages_sampling_error"),
+                                    i)),
+                                0);
                 }
         }
         /* hot keys: the oracle's count of the same key (exact: the

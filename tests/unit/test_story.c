@@ -27,7 +27,7 @@ static json_t *topic_balanced(void)
                       " \"proposals\": [{\"partition_count\": 12,"
                       "   \"moved\": {\"messages_fraction\": 0.503,"
                       "               \"distinct_keys_fraction\": 0.5},"
-                      "   \"partitions\": []}],"
+                      "   \"partitions\": {\"messages\": [], \"bytes\": []}}],"
                       " \"skew\": {\"partitions\": {"
                       "   \"6\": {\"max_over_median\": 1.12, \"max\": 112,"
                       "          \"median\": 100, \"limit\": 2.5},"
@@ -241,8 +241,8 @@ static void test_balance_from_loads(void)
 {
         json_t *t = topic_balanced();
         json_t *cur =
-            json_loads("{\"partitions\": [{\"messages\": 10}, {\"messages\": "
-                       "40}, {\"messages\": 10}, {\"messages\": 10}]}",
+            json_loads("{\"partitions\": {\"messages\": [10, 40, 10, 10],"
+                       " \"bytes\": [0, 0, 0, 0]}}",
                        0, NULL);
         char buf[2048];
 
@@ -253,9 +253,8 @@ static void test_balance_from_loads(void)
                            "median now at 6"));
         json_object_set_new(
             cur, "partitions",
-            json_loads("[{\"messages\": 0}, {\"messages\": 5}, {\"messages\": "
-                       "0}]",
-                       0, NULL));
+            json_loads("{\"messages\": [0, 5, 0], \"bytes\": [0, 0, 0]}", 0,
+                       NULL));
         ks_story_headline(t, buf, sizeof(buf));
         CU_ASSERT(has(buf, "Some partitions receive no traffic at 6"));
         json_decref(t);
