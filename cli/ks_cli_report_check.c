@@ -16,6 +16,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_analysis.h"
+#include "ks_cli_schema.h"
 #include "ks_hll.h"
 #include "ks_report.h"
 #include "ks_topic.h"
@@ -613,6 +614,98 @@ static void ks_check_analysis(ks_vctx_t *v, json_t *t)
         }
 }
 
+/** @brief Every member of @p obj is a column of @p count values (what
+ *         the schema says of each, ks_check_column() does again). */
+static void ks_check_columns(ks_vctx_t *v, json_t *obj, int64_t count)
+{
+        const char *key;
+        json_t     *col;
+        size_t      mark;
+
+        json_object_foreach(obj, key, col)
+        {
+                if (v->failed)
+                        return;
+                if ((int64_t)json_array_size(col) != count) {
+                        mark = ks_vpush(v, "%s", key);
+                        ks_vfail(v,
+                                 "expected %lld values (the partition "
+                                 "count), got %zu",
+                                 (long long)count, json_array_size(col));
+                        ks_vpop(v, mark);
+                }
+        }
+}
+
+/**
+ * @brief The per-partition columns of a scan report's `audit` (of its
+ *        partition_count) and of its `switch` (of its new_count): the
+ *        schema has their types, this their lengths.
+ */
+static void ks_check_audit(ks_vctx_t *v, json_t *t)
+{
+        json_t *a = json_object_get(t, "audit"), *steps, *sw;
+        int64_t count;
+        size_t  i, mark, m2;
+
+        if (!a || v->failed)
+                return;
+        mark  = ks_vpush(v, "audit");
+        count = json_integer_value(json_object_get(a, "partition_count"));
+        if ((int64_t)json_array_size(
+                json_object_get(a, "unexplained_by_partition")) != count) {
+                m2 = ks_vpush(v, "unexplained_by_partition");
+                ks_vfail(v,
+                         "expected %lld values (the partition count), got "
+                         "%zu",
+                         (long long)count,
+                         json_array_size(
+                             json_object_get(a, "unexplained_by_partition")));
+                ks_vpop(v, m2);
+        }
+        steps = json_object_get(json_object_get(a, "history"), "steps");
+        for (i = 0; !v->failed && i < json_array_size(steps); i++) {
+                m2 = ks_vpush(v, "history.steps[%zu].partitions", i);
+                ks_check_columns(
+                    v, json_object_get(json_array_get(steps, i), "partitions"),
+                    count);
+                ks_vpop(v, m2);
+        }
+        sw = json_object_get(a, "switch");
+        if (json_is_object(sw) && !v->failed) {
+                m2 = ks_vpush(v, "switch.partitions");
+                ks_check_columns(
+                    v, json_object_get(sw, "partitions"),
+                    json_integer_value(json_object_get(sw, "new_count")));
+                ks_vpop(v, m2);
+        }
+        ks_vpop(v, mark);
+}
+
+/** @brief A scan report's `scan.partitions`: columns of one length, the
+ *         scanned topic's audited partition count. */
+static void ks_check_scan(ks_vctx_t *v, json_t *root)
+{
+        json_t *scan = json_object_get(root, "scan"), *parts, *t;
+        int64_t count;
+        size_t  mark;
+
+        if (!scan || v->failed)
+                return;
+        parts = json_object_get(scan, "partitions");
+        t     = json_object_get(json_object_get(root, "topics"),
+                                json_string_value(json_object_get(scan, "topic")));
+        count = t ? json_integer_value(json_object_get(
+                        json_object_get(t, "audit"), "partition_count"))
+                  : 0;
+        if (!count) /* no audit to measure by: one length for all */
+                count =
+                    (int64_t)json_array_size(json_object_get(parts, "records"));
+        mark = ks_vpush(v, "scan.partitions");
+        ks_check_columns(v, parts, count);
+        ks_vpop(v, mark);
+}
+
 /** @brief Every member of one topic object the CLI reads. */
 static void ks_check_topic(ks_vctx_t *v, json_t *t)
 {
@@ -715,12 +808,48 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         }
         ks_check_warnings(v, ks_vget(v, t, "warnings", KS_V_ARR));
         ks_vget(v, t, "summary", KS_V_STR | KS_V_OPTION);
+        ks_check_audit(v, t);
+}
+
+/**
+ * @brief Refuses a report of another schema with one line that says which
+ *        version and which keyshift wrote it, and what to do: a v1 report
+ *        (keyshift 0.1.0 before v2) is refused rather than read, since
+ *        keyshift 0.1.0 was never released with it (docs/report-schema.md,
+ *        "What changed from v1").
+ */
+static void ks_check_version(ks_vctx_t *v, json_t *root, const char *found)
+{
+        const char *by      = json_string_value(json_object_get(
+                 json_object_get(root, "producer"), "keyshift_version"));
+        char        who[96] = "";
+
+        if (by)
+                snprintf(who, sizeof(who), " (written by keyshift %.40s)", by);
+        ks_vpush(v, "schema");
+        if (!strcmp(found, "keyshift.report.v1"))
+                ks_vfail(v,
+                         "\"%s\"%s, but this keyshift %s reads only \"%s\": "
+                         "write the report again with this keyshift (its "
+                         "plugin, keyshift scan, or keyshift merge of v2 "
+                         "reports)",
+                         found, who, KEYSHIFT_VERSION_STR,
+                         KEYSHIFT_REPORT_SCHEMA);
+        else
+                ks_vfail(v,
+                         "\"%.80s\"%s is not a schema this keyshift %s reads "
+                         "(\"%s\"): read it with the keyshift that wrote it, "
+                         "or write it again with this one",
+                         found, who, KEYSHIFT_VERSION_STR,
+                         KEYSHIFT_REPORT_SCHEMA);
 }
 
 int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
 {
         ks_vctx_t   v = {.file = path, .err = err, .errsz = errsz};
         json_t     *schema, *topics;
+        char        msg[512];
+        int         rc;
         const char *name;
         json_t     *t;
         size_t      mark;
@@ -735,9 +864,23 @@ int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
         schema = ks_vget(&v, root, "schema", KS_V_STR);
         if (schema &&
             strcmp(json_string_value(schema), KEYSHIFT_REPORT_SCHEMA)) {
-                ks_vpush(&v, "schema");
-                ks_vfail(&v, "\"%s\", but this keyshift reads \"%s\"",
-                         json_string_value(schema), KEYSHIFT_REPORT_SCHEMA);
+                ks_check_version(&v, root, json_string_value(schema));
+                return -1;
+        }
+        if (v.failed)
+                return -1;
+        /* the published schema, compiled in: every member's presence and
+         * type (ks_cli_schema.h); what follows checks what a schema cannot
+         * say (lengths against the partition count, sums, sketches) */
+        rc = ks_cli_schema_validate(ks_cli_schema_report(), root, v.path,
+                                    sizeof(v.path), msg, sizeof(msg));
+        if (rc) {
+                v.len = strlen(v.path);
+                ks_vfail(&v, "%s%s",
+                         rc == -2 ? "this keyshift's report schema is "
+                                    "broken: "
+                                  : "",
+                         msg);
                 return -1;
         }
         ks_vget(&v, root, "generated_at", KS_V_STR);
@@ -752,5 +895,6 @@ int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
                 ks_vpop(&v, mark);
         }
         ks_check_warnings(&v, ks_vget(&v, root, "warnings", KS_V_ARR));
+        ks_check_scan(&v, root);
         return v.failed ? -1 : 0;
 }

@@ -392,7 +392,8 @@ static void test_check(void)
         w  = num(j, "topics/orders/analysis/messages_sampled_weighted");
         json_decref(j);
         refused("negative", "messages_sampled_out", json_integer(-3),
-                "topics.orders.analysis.messages_sampled_out: expected");
+                "topics.orders.analysis.messages_sampled_out: a negative "
+                "integer -3");
         refused("not-power", "one_in_max", json_integer(12),
                 "topics.orders.analysis: one_in_max 12 is not a power of "
                 "two");

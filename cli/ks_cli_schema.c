@@ -1,0 +1,520 @@
+/**
+ * @file ks_cli_schema.c
+ * @brief A JSON Schema (2020-12) validator for the keywords the report's
+ *        schema uses (ks_cli_schema.h).
+ *
+ * Validation walks the value and the schema together, depth first, and
+ * stops at the first problem; `anyOf` and `oneOf` try each branch and,
+ * when none fits, report the branch that got furthest into the value
+ * (its path is the longest), which names the field a user got wrong
+ * rather than "no branch matched".
+ */
+#include "ks_cli_schema.h"
+
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** The schema text, from docs/keyshift.report.v2.schema.json (generated
+ *  by cli/CMakeLists.txt into ks_cli_schema_text.c). */
+extern const char ks_cli_schema_text[];
+
+typedef struct vctx {
+        const json_t *root; /**< the schema document ($defs) */
+        char         *path;
+        size_t        pathsz, len;
+        char         *err;
+        size_t        errsz;
+        int           bad_schema;
+} vctx_t;
+
+/** Compiled `pattern`s, by their text (the schema has a handful). */
+static struct {
+        const char *text;
+        regex_t     re;
+} patterns[32];
+static size_t pattern_cnt;
+
+const json_t *ks_cli_schema_report(void)
+{
+        static json_t *schema;
+        json_error_t   e;
+
+        if (!schema)
+                schema = json_loads(ks_cli_schema_text, 0, &e);
+        return schema;
+}
+
+/** @brief Appends ".key" (or "key" at the top) to the path.
+ *  @returns the length to restore. */
+static size_t push_key(vctx_t *v, const char *key)
+{
+        size_t old = v->len;
+        int    n   = snprintf(v->path + v->len, v->pathsz - v->len, "%s%s",
+                         v->len ? "." : "", key);
+
+        if (n > 0)
+                v->len += (size_t)n;
+        if (v->len >= v->pathsz)
+                v->len = v->pathsz - 1;
+        return old;
+}
+
+/** @brief Appends "[i]" to the path. @returns the length to restore. */
+static size_t push_index(vctx_t *v, size_t i)
+{
+        size_t old = v->len;
+        int    n   = snprintf(v->path + v->len, v->pathsz - v->len, "[%zu]", i);
+
+        if (n > 0)
+                v->len += (size_t)n;
+        if (v->len >= v->pathsz)
+                v->len = v->pathsz - 1;
+        return old;
+}
+
+static void pop(vctx_t *v, size_t len)
+{
+        v->len       = len;
+        v->path[len] = '\0';
+}
+
+/** @brief Records a problem of the value at the current path. @returns -1. */
+static int fail(vctx_t *v, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(v->err, v->errsz, fmt, ap);
+        va_end(ap);
+        return -1;
+}
+
+/** @brief Records a problem of the schema. @returns -2. */
+static int schema_fail(vctx_t *v, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(v->err, v->errsz, fmt, ap);
+        va_end(ap);
+        v->bad_schema = 1;
+        return -2;
+}
+
+/** @returns the JSON Schema type name of @p j ("integer" for integers). */
+static const char *type_of(const json_t *j)
+{
+        switch (json_typeof(j)) {
+        case JSON_OBJECT:
+                return "object";
+        case JSON_ARRAY:
+                return "array";
+        case JSON_STRING:
+                return "string";
+        case JSON_INTEGER:
+                return "integer";
+        case JSON_REAL:
+                return "number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return "boolean";
+        default:
+                return "null";
+        }
+}
+
+/** @returns what @p j is, for messages ("a string", "a negative
+ *           integer"). */
+static const char *what_is(const json_t *j)
+{
+        switch (json_typeof(j)) {
+        case JSON_OBJECT:
+                return "an object";
+        case JSON_ARRAY:
+                return "an array";
+        case JSON_STRING:
+                return "a string";
+        case JSON_INTEGER:
+                return json_integer_value(j) < 0 ? "a negative integer"
+                                                 : "an integer";
+        case JSON_REAL:
+                return "a real number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return "a boolean";
+        default:
+                return "null";
+        }
+}
+
+/** @returns 1 if @p j is of JSON Schema type @p t. */
+static int is_type(const json_t *j, const char *t)
+{
+        if (!strcmp(t, "number"))
+                return json_is_number(j);
+        return !strcmp(t, type_of(j));
+}
+
+/** @returns type @p t with its article, for messages ("an integer"). */
+static const char *a_type(const char *t)
+{
+        static const char *const names[][2] = {
+            {"integer", "an integer"}, {"number", "a number"},
+            {"string", "a string"},    {"object", "an object"},
+            {"array", "an array"},     {"boolean", "a boolean"},
+            {"null", "null"}};
+        size_t i;
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (!strcmp(names[i][0], t))
+                        return names[i][1];
+        return t;
+}
+
+/** @brief Checks `type`. @returns 0, -1 or -2. */
+static int check_type(vctx_t *v, const json_t *t, const json_t *j)
+{
+        char   want[160];
+        size_t i, n = 0;
+
+        if (json_is_string(t)) {
+                if (is_type(j, json_string_value(t)))
+                        return 0;
+                return fail(v, "expected %s, got %s",
+                            a_type(json_string_value(t)), what_is(j));
+        }
+        if (!json_is_array(t))
+                return schema_fail(v, "type is neither a name nor a list");
+        want[0] = '\0';
+        for (i = 0; i < json_array_size(t); i++) {
+                const char *name = json_string_value(json_array_get(t, i));
+                if (!name)
+                        return schema_fail(v, "type lists a non-string");
+                if (is_type(j, name))
+                        return 0;
+                if (n < sizeof(want))
+                        n +=
+                            (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
+                                             i ? " or " : "", a_type(name));
+        }
+        return fail(v, "expected %s, got %s", want, what_is(j));
+}
+
+/** @returns the number of code points of UTF-8 @p s (jansson's strings
+ *           are valid UTF-8). */
+static size_t code_points(const char *s, size_t bytes)
+{
+        size_t i, n = 0;
+
+        for (i = 0; i < bytes; i++)
+                n += ((unsigned char)s[i] & 0xc0) != 0x80;
+        return n;
+}
+
+/** @returns @p text compiled (cached), or NULL on a bad expression. */
+static regex_t *pattern_of(const char *text)
+{
+        size_t i;
+
+        for (i = 0; i < pattern_cnt; i++)
+                if (patterns[i].text == text || !strcmp(patterns[i].text, text))
+                        return &patterns[i].re;
+        if (pattern_cnt == sizeof(patterns) / sizeof(patterns[0]) ||
+            regcomp(&patterns[pattern_cnt].re, text, REG_EXTENDED | REG_NOSUB))
+                return NULL;
+        patterns[pattern_cnt].text = text;
+        return &patterns[pattern_cnt++].re;
+}
+
+static int validate(vctx_t *v, const json_t *s, const json_t *j);
+
+/** @brief `anyOf` (@p one = 0) or `oneOf` (@p one = 1). */
+static int check_branches(vctx_t *v, const json_t *list, const json_t *j,
+                          int one, const char *kw)
+{
+        char   best_err[512] = "", best_path[512] = "";
+        size_t best_len = 0, i, matched = 0, start = v->len;
+        int    rc;
+
+        if (!json_is_array(list) || !json_array_size(list))
+                return schema_fail(v, "%s is not a non-empty list", kw);
+        for (i = 0; i < json_array_size(list); i++) {
+                rc = validate(v, json_array_get(list, i), j);
+                if (rc == -2)
+                        return rc;
+                if (!rc) {
+                        matched++;
+                } else if (!*best_err || v->len > best_len) {
+                        best_len = v->len;
+                        snprintf(best_err, sizeof(best_err), "%s", v->err);
+                        snprintf(best_path, sizeof(best_path), "%s", v->path);
+                }
+                pop(v, start);
+        }
+        if (one ? matched == 1 : matched >= 1)
+                return 0;
+        if (matched > 1)
+                return fail(v, "fits %zu of the forms allowed, not one",
+                            matched);
+        /* the branch that went furthest names the field at fault */
+        snprintf(v->path, v->pathsz, "%s", best_path);
+        v->len = strlen(v->path);
+        return fail(v, "%s", best_err);
+}
+
+/** @brief The object keywords: properties, required, additionalProperties,
+ *         propertyNames. */
+static int check_object(vctx_t *v, const json_t *s, const json_t *j)
+{
+        const json_t *props = json_object_get(s, "properties");
+        const json_t *req   = json_object_get(s, "required");
+        const json_t *addl  = json_object_get(s, "additionalProperties");
+        const json_t *names = json_object_get(s, "propertyNames");
+        const char   *key;
+        json_t       *m;
+        size_t        i, mark;
+        int           rc;
+
+        for (i = 0; i < json_array_size(req); i++) {
+                const char *k = json_string_value(json_array_get(req, i));
+                if (!k)
+                        return schema_fail(v, "required lists a non-string");
+                if (!json_object_get(j, k)) {
+                        mark = push_key(v, k);
+                        return fail(v, "missing");
+                }
+        }
+        json_object_foreach((json_t *)j, key, m)
+        {
+                const json_t *ps = props ? json_object_get(props, key) : NULL;
+                mark             = push_key(v, key);
+                if (names) {
+                        json_t *kj = json_string(key);
+                        rc         = validate(v, names, kj);
+                        json_decref(kj);
+                        if (rc)
+                                return rc == -1 ? fail(v,
+                                                       "not an allowed "
+                                                       "name: %s",
+                                                       v->err)
+                                                : rc;
+                }
+                if (ps)
+                        rc = validate(v, ps, m);
+                else if (json_is_false(addl))
+                        rc = fail(v, "unknown member (not in the schema)");
+                else if (json_is_object(addl))
+                        rc = validate(v, addl, m);
+                else if (!addl || json_is_true(addl))
+                        rc = 0;
+                else
+                        rc = schema_fail(v, "additionalProperties is "
+                                            "neither a boolean nor a schema");
+                if (rc)
+                        return rc;
+                pop(v, mark);
+        }
+        return 0;
+}
+
+/** @brief The array keywords: prefixItems, items, minItems, maxItems. */
+static int check_array(vctx_t *v, const json_t *s, const json_t *j)
+{
+        const json_t *prefix = json_object_get(s, "prefixItems");
+        const json_t *items  = json_object_get(s, "items");
+        const json_t *mn     = json_object_get(s, "minItems");
+        const json_t *mx     = json_object_get(s, "maxItems");
+        size_t        n      = json_array_size(j), i, mark;
+        int           rc;
+
+        if (mn && n < (size_t)json_integer_value(mn))
+                return fail(v, "%zu entries, at least %lld expected", n,
+                            (long long)json_integer_value(mn));
+        if (mx && n > (size_t)json_integer_value(mx))
+                return fail(v, "%zu entries, at most %lld expected", n,
+                            (long long)json_integer_value(mx));
+        for (i = 0; i < n; i++) {
+                const json_t *is = i < json_array_size(prefix)
+                                       ? json_array_get(prefix, i)
+                                       : items;
+                if (!is)
+                        continue;
+                mark = push_index(v, i);
+                if (json_is_false(is))
+                        rc = fail(v, "more entries than the %zu expected",
+                                  json_array_size(prefix));
+                else
+                        rc = validate(v, is, json_array_get(j, i));
+                if (rc)
+                        return rc;
+                pop(v, mark);
+        }
+        return 0;
+}
+
+/** @brief The number and string keywords. */
+static int check_scalar(vctx_t *v, const json_t *s, const json_t *j)
+{
+        const json_t *mn = json_object_get(s, "minimum");
+        const json_t *mx = json_object_get(s, "maximum");
+        const json_t *ml = json_object_get(s, "minLength");
+        const json_t *xl = json_object_get(s, "maxLength");
+        const json_t *pt = json_object_get(s, "pattern");
+
+        if (json_is_number(j)) {
+                double x = json_number_value(j);
+                if (mn && x < json_number_value(mn))
+                        return fail(v, "%s %g, below the minimum %g",
+                                    what_is(j), x, json_number_value(mn));
+                if (mx && x > json_number_value(mx))
+                        return fail(v, "%s %g, above the maximum %g",
+                                    what_is(j), x, json_number_value(mx));
+        }
+        if (json_is_string(j)) {
+                size_t cp =
+                    code_points(json_string_value(j), json_string_length(j));
+                regex_t *re;
+                if (ml && cp < (size_t)json_integer_value(ml))
+                        return fail(v,
+                                    "%zu characters, at least %lld "
+                                    "expected",
+                                    cp, (long long)json_integer_value(ml));
+                if (xl && cp > (size_t)json_integer_value(xl))
+                        return fail(v, "%zu characters, at most %lld expected",
+                                    cp, (long long)json_integer_value(xl));
+                if (pt) {
+                        if (!json_is_string(pt) ||
+                            !(re = pattern_of(json_string_value(pt))))
+                                return schema_fail(v, "pattern does not "
+                                                      "compile");
+                        if (regexec(re, json_string_value(j), 0, NULL, 0))
+                                return fail(v,
+                                            "\"%.40s\" is not of the form "
+                                            "%s",
+                                            json_string_value(j),
+                                            json_string_value(pt));
+                }
+        }
+        return 0;
+}
+
+/** Keywords that only annotate, and the ones the checks below read. */
+static const char *const known[] = {
+    "$schema",       "$id",         "$comment",    "$defs",
+    "title",         "description", "default",     "examples",
+    "format",        "$ref",        "type",        "enum",
+    "const",         "properties",  "required",    "additionalProperties",
+    "propertyNames", "items",       "prefixItems", "minItems",
+    "maxItems",      "minimum",     "maximum",     "minLength",
+    "maxLength",     "pattern",     "anyOf",       "oneOf",
+    "allOf",         NULL};
+
+/** @returns 0 if every keyword of @p s is known, else -2. */
+static int check_keywords(vctx_t *v, const json_t *s)
+{
+        const char *key;
+        json_t     *m;
+        size_t      i;
+
+        json_object_foreach((json_t *)s, key, m)
+        {
+                for (i = 0; known[i] && strcmp(known[i], key); i++)
+                        ;
+                if (!known[i])
+                        return schema_fail(v,
+                                           "the schema uses \"%s\", which "
+                                           "this check does not implement",
+                                           key);
+        }
+        (void)m;
+        return 0;
+}
+
+/** @returns the schema @p ref ("#/$defs/NAME") points to, or NULL. */
+static const json_t *resolve(vctx_t *v, const char *ref)
+{
+        if (strncmp(ref, "#/$defs/", 8))
+                return NULL;
+        return json_object_get(json_object_get(v->root, "$defs"), ref + 8);
+}
+
+/** @brief Validates @p j against schema @p s. @returns 0, -1 or -2. */
+static int validate(vctx_t *v, const json_t *s, const json_t *j)
+{
+        const json_t *k;
+        size_t        i;
+        int           rc;
+
+        if (json_is_true(s))
+                return 0;
+        if (json_is_false(s))
+                return fail(v, "not allowed here");
+        if (!json_is_object(s))
+                return schema_fail(v, "a schema that is not an object");
+        if ((rc = check_keywords(v, s)))
+                return rc;
+        if ((k = json_object_get(s, "$ref"))) {
+                const json_t *t =
+                    json_is_string(k) ? resolve(v, json_string_value(k)) : NULL;
+                if (!t)
+                        return schema_fail(v, "$ref %s does not resolve",
+                                           json_string_value(k));
+                if ((rc = validate(v, t, j)))
+                        return rc;
+        }
+        if ((k = json_object_get(s, "type")) && (rc = check_type(v, k, j)))
+                return rc;
+        if ((k = json_object_get(s, "const")) && !json_equal(k, j))
+                return fail(v, "expected the value %s",
+                            json_is_string(k) ? json_string_value(k) : "set");
+        if ((k = json_object_get(s, "enum"))) {
+                for (i = 0; i < json_array_size(k); i++)
+                        if (json_equal(json_array_get(k, i), j))
+                                break;
+                if (i == json_array_size(k))
+                        return fail(v,
+                                    "%s%s%s is not one of the values "
+                                    "allowed",
+                                    json_is_string(j) ? "\"" : "",
+                                    json_is_string(j) ? json_string_value(j)
+                                                      : what_is(j),
+                                    json_is_string(j) ? "\"" : "");
+        }
+        if (json_is_object(j) && (rc = check_object(v, s, j)))
+                return rc;
+        if (json_is_array(j) && (rc = check_array(v, s, j)))
+                return rc;
+        if ((rc = check_scalar(v, s, j)))
+                return rc;
+        if ((k = json_object_get(s, "allOf")))
+                for (i = 0; i < json_array_size(k); i++)
+                        if ((rc = validate(v, json_array_get(k, i), j)))
+                                return rc;
+        if ((k = json_object_get(s, "anyOf")) &&
+            (rc = check_branches(v, k, j, 0, "anyOf")))
+                return rc;
+        if ((k = json_object_get(s, "oneOf")) &&
+            (rc = check_branches(v, k, j, 1, "oneOf")))
+                return rc;
+        return 0;
+}
+
+int ks_cli_schema_validate(const json_t *schema, const json_t *value,
+                           char *path, size_t pathsz, char *err, size_t errsz)
+{
+        vctx_t v = {.root   = schema,
+                    .path   = path,
+                    .pathsz = pathsz,
+                    .len    = strlen(path),
+                    .err    = err,
+                    .errsz  = errsz};
+        int    rc;
+
+        if (!schema)
+                return schema_fail(&v, "the report schema does not parse");
+        rc = validate(&v, schema, value);
+        return v.bad_schema ? -2 : rc;
+}
