@@ -4,12 +4,15 @@
 #                           (libdeflate: bench/ksb_crc32.c measures its CRC-32)
 #   scripts/deps.sh test    + CUnit, kcat, prometheus (promtool), Java 17 + Maven (broker tests),
 #                           pip and python3-confluent-kafka, Go (the
-#                           Python and Go host tests, tests/hosts/)
+#                           Python and Go host tests, tests/hosts/),
+#                           python3-jsonschema (reports checked against
+#                           docs/keyshift.report.v2.schema.json)
 set -euo pipefail
 
 want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev libdeflate-dev)
 if [ "${1:-build}" = test ]; then
   want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-confluent-kafka
+         python3-jsonschema
          default-jdk-headless maven golang-go)
 fi
 

@@ -240,3 +240,6 @@ for p in ais ais3 hot; do
     echo "screenshot: $png"
   done
 done
+
+# every report written here, against the published schema (issue 29)
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" --under "$out" || fail "a report off the schema"

@@ -606,7 +606,7 @@ static void test_merge_sampled_hot_keys(void)
         produce_spiked(pa, 0, N, truth);
         produce_spiked(pb, N, N, truth);
         for (i = 0; i < 2; i++) {
-                json_t *a = json_load_file(i ? pb : pa, 0, NULL);
+                json_t *a = ks_e2e_load_json(i ? pb : pa);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(a);
                 hs = ks_e2e_get(a, "topics/orders/hot_keys_sampling");
                 CU_ASSERT(ks_e2e_int(hs, "messages_passed_by") > N / 2);
@@ -649,7 +649,7 @@ static void test_merge_sampled_hot_keys(void)
         CU_ASSERT_EQUAL(ks_clit_run(&r, "merge '%s' '%s' -o '%s'", pa, pb, pm),
                         0);
         ks_clit_run_free(&r);
-        m = json_load_file(pm, 0, NULL);
+        m = ks_e2e_load_json(pm);
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
         hs = ks_e2e_get(m, "topics/orders/hot_keys_sampling");
         CU_ASSERT_EQUAL((uint64_t)ks_e2e_int(hs, "messages_sampled"), sampled);

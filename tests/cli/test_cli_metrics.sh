@@ -238,3 +238,6 @@ codes = [w['code'] for w in r['warnings']]
 assert 'METRICS_WRITE_FAILED' in codes, codes
 print('ok: metrics not written: a warning; 3000 messages delivered and reported')
 PY
+
+# every report written here, against the published schema (issue 29)
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" --under "$out" || fail "a report off the schema"

@@ -12,6 +12,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include "ks_report.h"
+#include "ks_test.h"
 
 const char *ks_e2e_plugin(void)
 {
@@ -162,9 +163,18 @@ json_t *ks_e2e_load_json(const char *path)
 {
         json_error_t jerr;
         json_t      *j = json_load_file(path, 0, &jerr);
-        if (!j)
+        const char  *schema;
+
+        if (!j) {
                 fprintf(stderr, "%s: %s (line %d)\n", path, jerr.text,
                         jerr.line);
+                return NULL;
+        }
+        /* a keyshift report, whoever wrote it: checked against the
+         * published schema (ks_test.h) */
+        schema = json_string_value(json_object_get(j, "schema"));
+        if (schema && !strncmp(schema, "keyshift.report.", 16))
+                ks_test_report_valid(path);
         return j;
 }
 

@@ -42,4 +42,6 @@ echo "== confluent-kafka $wheel (PyPI wheel), $bootstrap"
 PYTHONPATH=$(wheel_dir "$wheel") $py "$src/python_burst.py" "$plugin" "$tmp" \
   "$bootstrap" "$runs" "$n" 2>"$tmp/wheel.stderr" ||
   { failed=1; tail -5 "$tmp/wheel.stderr"; }
+# every report written, against the published schema (issue 29)
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" --under "$tmp" || failed=1
 exit $failed

@@ -43,6 +43,7 @@ if t["messages"] != 3000 or ack["matched"] != 3000 or ack["mismatched"] != 0: pr
 if problems: sys.exit("test_go: FAIL: " + "; ".join(problems))
 print("ok: go -tags dynamic, librdkafka %s, %d messages, all matched, 1 librdkafka mapped; %d -> 12 moves %d" % (ver, t["messages"], t["partition_count"]["current"], t["proposals"][1]["moved"]["messages"]))
 PY
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" "$tmp/dynamic.json" # the published schema
 
 echo "== go, bundled static librdkafka"
 if nm -D "$out/go-host-static" 2>/dev/null | grep -q ' T rd_kafka_version$'; then

@@ -43,4 +43,6 @@ mkdir -p "$tmp/debian"
 "$model" "$(pkg-config --variable=libdir rdkafka)/librdkafka.so.1" || failed=1
 "${preload[@]}" "${asan[@]}" $py -s "$src/python_host.py" "$plugin" "$tmp/debian" \
   2>"$tmp/debian/stderr" || { failed=1; tail -5 "$tmp/debian/stderr"; }
+# every report written, against the published schema (issue 29)
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" --under "$tmp" || failed=1
 exit $failed

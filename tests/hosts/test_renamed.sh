@@ -14,3 +14,4 @@ system=$(pkg-config --variable=libdir rdkafka)/librdkafka.so.1
 cp "$system" "$native/librdkafka.so"
 "${KS_BUILD_DIR:?}/tests/hosts/host_renamed" "$native/librdkafka.so" "${KS_PLUGIN:?}" \
   "$tmp/report.json" "$system"
+/usr/bin/python3 "$(cd "$(dirname "$0")/../support" && pwd)/validate_report.py" "$tmp/report.json" # the published schema

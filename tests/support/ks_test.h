@@ -30,6 +30,16 @@ int ks_test_split_tabs(char *line, char **f, int max);
 /** @brief Decodes hex @p s into @p out. @returns the length, or -1. */
 long ks_test_unhex(const char *s, unsigned char *out, size_t outsz);
 
+/**
+ * @brief Validates the keyshift report at @p path against the published
+ *        schema, docs/keyshift.report.v2.schema.json, with
+ *        python3-jsonschema (tests/support/validate_report.py run by
+ *        /usr/bin/python3, Debian's, which tests/run installs it into),
+ *        printing the first problem and failing the current test.
+ * @returns 0 when valid, else non-zero.
+ */
+int ks_test_report_valid(const char *path);
+
 #define KS_ADD_SUITE(name, tests...)                                           \
         do {                                                                   \
                 CU_pSuite    s_ = CU_add_suite(name, NULL, NULL);              \
