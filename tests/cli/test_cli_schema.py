@@ -98,6 +98,9 @@ def make_reports(cli, tmp):
         subprocess.run([os.environ["KS_REPLAY"], "--plugin",
                         os.environ["KS_PLUGIN"], "-n", str(n), "-p", "6",
                         "--proposed", "8,12", "--int32-keys", "10",
+                        # the count known before the first message, however
+                        # short the run (no wait for metadata)
+                        "-X", "keyshift.partitions.current=6",
                         "--report", path], check=True,
                        stdout=subprocess.DEVNULL)
         out.append(path)
