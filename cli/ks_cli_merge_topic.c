@@ -10,8 +10,8 @@
  * uptime_s summed as producer-seconds, every sampling error recomputed
  * from the sums), window.*,
  * acknowledged.*, key_encodings (schema ids too; the keys an id frames,
- * counted up to 2, compared by first key), current.partitions[],
- * and per proposal partitions[], flow (null if any input has none) and
+ * counted up to 2, compared by first key), current.partitions (columns),
+ * and per proposal partitions (columns), flow (null if any input has none) and
  * moved messages and bytes; every fraction of those sums recomputed.
  * From the merged sketches (ks_cli_merge_sketch.c): keys.distinct_estimate,
  * the moved-key fractions and hot_keys. Not plain sums

@@ -4,14 +4,15 @@
  *        uses, so that the subcommands can read them without checks and
  *        a bad file is refused with the file and the field at fault.
  *
- * Checked (docs/report-schema.md): `schema`, `producer`, `topics` and per
- * topic `partition_count.current`, `partitioner`, `messages`, `bytes`,
- * `keys`, `window`, `current.partitions` (one entry per partition of the
- * current count), `proposals[]` (partitions, flow, moved), `hot_keys[]`,
- * `acknowledged`, `warnings[]` and the `merge` sketches. Members the CLI
- * does not know (later additions such as `sizing`) are left alone.
- * Error messages read `FILE: topics.orders.proposals[0].partitions:
- * expected 12 entries (partition_count), got 11`.
+ * Checked: the whole report against docs/keyshift.report.v2.schema.json
+ * (compiled in, ks_cli_schema.h: every member present, of its type, no
+ * member the schema lacks), then what a schema cannot say: every
+ * per-partition column as long as its partition count, flows of the
+ * counts' shape, analysis and sampling counters that restate each other,
+ * the `merge` sketches' contents. A report of another schema version is
+ * refused (a v1 report: write it again with this keyshift). Error
+ * messages are one line, `FILE: topics.orders.proposals[0].partitions
+ * .messages: expected 12 values (the partition count), got 11`.
  */
 #ifndef KS_CLI_REPORT_H
 #define KS_CLI_REPORT_H
