@@ -37,6 +37,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
               ${PROJECT_SOURCE_DIR}/docs/how-it-works.md
               ${PROJECT_SOURCE_DIR}/docs/keyshift-cli.md
               ${PROJECT_SOURCE_DIR}/docs/report-schema.md
+              ${PROJECT_SOURCE_DIR}/docs/keyshift.report.v2.schema.json
               ${PROJECT_SOURCE_DIR}/docs/metrics.md
               ${PROJECT_SOURCE_DIR}/packaging/copyright
         DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -44,6 +44,7 @@ for f in "./usr/lib/$multiarch/libkeyshift.so" ./usr/bin/keyshift \
   ./usr/bin/keyshift-replay ./usr/share/doc/keyshift/copyright \
   ./usr/share/doc/keyshift/README.md ./usr/share/doc/keyshift/metrics.md \
   ./usr/share/doc/keyshift/report-schema.md \
+  ./usr/share/doc/keyshift/keyshift.report.v2.schema.json \
   ./usr/share/doc/keyshift/keyshift-cli.md; do
   grep -qx "$f" "$out/contents.txt" || fail "$f not in the package"
 done
