@@ -38,6 +38,7 @@ SEMANTIC = ("values (the partition count)", "is not a partition count",
             "sampled", "this keyshift samples one in", "more than",
             "registers", "rows (the current count)", "cells", "flow_nonzero",
             "null although partition_count.current", "proposals, at most",
+            "must be true exactly when",
             "not a hex string", "bytes, expected", "hll", "exceeds",
             "expected [hash64_hex")
 
