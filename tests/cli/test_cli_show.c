@@ -633,7 +633,7 @@ static json_t *audit_of_switch(json_t *sw)
         json_object_set_new(sw, "partitions", parts);
         return json_pack(
             "{s:i, s:[s,s,s], s:i, s:i, s:i, s:{s:{s:i, s:i}}, s:i, s:o, s:n,"
-            " s:{s:s, s:f, s:i, s:n, s:[o,o]}, s:i, s:i, s:i,"
+            " s:{s:s, s:f, s:i, s:n, s:[o,o], s:i, s:i, s:i},"
             " s:{s:i, s:{}, s:s}, s:s, s:s, s:o}",
             "partition_count", 12, "families", "consistent", "murmur2", "fnv1a",
             "keyed_records", 120000, "unkeyed_records", 0,
