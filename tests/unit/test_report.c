@@ -167,7 +167,7 @@ static void test_bulk_writer_same_json(void)
         CU_ASSERT_EQUAL(ks_report_writer_end(&w, &wl2, err, sizeof(err)), 0);
         whole = ks_report_build(&p, &o, topics, &wl1);
         ks_test_report_valid(file); /* the published schema (ks_test.h) */
-        back  = json_load_file(file, 0, NULL);
+        back = json_load_file(file, 0, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(back);
         CU_ASSERT(json_array_size(json_object_get(
                       json_object_get(json_object_get(back, "topics"), "a"),
