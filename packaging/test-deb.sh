@@ -9,7 +9,7 @@
 #     libraries, checked with readelf) and librdkafka1 (keyshift's scan and
 #     keyshift-replay),
 #     the plugin links no librdkafka, the copyright file
-#     says the license is not decided;
+#     says Apache-2.0 (the source tree's LICENSE);
 #   - lintian, when installed, finds no error (its tags are printed) but
 #     bogus-mail-host while the maintainer is the placeholder;
 #   - installed into a scratch root with `dpkg -x`, kcat loads the plugin
@@ -82,8 +82,8 @@ done
 if readelf -d "$root/usr/lib/$multiarch/libkeyshift.so" | grep -q 'librdkafka'; then
   fail "the plugin links librdkafka"
 fi
-grep -q 'not decided' "$root/usr/share/doc/keyshift/copyright" ||
-  fail "the copyright file does not say the license is undecided"
+grep -q '^License: Apache-2.0$' "$root/usr/share/doc/keyshift/copyright" ||
+  fail "the copyright file does not say Apache-2.0"
 dpkg-deb -I "$deb" >"$out/info.txt"
 grep -q '^ Description: rehearse a Kafka partition' "$out/info.txt" ||
   fail "no description (see $out/info.txt)"
