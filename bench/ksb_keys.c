@@ -143,12 +143,7 @@ void ksb_stream_spiked(ksb_stream_t *st, size_t n, size_t hot, double share,
 
 const char *ksb_ais_log_path(void)
 {
-        static char path[1024];
-        const char *base = getenv("KS_SHARED_DATA");
-
-        snprintf(path, sizeof(path), "%s/ais/risky_ais.txt.gz",
-                 base && *base ? base : KSB_SHARED_DATA);
-        return path;
+        return KSB_AIS_LOG;
 }
 
 void ksb_stream_ais(ksb_stream_t *st, const char *path, size_t n)

@@ -72,8 +72,8 @@ void ksb_stream_distinct(ksb_stream_t *st, size_t keys);
 void ksb_stream_spiked(ksb_stream_t *st, size_t n, size_t hot, double share,
                        uint64_t seed);
 
-/** @returns the risky_ais log: $KS_SHARED_DATA/ais/risky_ais.txt.gz, else
- *           the checkout's ../shared/data (compiled in). */
+/** @returns the risky_ais log: the checkout's
+ *           tests/data/ais/risky_ais.txt.gz (compiled in). */
 const char *ksb_ais_log_path(void);
 
 /**

@@ -40,8 +40,8 @@
  *  So lines = non_ais + malformed + sentences and
  *  sentences = bad_checksum + keyed + unkeyed + orphan_fragments.
  *
- * How these relate to shared/data/ais/README.md (the shared AIS logs,
- * beside the repository, never copied into it). The README's
+ * How these relate to tests/data/ais/README.md (the AIS logs the tests
+ * replay, from other projects: their provenance is there). The README's
  * figures were reproduced exactly (tests/unit/test_ais.c) by this method:
  * a sentence is a well-formed `!ttVDM`/`!ttVDO` (as above); "messages" are
  * fragment-1 sentences with a good checksum; "carry an MMSI" / "keyed" /

@@ -3,7 +3,7 @@
  * @brief Deterministic synthetic AIS feed: `!AIVDM` sentences whose MMSIs
  *        are as unevenly spread as a real coastal receiver's.
  *
- * What a real feed looks like (shared/data/ais/README.md, risky_ais.txt.gz,
+ * What a real feed looks like (tests/data/ais/README.md, risky_ais.txt.gz,
  * 2 h of the Australian coastal network): a few thousand MMSIs, the busiest
  * sending hundreds of times the median (427 against 1), and MMSI 0 from
  * misconfigured transponders about 1.4% of the time. The generator draws

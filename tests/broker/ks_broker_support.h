@@ -167,8 +167,8 @@ void ks_keyset_add_msg(ks_keyset_t *ks, uint32_t key, const char *value,
                        size_t len);
 
 /**
- * @brief Adds every MMSI-keyed sentence of the shared AIS logs (all files
- *        of $KS_SHARED_DATA/ais, decoded with replay/ais_nmea.h) as a
+ * @brief Adds every MMSI-keyed sentence of the AIS logs (all files
+ *        of tests/data/ais, decoded with replay/ais_nmea.h) as a
  *        message keyed by the MMSI in decimal, as keyshift-replay keys it,
  *        valued by the sentence. @returns the messages added, or -1 if no
  *        file could be read.

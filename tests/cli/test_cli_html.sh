@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `keyshift html` in a real browser: headless Chromium renders the page of
-# the AIS replay's report (the shared log risky_ais.txt.gz, or a synthetic
-# feed when the shared data is absent) and of a three-proposal report.
+# the AIS replay's report (the log tests/data/ais/risky_ais.txt.gz) and of
+# a three-proposal report.
 # Passes when:
 #   - the page is self-contained: no script, no external URL, no font or
 #     file fetched (checked in the HTML);
@@ -22,7 +22,7 @@
 # Chromium (Debian package `chromium`) is installed with apt-get when
 # missing (root, or sudo).
 #
-# Environment (set by ctest): KS_CLI, KS_REPLAY, KS_PLUGIN, KS_SHARED_DATA,
+# Environment (set by ctest): KS_CLI, KS_REPLAY, KS_PLUGIN, KS_SOURCE_DIR,
 # KS_BUILD_DIR. Needs python3 (tests/run installs it) to read the report.
 set -euo pipefail
 
@@ -69,14 +69,10 @@ grep -q 'CONSOLE.*Uncaught Error: control' "$out/control.log" ||
   fail "the console check does not see a script error (see $out/control.log)"
 
 # 3. Reports: the AIS replay, and one with three proposals
-ais=${KS_SHARED_DATA:-}/ais/risky_ais.txt.gz
-if [ -f "$ais" ]; then
-  feed=("$ais")
-  echo "report: keyshift-replay on $ais"
-else
-  feed=(-n 30000)
-  echo "report: keyshift-replay on a synthetic feed ($ais not found)"
-fi
+ais=${KS_SOURCE_DIR:?KS_SOURCE_DIR: the source tree}/tests/data/ais/risky_ais.txt.gz
+[ -f "$ais" ] || fail "$ais is missing"
+feed=("$ais")
+echo "report: keyshift-replay on $ais"
 "$replay" --plugin "$plugin" --report "$out/ais.json" "${feed[@]}" \
   >"$out/replay.log" 2>&1 || fail "keyshift-replay failed (see $out/replay.log)"
 # (this one with both consumer inputs: a sizing recommendation)

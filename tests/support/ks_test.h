@@ -15,8 +15,9 @@
 /** Implemented by each test program: adds its suites to the registry. */
 void ks_test_register(void);
 
-/** @returns the path of a shared data file ($KS_SHARED_DATA/rel, or
- *           ../shared/data/rel from the source tree) in a static buffer. */
+/** @returns the path of a committed fixture shared by the tests,
+ *           tests/data/@p rel in the source tree (e.g. "ais/risky_ais.txt.gz":
+ *           tests/data/ais/README.md), in a static buffer. */
 const char *ks_test_shared_path(const char *rel);
 
 /** @returns tests/unit/data/@p name (KS_UNIT_DATA overrides the folder),

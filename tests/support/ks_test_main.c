@@ -6,9 +6,7 @@
 const char *ks_test_shared_path(const char *rel)
 {
         static char buf[4096];
-        const char *base = getenv("KS_SHARED_DATA");
-        snprintf(buf, sizeof(buf), "%s/%s",
-                 base && *base ? base : KS_SOURCE_DIR "/../shared/data", rel);
+        snprintf(buf, sizeof(buf), "%s/%s", KS_SOURCE_DIR "/tests/data", rel);
         return buf;
 }
 

@@ -5,7 +5,7 @@
  * Oracles, independent of the code under test:
  *  - single sentences: MMSIs decoded by hand from the 6-bit payload and
  *    confirmed with pyais 3.3.1 (`pyais.decode(...).mmsi`);
- *  - shared files: the measured facts of shared/data/ais/README.md, with
+ *  - the AIS logs: the measured facts of tests/data/ais/README.md, with
  *    the README's counting method (documented in replay/ais_nmea.h):
  *    fragment-1 sentences of types 1, 2, 3, 5, 18, 19, 24, checksum not
  *    checked;
@@ -380,7 +380,7 @@ static int scan_file(const char *rel, file_scan_t *out)
 
         memset(out, 0, sizeof(*out));
         if (!r) {
-                fprintf(stderr, "\n%s (set KS_SHARED_DATA)\n", err);
+                fprintf(stderr, "\n%s\n", err);
                 goto done;
         }
         while ((rc = ks_ais_reader_next(r, &line, &len)) == 1 &&

@@ -217,7 +217,7 @@ static void test_ais_keys(void)
 
                 CU_ASSERT(r != NULL);
                 if (!r) {
-                        fprintf(stderr, "\n  %s (set KS_SHARED_DATA)", err);
+                        fprintf(stderr, "\n  %s", err);
                         ks_ais_decoder_destroy(d);
                         continue;
                 }
