@@ -2,10 +2,11 @@
 # The main job: install, build, and replay an AIS feed through a producer
 # with keyshift loaded, on librdkafka's embedded mock cluster: a topic of 6
 # partitions, a proposed increase to 12. Extra arguments go to
-# keyshift-replay (e.g. a log file: ../shared/data/ais/risky_ais.txt.gz);
+# keyshift-replay (e.g. a log file: tests/data/ais/risky_ais.txt.gz);
 # the report is written to build/keyshift-demo.json and summarised. The
 # synthetic feed runs at 10,000 msgs/s for 12 s, so that rates and sizing
-# rest on enough seconds.
+# rest on enough seconds. The build is build/, tests/run's build-test/:
+# their options differ, and sharing one folder rebuilt it after each other.
 set -euo pipefail
 args=()
 for a in "$@"; do # files are named from where the command was run
