@@ -29,6 +29,7 @@ int ks_cli_merge_main(int argc, char **argv);
 int ks_cli_plan_main(int argc, char **argv);
 int ks_cli_scan_main(int argc, char **argv);
 int ks_cli_metrics_main(int argc, char **argv);
+int ks_cli_config_main(int argc, char **argv);
 
 /**
  * @brief Prints `keyshift <cmd>: <message>` and a pointer to --help to

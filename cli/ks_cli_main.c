@@ -28,6 +28,9 @@ static const struct {
      "partitioner placed them"},
     {"metrics", ks_cli_metrics_main,
      "a report as Prometheus metrics (text exposition format)"},
+    {"config", ks_cli_config_main,
+     "list the keyshift.* properties, or check NAME=VALUE as the plugin "
+     "would"},
 };
 
 #define KS_CLI_COMMAND_CNT                                                     \

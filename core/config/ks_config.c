@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #define KS_PREFIX "keyshift."
+/** An unknown name is echoed up to this many characters (then "..."), so
+ *  that the whole errstr fits 256 bytes. */
+#define KS_UNKNOWN_NAME_MAX 64
 
 typedef ks_config_res_t(ks_prop_set_f)(ks_config_t *conf, const char *value,
                                        char *errstr, size_t errstr_size);
@@ -490,7 +493,7 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                               size_t errstr_size)
 {
         const char *like;
-        size_t      i, off;
+        size_t      i;
 
         if (strncmp(name, KS_PREFIX, strlen(KS_PREFIX)))
                 return KS_CONFIG_UNKNOWN;
@@ -510,27 +513,39 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                         return ks_props[i].set(conf, value ? value : "", errstr,
                                                errstr_size);
 
-        /* a typo first: the list after it may be cut by the host's errstr
-         * size (Python's shows about nine names) */
-        if ((like = closest_property(name)))
-                off = (size_t)snprintf(errstr, errstr_size,
-                                       "Unknown property %s: did you mean "
-                                       "%s? keyshift knows",
-                                       name, like);
-        else
-                off = (size_t)snprintf(errstr, errstr_size,
-                                       "Unknown property %s: keyshift knows",
-                                       name);
-        for (i = 0;
-             i < sizeof(ks_props) / sizeof(ks_props[0]) && off < errstr_size;
-             i++)
-                off +=
-                    (size_t)snprintf(errstr + off, errstr_size - off, "%s %s",
-                                     i ? "," : "", ks_props[i].name);
-        for (i = 0; ks_sizing_param_descs[i].name && off < errstr_size; i++)
-                off += (size_t)snprintf(errstr + off, errstr_size - off, ", %s",
-                                        ks_sizing_param_descs[i].name);
+        /* The whole message fits librdkafka's usual errstr (256 bytes, as
+         * confluent-kafka-python passes): the name (cut at
+         * KS_UNKNOWN_NAME_MAX), the closest property, and where the list
+         * is. A list of every property was cut mid-word there. */
+        like = closest_property(name);
+        snprintf(errstr, errstr_size,
+                 "Unknown property %.*s%s: %s%s%skeyshift's properties are "
+                 "in docs/properties.md (`keyshift config` lists them)",
+                 (int)(strlen(name) > KS_UNKNOWN_NAME_MAX ? KS_UNKNOWN_NAME_MAX
+                                                          : strlen(name)),
+                 name, strlen(name) > KS_UNKNOWN_NAME_MAX ? "..." : "",
+                 like ? "did you mean " : "", like ? like : "",
+                 like ? "? " : "");
         return KS_CONFIG_INVALID;
+}
+
+int ks_config_property(size_t i, const char **name, const char **accepted)
+{
+        const size_t own = sizeof(ks_props) / sizeof(ks_props[0]);
+        size_t       j;
+
+        if (i < own) {
+                *name     = ks_props[i].name;
+                *accepted = ks_props[i].accepted;
+                return 1;
+        }
+        for (j = 0; ks_sizing_param_descs[j].name; j++)
+                if (j == i - own) {
+                        *name     = ks_sizing_param_descs[j].name;
+                        *accepted = ks_sizing_param_descs[j].accepted;
+                        return 1;
+                }
+        return 0;
 }
 
 int ks_config_topic_selected(const ks_config_t *conf, const char *name)

@@ -63,12 +63,26 @@ int ks_config_copy(ks_config_t *dst, const ks_config_t *src);
 /**
  * @brief Sets property @p name to @p value.
  * @returns KS_CONFIG_OK; KS_CONFIG_INVALID with @p errstr naming the
- *          property and the accepted values; KS_CONFIG_UNKNOWN (errstr
- *          untouched) when @p name is not a keyshift.* property.
+ *          property and the accepted values, or, for an unknown keyshift.*
+ *          name, the name (up to 64 characters), the closest known
+ *          property (up to 3 edits) and where the list is, in under 256
+ *          bytes; KS_CONFIG_UNKNOWN (errstr untouched) when @p name is not
+ *          a keyshift.* property.
  */
 ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                               const char *value, char *errstr,
                               size_t errstr_size);
+
+/**
+ * @brief The @p i-th keyshift.* property the plugin accepts (its own, then
+ *        the sizing inputs, core/report/ks_sizing.h), for listings: the
+ *        `keyshift config` command and the Python module's checks.
+ * @param name     set to the property's name ("keyshift.hot.keys")
+ * @param accepted set to what it accepts, as its errors say
+ * @returns 1 while @p i is a property, 0 past the last.
+ * @locality any thread (constant tables).
+ */
+int ks_config_property(size_t i, const char **name, const char **accepted);
 
 /** @returns 1 if topic @p name is analysed under keyshift.topics. */
 int ks_config_topic_selected(const ks_config_t *conf, const char *name);
