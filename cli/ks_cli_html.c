@@ -311,10 +311,15 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
         }
         fprintf(fp, "</div>\n");
         ks_html_loads(fp, t, cur);
-        /* row 2: hot keys | warnings, other clients, checks, sizing */
-        fprintf(fp, "</div>\n<div class=\"row\">\n");
+        /* row 2: hot keys | warnings, other clients, checks, sizing. The
+         * hot keys take their table's width (one column per proposal;
+         * scrolled sideways when wider than the page) and the rest takes
+         * what is left, from 400 px: at 1,400 px three proposals' table
+         * and the rest sit side by side (with a 560 px basis they wrapped
+         * and the page used its left half only). */
+        fprintf(fp, "</div>\n<div class=\"row\">\n<div class=\"ks-scroll\">\n");
         ks_cli_html_hot_keys(fp, t, o->hot_max);
-        fprintf(fp, "<div class=\"col\" style=\"flex:1 1 560px\">\n");
+        fprintf(fp, "</div>\n<div class=\"col ks-side\">\n");
         snprintf(caption, sizeof(caption), "Warnings for %s", name);
         ks_cli_html_warnings(fp, json_object_get(t, "warnings"), caption);
         ks_cli_html_sizing(fp, t);

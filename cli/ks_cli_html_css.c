@@ -28,6 +28,8 @@ const char ks_cli_html_css[] =
     ".row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start;"
     "margin:10px 0}"
     ".col{display:flex;flex-direction:column;gap:10px;align-items:flex-start}"
+    ".ks-scroll{flex:0 1 auto;min-width:0;max-width:100%;overflow-x:auto}"
+    ".ks-side{flex:1 0 400px;min-width:0}"
     ".ks-chart{background:#fff;border:1px solid #e1e4e8;border-radius:6px}"
     ".ks-chart text{font:12px system-ui,'DejaVu Sans',sans-serif;"
     "fill:#39404d}"

@@ -176,6 +176,27 @@ void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
                         ks_rank_cy(&a, k->points[i].cumulative));
         fprintf(fp, "\"/>\n");
 
+        /* the markers before the hot keys' dots: the top-N marker's line
+         * passes through the N-th hot key, whose dot must lie over it */
+        if (k->hot_cnt && k->hot_cnt < k->points[k->cnt - 1].rank) {
+                double r = (double)k->hot_cnt;
+                snprintf(buf, sizeof(buf), "top %zu keys: %s of messages",
+                         k->hot_cnt,
+                         ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(k, r), b2,
+                                        sizeof(b2)));
+                ks_rank_marker(fp, &a, r, ks_cli_keyrank_share_of_top(k, r),
+                               band + 2 * row - 3, buf);
+        }
+        if (half_rank > 1.5 * (double)k->hot_cnt) {
+                char b4[32];
+                snprintf(b3, sizeof(b3), "%s",
+                         ks_cli_fmt_si(half_rank, b2, sizeof(b2)));
+                snprintf(
+                    buf, sizeof(buf), "half of all messages: top %s keys (%s)",
+                    b3,
+                    ks_cli_fmt_pct(half_rank / k->distinct, b4, sizeof(b4)));
+                ks_rank_marker(fp, &a, half_rank, 0.5, band + 3 * row - 3, buf);
+        }
         /* the hot keys: a dot each; the busiest three named on the band's
          * first row (their ranks are the dots at the left) */
         {
@@ -211,25 +232,6 @@ void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
                 if (labelled)
                         ks_cli_svg_text(fp, a.x0, band + row - 3, "start",
                                         "ks-keylabel", "busiest: %s", names);
-        }
-        if (k->hot_cnt && k->hot_cnt < k->points[k->cnt - 1].rank) {
-                double r = (double)k->hot_cnt;
-                snprintf(buf, sizeof(buf), "top %zu keys: %s of messages",
-                         k->hot_cnt,
-                         ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(k, r), b2,
-                                        sizeof(b2)));
-                ks_rank_marker(fp, &a, r, ks_cli_keyrank_share_of_top(k, r),
-                               band + 2 * row - 3, buf);
-        }
-        if (half_rank > 1.5 * (double)k->hot_cnt) {
-                char b4[32];
-                snprintf(b3, sizeof(b3), "%s",
-                         ks_cli_fmt_si(half_rank, b2, sizeof(b2)));
-                snprintf(
-                    buf, sizeof(buf), "half of all messages: top %s keys (%s)",
-                    b3,
-                    ks_cli_fmt_pct(half_rank / k->distinct, b4, sizeof(b4)));
-                ks_rank_marker(fp, &a, half_rank, 0.5, band + 3 * row - 3, buf);
         }
         ks_cli_svg_close(fp);
 }

@@ -1,8 +1,12 @@
 // Injected by test_cli_html.sh into a copy of a `keyshift html` page (the
 // page itself has no script): finds every text of every chart whose box
 // overlaps another text's box, a bar, a dot, or the curves (the rank
-// line and the cumulative share, sampled along their length). Writes
-// the findings as JSON into <body data-overlaps>, read from --dump-dom.
+// line and the cumulative share, sampled along their length), and every
+// marker line painted over a hot key's dot (a line that crosses the dot
+// and comes after it in the SVG). Counts, for each row of a topic's
+// layout (div.row), how many lines its boxes were laid out on (`rows`:
+// 1 = side by side). Writes the findings as JSON into
+// <body data-overlaps>, read from --dump-dom.
 (function () {
   var out = [], charts = 0, texts = 0, marks = 0;
   var EPS = 1; // px of slack: glyph boxes include the font's line gap
@@ -39,6 +43,18 @@
                      m.getAttribute('class') + ' ' +
                      JSON.stringify((m.querySelector('title') || {}).textContent || ''));
       });
+    // marker lines over hot-key dots: a line crossing a dot's box must
+    // come before it (the dot is painted over the line)
+    svg.querySelectorAll('line.ks-marker').forEach(function (ln) {
+      var lr = ln.getBoundingClientRect();
+      svg.querySelectorAll('circle.ks-hot-dot').forEach(function (d) {
+        var dr = d.getBoundingClientRect(), x = (lr.left + lr.right) / 2;
+        if (x > dr.left && x < dr.right && lr.top < dr.bottom && dr.top < lr.bottom &&
+            (d.compareDocumentPosition(ln) & Node.DOCUMENT_POSITION_FOLLOWING))
+          out.push(chart + ': a marker line is painted over the hot key dot ' +
+                   JSON.stringify((d.querySelector('title') || {}).textContent || ''));
+      });
+    });
     // curves: points every 2 px along the path
     svg.querySelectorAll('path.ks-rank-line, path.ks-cum, polyline.ks-rank-line, polyline.ks-cum')
       .forEach(function (p) {
@@ -55,6 +71,13 @@
         }
       });
   });
+  var rows = Array.prototype.map.call(document.querySelectorAll('div.row'), function (row) {
+    var tops = {};
+    Array.prototype.forEach.call(row.children, function (c) {
+      tops[Math.round(c.getBoundingClientRect().top)] = 1;
+    });
+    return Object.keys(tops).length;
+  });
   document.body.setAttribute('data-overlaps', JSON.stringify(
-    {charts: charts, texts: texts, marks: marks, overlaps: out}));
+    {charts: charts, texts: texts, marks: marks, overlaps: out, rows: rows}));
 })();

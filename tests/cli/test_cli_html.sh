@@ -14,9 +14,15 @@
 #     rate or count (ais.json, hot.json), the report's count with both
 #     (ais3.json), and only the constraints whose inputs are known;
 #   - no text overlaps another text or a plot mark (bars, dots, the
-#     curves): html_overlaps.js, injected into a copy of the page, measures
-#     every chart text's box in Chromium at 1400 and 800 px wide; a control
-#     page with a label drawn over a bar proves the check sees overlaps;
+#     curves), and no marker line is painted over a hot key's dot:
+#     html_overlaps.js, injected into a copy of the page, measures every
+#     chart text's box in Chromium at 1400 and 800 px wide; control pages
+#     with a label drawn over a bar, and with the rank-20 marker moved after
+#     the dots, prove the check sees both;
+#   - at 1400 px, each row of the layout (charts | loads, hot keys |
+#     warnings and tables) is laid out side by side, on one line: with
+#     three proposals the second row wrapped and the page used its left
+#     half only;
 #   - screenshots at 1400 and 800 px are written (KS_SCREENS, default the
 #     test's folder); their paths are printed.
 # Chromium (Debian package `chromium`) is installed with apt-get when
@@ -196,8 +202,11 @@ if d["charts"] == 0 or d["texts"] == 0 or d["marks"] == 0:
 if d["overlaps"]:
     print("\n".join(d["overlaps"]))
     sys.exit("%s at %s px: %d overlaps" % (sys.argv[2], sys.argv[3], len(d["overlaps"])))
-print("ok: %s at %s px: %d charts, %d texts, %d marks, no overlap" %
-      (sys.argv[2], sys.argv[3], d["charts"], d["texts"], d["marks"]))
+if sys.argv[3] == "1400" and (not d["rows"] or any(n != 1 for n in d["rows"])):
+    sys.exit("%s at 1400 px: rows laid out on %s lines, not side by side"
+             % (sys.argv[2], d["rows"]))
+print("ok: %s at %s px: %d charts, %d texts, %d marks, no overlap; rows on %s lines" %
+      (sys.argv[2], sys.argv[3], d["charts"], d["texts"], d["marks"], d["rows"]))
 PY
 }
 # the control: a label over a bar must be found
@@ -214,9 +223,21 @@ PY
 if overlaps "$out/control-overlap.html" 1400 >/dev/null 2>&1; then
   fail "the overlap check misses a label drawn over a bar"
 fi
+# the control: the top-N marker painted after the dots (as it was) must be
+# found
+python3 - "$out/ais.html" "$out/control-marker.html" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'<line [^>]*class="ks-marker"/>\n', s)
+j = s.rindex('</circle>', 0, s.index('</svg>', m.end())) + len('</circle>\n')
+open(sys.argv[2], 'w').write(s[:m.start()] + s[m.end():j] + m.group(0) + s[j:])
+PY
+overlaps "$out/control-marker.html" 1400 >"$out/control-marker.txt" 2>&1 || true
+grep -q 'marker line is painted over the hot key dot' "$out/control-marker.txt" ||
+  fail "the check misses a marker line over a hot key's dot (see $out/control-marker.txt)"
 for p in ais ais3 hot; do
   for w in 1400 800; do
-    overlaps "$out/$p.html" "$w" || fail "texts overlap in $out/$p.html at $w px"
+    overlaps "$out/$p.html" "$w" || fail "overlaps, or rows not side by side, in $out/$p.html at $w px"
   done
 done
 
