@@ -6,13 +6,14 @@
 #                           pip and python3-confluent-kafka, Go (the
 #                           Python and Go host tests, tests/hosts/),
 #                           python3-jsonschema (reports checked against
-#                           docs/keyshift.report.v2.schema.json)
+#                           docs/keyshift.report.v2.schema.json), venv
+#                           (the Python wheel's test, tests/wheel/)
 set -euo pipefail
 
 want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev libdeflate-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-confluent-kafka
-         python3-jsonschema
+  want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-venv
+         python3-confluent-kafka python3-jsonschema
          default-jdk-headless maven golang-go)
 fi
 

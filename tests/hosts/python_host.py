@@ -87,6 +87,18 @@ def key_set(seed):
     return keys
 
 
+def keyshift_conf(plugin, report):
+    """keyshift's properties for run()'s producers. tests/wheel/wheel_host.py
+    replaces it with the wheel's keyshift.PLUGIN and keyshift.config()."""
+    return {
+        "plugin.library.paths": plugin,
+        "keyshift.partitions.proposed": ",".join(map(str, PROPOSED)),
+        "keyshift.report.path": report,
+        "keyshift.overload": "analyse",
+        "keyshift.report.interval.ms": "200",
+    }
+
+
 def run(plugin, report_dir, partitioner, lib, keys):
     report = os.path.join(report_dir, "report-%s.json" % partitioner)
     delivered = []
@@ -94,15 +106,10 @@ def run(plugin, report_dir, partitioner, lib, keys):
     def on_delivery(err, msg):
         delivered.append((err, msg.key(), msg.partition()))
 
-    p = Producer({
-        "plugin.library.paths": plugin,
+    p = Producer(dict(keyshift_conf(plugin, report), **{
         "test.mock.num.brokers": 1,
         "partitioner": partitioner,
-        "keyshift.partitions.proposed": ",".join(map(str, PROPOSED)),
-        "keyshift.report.path": report,
-        "keyshift.overload": "analyse",
-        "keyshift.report.interval.ms": "200",
-    })
+    }))
     maps = mapped_librdkafkas()
     if len(maps) != 1:
         fail("%s: %d librdkafka files mapped: %s" % (partitioner, len(maps), maps))
