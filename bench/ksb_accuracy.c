@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_accuracy.c
  * @brief What the sketches say against exact values on the same stream,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_core.c
  * @brief Target 1 (on_send cost: median, p99) and target 4 (CPU per

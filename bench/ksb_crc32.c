@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_crc32.c
  * @brief Issue 33, decision 1: which CRC-32 keyshift computes the

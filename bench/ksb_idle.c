@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_idle.c
  * @brief keyshift never takes CPU the host's threads want (issue 33,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_keys.c
  * @brief MMSI-like key streams (see ksb_keys.h).

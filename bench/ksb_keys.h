@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_keys.h
  * @brief Key streams for the benchmarks: MMSI-like ship identifiers, as a

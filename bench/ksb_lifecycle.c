@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_lifecycle.c
  * @brief Many topics, a silent producer, and the end of a producer: what

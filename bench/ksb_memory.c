@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_memory.c
  * @brief Target 5: keyshift's heap after 10 million distinct keys across

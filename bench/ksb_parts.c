@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_parts.c
  * @brief Phase 2: what each step of the produce path costs, and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_produce.c
  * @brief Targets 1-4 through a real producer: produce() throughput with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_producer.c
  * @brief A/B producers (see ksb_producer.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_producer.h
  * @brief Real librdkafka producers for the A/B benchmarks: A without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_report.c
  * @brief Target 6: building and writing a report for 50 topics x 1,000

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Issue "keyshift scan", speed: `keyshift scan` against `kcat -C -e -o
 # beginning` reading the same topic to /dev/null on the same real broker,
 # in one run, alternating (kcat, scan, scan, kcat, ...) so drift hits both.

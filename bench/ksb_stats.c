@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_stats.c
  * @brief Clocks, percentiles and result lines (see ksb_stats.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_stats.h
  * @brief Clocks, percentiles and the one result line every benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_topics.c
  * @brief keyshift's core as one producer uses it (see ksb_topics.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_topics.h
  * @brief keyshift's core set up as the plugin sets it up for one producer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli.h
  * @brief The `keyshift` command: one entry point per subcommand, the exit

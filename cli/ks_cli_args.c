@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_args.c
  * @brief Command-line argument parsing and error printing shared by the

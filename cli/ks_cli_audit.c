@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_audit.c
  * @brief The `audit` of a scan report in words and tables (ks_cli_audit.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_audit.h
  * @brief The `audit` of a scan report (core/report/ks_audit.h, docs/report-schema.md)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_config.c
  * @brief `keyshift config`: every keyshift.* property the plugin accepts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_fmt.c
  * @brief Number, share, key and markup formatting for show and html.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_fmt.h
  * @brief How the CLI writes numbers, shares, keys and markup-safe text,

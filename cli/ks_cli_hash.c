@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_hash.c
  * @brief `keyshift hash`: where keys go. For each key given on the command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_html.c
  * @brief `keyshift html REPORT.json -o report.html`: one self-contained

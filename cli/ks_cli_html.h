@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_html.h
  * @brief The tables (ks_cli_html_tables.c) and the style sheet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_html_css.c
  * @brief The page's style sheet, inlined into every page `keyshift html`

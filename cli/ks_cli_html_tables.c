@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_html_tables.c
  * @brief The tables of the HTML page: hot keys, warnings, other clients,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_main.c
  * @brief `keyshift`: dispatches to a subcommand (git-style: the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_merge.c
  * @brief `keyshift merge A.json B.json ... -o fleet.json`: one report for

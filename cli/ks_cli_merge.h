@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_merge.h
  * @brief `keyshift merge`: the parts of combining reports of many producer

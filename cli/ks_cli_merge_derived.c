@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_merge_derived.c
  * @brief The parts of a merged topic that are not plain sums: other

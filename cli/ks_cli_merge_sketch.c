@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_merge_sketch.c
  * @brief A topic's sketches merged across reports, with the core's own

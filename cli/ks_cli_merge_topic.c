@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_merge_topic.c
  * @brief One topic of `keyshift merge`: refuse inputs that describe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_metrics.c
  * @brief `keyshift metrics REPORT.json`: the report as Prometheus metrics

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_plan.c
  * @brief `keyshift plan`: partition count advice from planned rates, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_report.c
  * @brief Reads a report file (ks_cli_report_check.c checks it) and the

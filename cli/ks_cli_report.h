@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_report.h
  * @brief Reads a keyshift.report.v2 file and checks every field the CLI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_report_check.c
  * @brief Checks, field by field, what the CLI reads of a report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan.c
  * @brief `keyshift scan`: options, the analysis of each record read (the

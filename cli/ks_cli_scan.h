@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan.h
  * @brief `keyshift scan`: reads a topic's stored records with a librdkafka

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan_args.c
  * @brief `keyshift scan`'s command line: usage, --from, -X properties

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan_read.c
  * @brief The reading half of `keyshift scan` (ks_cli_scan.h): metadata,

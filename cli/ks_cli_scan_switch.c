@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan_switch.c
  * @brief `keyshift scan`'s second pass over a grown topic: the same

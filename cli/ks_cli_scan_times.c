@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_scan_times.c
  * @brief `keyshift scan`'s per-second series of record timestamps, in fixed

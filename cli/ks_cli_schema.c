@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_schema.c
  * @brief A JSON Schema (2020-12) validator for the keywords the report's

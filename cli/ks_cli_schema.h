@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_schema.h
  * @brief Validates a JSON value against a JSON Schema (draft 2020-12),

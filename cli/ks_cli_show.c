@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_show.c
  * @brief `keyshift show REPORT.json`: the report in the terminal. Per

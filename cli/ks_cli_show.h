@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_show.h
  * @brief `keyshift show`: the sections of a topic's summary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_show_sections.c
  * @brief The blocks of a topic in `keyshift show`: what moves, partition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_stats.c
  * @brief Per-partition load and skew, and the rank-size curve of keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_stats.h
  * @brief Figures show and html draw from a checked report: the

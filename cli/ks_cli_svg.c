@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_svg.c
  * @brief SVG primitives, and the per-partition load chart.

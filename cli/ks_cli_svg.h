@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_svg.h
  * @brief The charts of `keyshift html`, written as inline SVG: plain

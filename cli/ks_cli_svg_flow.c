@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_svg_flow.c
  * @brief The flow matrix as a heat map: row r = partition r now, column c

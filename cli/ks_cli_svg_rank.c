@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_svg_rank.c
  * @brief The rank-size chart: messages per key, busiest key at rank 1 on

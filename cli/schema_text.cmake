@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes the report schema (IN, docs/keyshift.report.v2.schema.json) into
 # OUT as a C array, ks_cli_schema_text, NUL-terminated: the `keyshift`
 # command checks reports against the same text that is published

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian package keyshift_<version>_<arch>.deb.
 #   packaging/build-deb.sh [OUTDIR]     (default: build/deb)
 # A build tree of its own, OUTDIR/tree, configured with

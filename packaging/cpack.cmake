@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package (packaging/README.md): `cpack -G DEB` in a build tree
 # configured with -DCMAKE_INSTALL_PREFIX=/usr (packaging/build-deb.sh does
 # it), so that GNUInstallDirs puts libkeyshift.so in the multiarch folder,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, built and used (ctest e2e.packaging_deb). Passes when:
 #   - packaging/build-deb.sh makes keyshift_<version>_<arch>.deb;
 #   - `dpkg-deb -c` lists libkeyshift.so (the bare-name link) in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_client.c
  * @brief A producer's keyshift state and the produce-path interceptors.

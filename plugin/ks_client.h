@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_client.h
  * @brief keyshift's state for one producer (rd_kafka_t): its topics, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_host.c
  * @brief Binds keyshift to the host's own librdkafka at run time

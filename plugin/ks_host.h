@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_host.h
  * @brief The host's librdkafka: the one that loaded libkeyshift.so, bound

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_metadata.c
  * @brief Partition counts from broker metadata and cleanup.policy from the

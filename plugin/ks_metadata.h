@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_metadata.h
  * @brief The reporter's questions to the cluster: each topic's partition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_plugin.c
  * @brief The plugin's entry point and configuration-object interceptors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_priority.c
  * @brief SCHED_IDLE, else nice 19, for the calling thread (ks_priority.h).

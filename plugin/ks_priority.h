@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_priority.h
  * @brief keyshift's analysis yields the CPU to the host's threads (issue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_reporter.c
  * @brief keyshift's own threads: the reporter refreshes each topic's

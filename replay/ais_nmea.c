@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_nmea.c
  * @brief AIS NMEA 0183 decoder (see ais_nmea.h for the format, the

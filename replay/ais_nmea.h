@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_nmea.h
  * @brief AIS NMEA 0183 decoder: finds the `!xxVDM` / `!xxVDO` sentence in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_reader.c
  * @brief Line reader for plain or gzip-compressed AIS logs (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_reader.h
  * @brief Line reader for AIS logs, plain or gzip-compressed.

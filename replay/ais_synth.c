@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_synth.c
  * @brief Deterministic synthetic AIS feed (see ais_synth.h for the model

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ais_synth.h
  * @brief Deterministic synthetic AIS feed: `!AIVDM` sentences whose MMSIs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file keyshift_replay.c
  * @brief keyshift-replay: the demo producer. Reads an AIS NMEA log (plain

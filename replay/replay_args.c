@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file replay_args.c
  * @brief keyshift-replay's command line: usage, options, -X properties.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file replay_keys.h
  * @brief How keyshift-replay serializes an MMSI key: decimal text (as

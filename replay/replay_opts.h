@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file replay_opts.h
  * @brief keyshift-replay's command line (replay_args.c).

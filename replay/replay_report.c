@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file replay_report.c
  * @brief keyshift-replay's summary of keyshift's report (replay_report.h).

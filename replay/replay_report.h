@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file replay_report.h
  * @brief What keyshift-replay prints of keyshift's report once it has

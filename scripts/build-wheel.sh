@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Python wheel and sdist of keyshift, portable (manylinux).
 #   scripts/build-wheel.sh [OUTDIR]        (default: build/wheel)
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: install, build, and replay an AIS feed through a producer
 # with keyshift loaded, on librdkafka's embedded mock cluster: a topic of 6
 # partitions, a proposed increase to 12. Extra arguments go to

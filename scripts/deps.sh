@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what keyshift needs from Debian 12 (bookworm), once.
 #   scripts/deps.sh build   compiler, CMake, librdkafka-dev, jansson, zlib, libdeflate
 #                           (libdeflate: bench/ksb_crc32.c measures its CRC-32)

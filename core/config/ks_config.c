@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_config.c
  * @brief keyshift.* properties: one table row per property, each with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_config.h
  * @brief keyshift.* properties: parsing, validation and defaults.

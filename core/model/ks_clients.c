@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_clients.c
  * @brief Default partitioners of other Kafka clients (sources and the

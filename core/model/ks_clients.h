@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_clients.h
  * @brief What other Kafka clients would do with the same key bytes: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_crc32.c
  * @brief CRC-32 by slicing-by-8, for keys shorter than libdeflate's fast

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_crc32.h
  * @brief CRC-32 of short keys by a table of our own (slicing-by-8): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_hash.h
  * @brief The key hashes Kafka clients partition with, bit-exact.

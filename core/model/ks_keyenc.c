@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_keyenc.c
  * @brief Key encoding classifier and logical values (see ks_keyenc.h for

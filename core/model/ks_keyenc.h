@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_keyenc.h
  * @brief Key encodings: which serializer most plausibly wrote a key's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_partitioner.c
  * @brief The partition model: librdkafka 2.0.2's built-in partitioners as

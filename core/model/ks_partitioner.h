@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_partitioner.h
  * @brief The partition model: where librdkafka 2.0.2 puts a message, as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_phash_cache.c
  * @brief The delivery check's per-thread cache of partitioner hashes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_phash_cache.h
  * @brief A per-thread cache of partitioner hashes for the delivery check:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_analysis.c
  * @brief How much of a topic keyshift analysed, and how each figure is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_analysis.h
  * @brief How much of a topic's traffic keyshift analysed, and what that

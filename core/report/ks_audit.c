@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_audit.c
  * @brief The audit of stored records (ks_audit.h): explained counters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_audit.h
  * @brief Which partitioner wrote a topic's stored records: for each keyed

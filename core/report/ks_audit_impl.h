@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_audit_impl.h
  * @brief The audit's state, shared by ks_audit.c (records grouped, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_audit_json.c
  * @brief The audit of a topic's stored records in the report: its JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_metrics.c
  * @brief A report as Prometheus metrics (ks_metrics.h, docs/metrics.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_metrics.h
  * @brief A report as Prometheus metrics: text exposition format 0.0.4,

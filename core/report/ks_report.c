@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report.c
  * @brief Builds the keyshift.report.v2 JSON from topic snapshots.

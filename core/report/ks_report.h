@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report.h
  * @brief The JSON report (schema keyshift.report.v2, documented in

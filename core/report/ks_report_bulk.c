@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_bulk.c
  * @brief Writes the bulk of a topic's report straight from its snapshot:

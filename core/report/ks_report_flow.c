@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_flow.c
  * @brief A proposal's flow matrix (messages from each current partition to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_hll.c
  * @brief The distinct-key HyperLogLog in a report's `merge` object, in one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_jout.c
  * @brief Buffered JSON output (ks_report_jout.h): the writes, the digit

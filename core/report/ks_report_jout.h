@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_jout.h
  * @brief Buffered JSON output for the bulk of a report (ks_report_bulk.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_keys.c
  * @brief A topic's key encodings, mixed serializers and what other clients

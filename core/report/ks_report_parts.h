@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_parts.h
  * @brief The parts of a topic's report object, built in files of their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_sizing.c
  * @brief Fills the sizing input (ks_sizing_json.h) from a topic snapshot and

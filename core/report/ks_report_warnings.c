@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_warnings.c
  * @brief A topic's warnings, from its snapshot alone (ks_warn.h lists the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_write.c
  * @brief Writes a report file atomically, topic by topic.

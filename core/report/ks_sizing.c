@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_sizing.c
  * @brief Hot keys, skew and sizing advice: the formulas, their units and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_sizing_json.c
  * @brief The `rates`, `skew`, `sizing` and `migration` report objects of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_sizing_json.h
  * @brief Builds a topic's `rates`, `skew`, `sizing` and `migration` report

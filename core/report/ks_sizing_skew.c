@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_sizing_skew.c
  * @brief Skew: how unevenly keys and loads spread over partitions, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_story.c
  * @brief The topic's headline (ks_story.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_story.h
  * @brief One story per topic: the headline that the report's `summary`,

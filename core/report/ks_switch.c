@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_switch.c
  * @brief The switch from an old to a new partition count in a topic's

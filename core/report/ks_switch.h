@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_switch.h
  * @brief Where a grown topic's placement switched from (family, old count)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_switch_json.c
  * @brief The count switch in the report: the `audit.switch` object and

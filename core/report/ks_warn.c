@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_warn.c
  * @brief Warning collection and librdkafka-format logging.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_warn.h
  * @brief keyshift's warnings: a code, a message, and optionally the topic.

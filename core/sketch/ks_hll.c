@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_hll.c
  * @brief HyperLogLog: how many distinct keys a topic has seen.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_hll.h
  * @brief Distinct-key estimate: HyperLogLog (Flajolet et al. 2007) with

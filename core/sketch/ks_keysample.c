@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_keysample.c
  * @brief A uniform sample of distinct keys with exact per-key counts:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_keysample.h
  * @brief A uniform sample of distinct keys: bottom-k (KMV) sampling on

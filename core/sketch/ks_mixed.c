@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_mixed.c
  * @brief Logical keys under several encodings (see ks_mixed.h).

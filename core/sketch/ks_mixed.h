@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_mixed.h
  * @brief Mixed key serializers: logical keys seen under more than one byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topk.c
  * @brief Hot keys: the Space-Saving algorithm, filtered.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topk.h
  * @brief Hot keys: the Space-Saving algorithm (Metwally, Agrawal &

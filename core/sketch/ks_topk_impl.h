@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topk_impl.h
  * @brief The hot-key summary's state, shared by ks_topk.c (counting,

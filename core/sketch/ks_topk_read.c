@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topk_read.c
  * @brief The hot-key summary read out: its entries busiest first, raw

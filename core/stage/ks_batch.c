@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_batch.c
  * @brief The drainer's key table (see ks_batch.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_batch.h
  * @brief The drainer's key table: each key's staged messages are counted

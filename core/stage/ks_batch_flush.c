@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_batch_flush.c
  * @brief The key table flushed: every slot's messages analysed as runs, in

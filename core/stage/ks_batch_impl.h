@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_batch_impl.h
  * @brief The drainer's key table's state, shared by ks_batch.c (the table,

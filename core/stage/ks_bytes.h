@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_bytes.h
  * @brief Copying a short key without a call: GCC turns a memcpy() of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_stage.c
  * @brief Per-thread staging rings (see ks_stage.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_stage.h
  * @brief Per-thread staging rings: the produce path copies a message's

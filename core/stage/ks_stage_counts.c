@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_stage_counts.c
  * @brief Partition counts the analysis takes where the drainer reaches

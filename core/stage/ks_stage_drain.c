@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_stage_drain.c
  * @brief keyshift's drainer side of the staging rings: entries moved into

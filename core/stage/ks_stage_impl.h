@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_stage_impl.h
  * @brief The staging rings' layout, shared by ks_stage.c (the producing

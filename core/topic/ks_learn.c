@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_learn.c
  * @brief The partitioner the deliveries prove (ks_learn.h: candidates and

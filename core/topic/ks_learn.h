@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_learn.h
  * @brief Which partitioner really places a topic's messages, learned from

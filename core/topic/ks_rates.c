@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_rates.c
  * @brief Per-second message and byte counts of a topic in fixed memory,

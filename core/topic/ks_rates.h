@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_rates.h
  * @brief Message and byte rates of one topic: since start, over the last

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_registry.c
  * @brief The producer's topic table (see ks_registry.h).

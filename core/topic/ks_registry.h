@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_registry.h
  * @brief A producer's topics, looked up by name on every message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic.c
  * @brief A topic's analysis: creation, sizes, partition counts and the

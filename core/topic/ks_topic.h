@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic.h
  * @brief Per-topic analysis: what the producer sent to one topic, and where

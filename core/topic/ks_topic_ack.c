@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic_ack.c
  * @brief Acknowledgements (delivery reports) checked against the model, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic_impl.h
  * @brief What the files of a topic's analysis share (ks_topic.h is the

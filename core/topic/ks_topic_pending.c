@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic_pending.c
  * @brief Runs of hashed messages kept while a topic's partition count is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic_record.c
  * @brief A run of messages counted, sketched and placed under the current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_topic_snapshot.c
  * @brief What a report reads of a topic (a copy taken under its lock), and

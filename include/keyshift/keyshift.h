@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file keyshift.h
  * @brief keyshift: rehearse a Kafka partition increase on live producer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """keyshift: rehearse a Kafka partition increase on the traffic your
 producer really sends.
 

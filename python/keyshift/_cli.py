@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ``keyshift`` console script: runs the command bundled in the wheel
 (``keyshift.COMMAND``) with the same arguments, in place of this Python
 process (exec: its exit status and signals are the command's own).

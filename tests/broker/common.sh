@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by kafka-broker.sh and java-oracle.sh: the Kafka version, the cache
 # layout outside the source tree, and a quiet Maven runner.
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The ctest fixture of the broker tests (label `broker`, see CMakeLists.txt):
 #
 #   ctest-fixture.sh setup     check java/mvn, fetch Kafka, build the Java

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds (once, cached outside the source tree) and runs KeyshiftJavaOracle,
 # the Java client's own serializers / murmur2 / default partitioner.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real single-node Apache Kafka broker (KRaft, combined broker+controller)
 # for keyshift's broker tests, run from jars resolved off Maven Central.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_broker_client.c
  * @brief The broker tests' Kafka clients: the broker's address, topic

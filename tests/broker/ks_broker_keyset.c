@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_broker_keyset.c
  * @brief The broker tests' key set: distinct keys (an open-addressing

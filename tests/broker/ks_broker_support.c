@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_broker_support.c
  * @brief The broker tests' small helpers: clocks, temporary folders, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_broker_support.h
  * @brief Helpers for the broker tests: the address of the real Kafka broker

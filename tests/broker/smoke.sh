@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end check of the broker harness and the Java oracle:
 # fetch, start, create a 6-partition topic, produce a mixed-type corpus with
 # KafkaProducer, compare with the oracle's `keys` mode and with what kcat reads

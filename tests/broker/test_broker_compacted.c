@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_compacted.c
  * @brief A compacted topic on the real broker: keyshift reads its

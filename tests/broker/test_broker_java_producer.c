@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_java_producer.c
  * @brief A real Java KafkaProducer (kafka-clients, default partitioner)

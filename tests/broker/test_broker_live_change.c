@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_live_change.c
  * @brief The partition count grows underneath a live producer: keyshift

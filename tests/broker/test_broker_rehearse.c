@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_rehearse.c
  * @brief Rehearse, then do it, on a real Kafka broker: keyshift predicts

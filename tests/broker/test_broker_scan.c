@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_scan.c
  * @brief `keyshift scan` on the real broker: a 6-partition topic written by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_broker_scan_increase.c
  * @brief `keyshift scan` of a grown topic on the real broker (issue 28):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_java_murmur2.c
  * @brief keyshift's murmur2 model against Java's kafka-clients, key by key,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file cli_test_support.h
  * @brief Runs the built `keyshift` command ($KS_CLI) the way a user

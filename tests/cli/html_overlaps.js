@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Injected by test_cli_html.sh into a copy of a `keyshift html` page (the
 // page itself has no script): finds every text of every chart whose box
 // overlaps another text's box, a bar, a dot, or the curves (the rank

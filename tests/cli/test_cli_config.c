@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_config.c
  * @brief `keyshift config`: its list and its checks against the plugin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_errors.c
  * @brief Bad input to every subcommand that reads a report (show, html,

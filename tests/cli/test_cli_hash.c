@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_hash.c
  * @brief `keyshift hash`, run as a user runs it, against oracles that owe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `keyshift html` in a real browser: headless Chromium renders the page of
 # the AIS replay's report (the log tests/data/ais/risky_ais.txt.gz) and of
 # a three-proposal report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_merge.c
  * @brief `keyshift merge` on reports of real producers (the plugin loaded

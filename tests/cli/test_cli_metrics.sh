@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Prometheus metrics (docs/metrics.md): keyshift.metrics.path written by the
 # plugin in Debian's kcat on librdkafka's mock cluster, and
 # `keyshift metrics REPORT`. Passes when:

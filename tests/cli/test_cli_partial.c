@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_partial.c
  * @brief Honest labels in every command: reports of topics whose messages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_plan.c
  * @brief `keyshift plan`: its figures against the formulas of the issue,

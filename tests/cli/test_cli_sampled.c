@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_sampled.c
  * @brief Sampled reports (issue 33) in every command: reports of topics

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The report check of the `keyshift` command and the published schema
 (docs/keyshift.report.v2.schema.json, validated by python3-jsonschema)
 say the same thing: the same broken reports, fed to both, are refused by

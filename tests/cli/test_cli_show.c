@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_cli_show.c
  * @brief `keyshift show` on reports of real producers: every figure it

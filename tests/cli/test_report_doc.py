@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """docs/report-schema.md and docs/keyshift.report.v2.schema.json agree:
 every field the document names is in the schema (issue 29).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "ks_e2e_support.h"
 
 #include <stdarg.h>

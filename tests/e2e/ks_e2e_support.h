@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_e2e_support.h
  * @brief Helpers for end-to-end tests: a real librdkafka producer with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_e2e_topics_writer.c
  * @brief A producer that never stops: keyshift loaded by full path, on the

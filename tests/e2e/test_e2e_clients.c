@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_clients.c
  * @brief Key encodings, one logical key under several serializers, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_kcat.c
  * @brief keyshift loaded into a producer we did not write: Debian's kcat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_learn.c
  * @brief The partitioner learned from the deliveries (ks_learn.h), with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_producer.c
  * @brief A real librdkafka producer with keyshift loaded by full path, on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_replay.c
  * @brief The main job on real input: keyshift-replay (a producer that loads

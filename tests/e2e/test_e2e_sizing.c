@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_e2e_sizing.c
  * @brief Hot keys, skew and sizing advice on the real AIS log, through

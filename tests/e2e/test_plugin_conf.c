@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_plugin_conf.c
  * @brief keyshift's configuration through librdkafka (rd_kafka_conf_set,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_plugin_lifecycle.c
  * @brief A producer's life with keyshift beyond the produce path, on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file host_burst.c
  * @brief A C producer that bursts keyed messages right after it is created,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file host_model.c
  * @brief keyshift's partition model against one librdkafka's own

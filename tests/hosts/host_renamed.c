@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file host_renamed.c
  * @brief A .NET-style host: librdkafka under another file name, loaded

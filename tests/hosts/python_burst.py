@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A confluent-kafka-python producer that bursts keyed messages right after
 it is created, with keyshift loaded by full path and its default settings
 (keyshift.overload=skip): nothing may be lost to keyshift's start-up.

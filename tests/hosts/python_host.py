@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A confluent-kafka-python producer with keyshift loaded by full path, on
 librdkafka's mock cluster, checked against the librdkafka that this client
 brings (a PyPI wheel's bundled copy, or Debian's for python3-confluent-kafka).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A burst right after the producer is created loses nothing to keyshift's
 # start-up (issue "Trust the figures"): a C producer (host_burst, Debian's
 # librdkafka), Debian's python3-confluent-kafka and the newest PyPI wheel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # keyshift in confluent-kafka-go (v2.0.2, from the Go module proxy): the Go
 # host of tests/hosts/go built twice, run on the mock cluster.
 #   - -tags dynamic: links the system's librdkafka (Debian's 2.0.2); the

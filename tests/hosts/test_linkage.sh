@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libkeyshift.so links no librdkafka and exports only conf_init: no NEEDED
 # librdkafka, no undefined rd_kafka_* symbol (every call goes through the
 # table ks_host.c binds at run time), one defined dynamic symbol.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # keyshift in confluent-kafka-python, every way it comes:
 #   - the PyPI wheels (each bundles its own librdkafka, renamed
 #     confluent_kafka.libs/librdkafka-<hash>.so.1 with its SONAME rewritten,

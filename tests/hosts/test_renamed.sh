@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A .NET-style host (tests/hosts/host_renamed.c): a copy of Debian's
 # librdkafka under the file name Confluent.Kafka's librdkafka.redist ships
 # (runtimes/linux-x64/native/librdkafka.so, SONAME librdkafka.so.1), loaded

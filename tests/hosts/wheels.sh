@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the Python host tests: confluent-kafka wheels from PyPI for
 # Debian's /usr/bin/python3, downloaded once into
 # ${XDG_CACHE_HOME:-~/.cache}/keyshift/wheels/<version>-cp<pyver>/ and

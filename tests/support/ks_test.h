@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test.h
  * @brief Shared test scaffolding: each test program defines

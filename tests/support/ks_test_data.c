@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test_data.c
  * @brief Reading the committed test fixtures (TSV files in tests/unit/data).

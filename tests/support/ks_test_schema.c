@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test_schema.c
  * @brief Every report a test writes is checked against the published

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test_streams.c
  * @brief Key hashes, random numbers and a Zipf stream for the sketches'

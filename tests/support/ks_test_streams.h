@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test_streams.h
  * @brief What the sketches' tests share: key hashes independent of the

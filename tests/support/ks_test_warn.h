@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_test_warn.h
  * @brief A test helper over the core's warning list (core/report/ks_warn.h),

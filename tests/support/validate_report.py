@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Validates keyshift reports against docs/keyshift.report.v2.schema.json
 with Debian's python3-jsonschema (Draft 2020-12).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_ais.c
  * @brief The AIS decoder, reader and synthetic feed (replay/ais_*.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_analysis.c
  * @brief Honest labels (ks_analysis.h): a topic whose messages were

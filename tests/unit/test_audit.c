@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_audit.c
  * @brief The partitioner audit of stored records (core/report/ks_audit.h) and

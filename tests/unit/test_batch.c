@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_batch.c
  * @brief The drainer's key table (ks_batch.h: runs set aside by

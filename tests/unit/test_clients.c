@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_clients.c
  * @brief Proves core/model/ks_clients.c: where the Java client, librdkafka's

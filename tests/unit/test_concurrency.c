@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_concurrency.c
  * @brief The threaded parts, without librdkafka (whose threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_crc32.c
  * @brief ks_hash_crc32() (slicing-by-8 tables of our own below 16 bytes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_keyenc.c
  * @brief Proves core/model/ks_keyenc.c: the key encoding classifier and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_learn.c
  * @brief The confirmation rule of ks_learn.h, with partitions from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_partitioner.c
  * @brief Proves core/model/ks_hash.c and core/model/ks_partitioner.c against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_rates.c
  * @brief ks_rates: the per-second series, its rates, the 0.999 peak and

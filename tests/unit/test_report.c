@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_report.c
  * @brief The report file: never seen half-written, a failed write leaves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_report_scale.c
  * @brief What a report costs as topics grow: every per-report step must be

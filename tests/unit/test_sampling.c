@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_sampling.c
  * @brief Sampling under overload, the report's side (ks_analysis.h, issue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_sizing.c
  * @brief ks_sizing: every formula against cases worked out by hand (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_sizing_json.c
  * @brief ks_sizing_json: the report's sizing objects of a topic computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_sizing_skew.c
  * @brief ks_sizing's skew figures (core/report/ks_sizing_skew.c) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_sketches.c
  * @brief The bounded-memory sketches against exact answers computed here:

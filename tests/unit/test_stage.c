@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_stage.c
  * @brief The staging rings (ks_stage.h): several application threads

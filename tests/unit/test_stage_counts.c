@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_stage_counts.c
  * @brief A partition count from metadata (ks_stage_counts.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_stage_order.c
  * @brief The drainer reads a ring's messages in the order they were

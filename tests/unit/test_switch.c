@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_switch.c
  * @brief The count switch of a grown topic (core/report/ks_switch.h) on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_topic.c
  * @brief The per-topic analysis: messages before the count is known, a

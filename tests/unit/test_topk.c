@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_topk.c
  * @brief Space-Saving hot keys (ks_topk) against exact answers computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_topk_windows.c
  * @brief The hot-key summary's windows (ks_topk.h: a flush's runs offered

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `pip install keyshift`, tested as a user would meet it (ctest
 # hosts.wheel). Passes when:
 #   1. scripts/build-wheel.sh builds the sdist, the wheel from that sdist

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The keyshift wheel in a confluent-kafka-python producer, as a user
 writes it: the plugin by keyshift.PLUGIN, its properties by
 keyshift.config(), on librdkafka's mock cluster.

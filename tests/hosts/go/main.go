@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // A confluent-kafka-go producer with keyshift loaded by full path, on
 // librdkafka's mock cluster (tests/hosts/test_go.sh builds it twice: with
 // the module's bundled static librdkafka, the default, and with

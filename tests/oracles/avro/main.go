@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command avro-oracle writes keys as a Confluent Schema Registry Avro
 // serializer frames them: magic byte 0x00, the schema id as 4 big-endian
 // bytes, then the Avro binary encoding of the value (Confluent docs, "Wire

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sarama-oracle prints where Sarama's default partitioner,
 // sarama.NewHashPartitioner (github.com/IBM/sarama, partitioner.go), puts
 // each key at each partition count. It is the oracle behind

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates tests/unit/data/java-keys.tsv, the fixture of
 # tests/unit/test_keyenc.c and tests/unit/test_clients.c: real key bytes from
 # Apache Kafka's own serializers and the partition Kafka's Java producer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyshiftJavaOracle: what the Java client (kafka-clients) does with a key.
 //
 // Reads a corpus from stdin, one key per line as <type>:<value>, with type one
