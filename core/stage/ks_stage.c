@@ -177,7 +177,15 @@ static ks_ring_t *ring_register(ks_stage_t *s)
                         atomic_fetch_add(&o->refs, 1);
                         o->tail_cache = atomic_load(&o->tail);
                         o->ovf_active = 0;
-                        r             = o;
+                        /* a new thread's own load decides its sampling,
+                         * not the one that left the ring (drained: no
+                         * backlog) */
+                        o->shift =
+                            (uint8_t)(s->force_shift > 0 ? s->force_shift : 0);
+                        o->backlog_last = 0;
+                        atomic_store_explicit(&o->shift_pub, o->shift,
+                                              memory_order_relaxed);
+                        r = o;
                 }
         }
         if (!r && n < KS_STAGE_RINGS_MAX &&
