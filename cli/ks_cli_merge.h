@@ -40,8 +40,9 @@ void ks_cli_sketch_destroy(ks_cli_sketch_t *m);
 
 /**
  * @brief Merges one input topic's `merge` object (checked by
- *        ks_cli_report_check()).
- * @returns 0, or -1 with @p err set (an unreadable hash or hex key).
+ *        ks_cli_report_check()): its packed sketches read (ks_pack.h).
+ * @returns 0, or -1 with @p err set (a packed sketch that does not read:
+ *          "merge.key_sample.packed: checksum mismatch ...").
  */
 int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
                       size_t errsz);

@@ -28,6 +28,7 @@
 #include "ks_cli_fmt.h"
 #include "ks_hll.h"
 #include "ks_keysample.h"
+#include "ks_pack.h"
 #include "ks_partitioner.h"
 #include "ks_report.h"
 #include "ks_topic.h"
@@ -67,69 +68,45 @@ void ks_cli_sketch_destroy(ks_cli_sketch_t *m)
         free(m);
 }
 
-/** @returns 0 and *out for 16 hex digits, else -1. */
-static int ks_sketch_hash64(const char *hex, uint64_t *out)
+/** @returns member `packed` of sketch object @p o (checked by
+ *           ks_cli_report_check()), and its length in *len. */
+static const char *ks_sketch_packed(const json_t *o, size_t *len)
 {
-        uint8_t b[8];
-        int     i;
+        const json_t *j = json_object_get(o, "packed");
 
-        if (strlen(hex) != 16 || ks_cli_fmt_unhex(hex, b, 8) != 8)
-                return -1;
-        *out = 0;
-        for (i = 0; i < 8; i++)
-                *out = *out << 8 | b[i];
-        return 0;
+        *len = json_string_length(j);
+        return json_string_value(j);
 }
 
 /**
- * @brief Rebuilds one input's Space-Saving summary from its entries
+ * @brief Rebuilds one input's Space-Saving summary from its counters
  *        (same capacity, so the same bound) and merges it into @p m.
  * @returns 0, or -1 with @p err set.
  */
 static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
                              size_t errsz)
 {
-        uint64_t        passed, sampled;
-        const json_t   *entries = json_object_get(hot, "entries");
-        size_t          cap     = (size_t)ks_cli_u64(hot, "capacity");
-        ks_topk_t      *one;
-        ks_topk_entry_t e;
-        size_t          i;
+        uint64_t         passed, sampled;
+        size_t           cap = (size_t)ks_cli_u64(hot, "capacity"), n, i, len;
+        const char      *s   = ks_sketch_packed(hot, &len);
+        ks_topk_t       *one;
+        ks_topk_entry_t *e;
+        char             why[256];
 
-        if (cap < json_array_size(entries))
-                cap = json_array_size(entries);
+        if (ks_unpack_hot_keys(s ? s : "", len, &e, &n, why, sizeof(why))) {
+                snprintf(err, errsz, "merge.hot_keys.packed: %s", why);
+                return -1;
+        }
+        if (cap < n)
+                cap = n;
         if (!(one = ks_topk_new(cap ? cap : 1))) {
+                free(e);
                 snprintf(err, errsz, "out of memory");
                 return -1;
         }
-        for (i = 0; i < json_array_size(entries); i++) {
-                const json_t *j = json_array_get(entries, i);
-                long          kl;
-
-                memset(&e, 0, sizeof(e));
-                kl = ks_cli_fmt_unhex(
-                    json_string_value(json_object_get(j, "key_hex")), e.key,
-                    KS_TOPK_KEY_MAX);
-                if (kl < 0 ||
-                    ks_sketch_hash64(
-                        json_string_value(json_object_get(j, "hash64")),
-                        &e.hash64)) {
-                        snprintf(err, errsz,
-                                 "merge.hot_keys.entries[%zu]: unreadable "
-                                 "key_hex or hash64",
-                                 i);
-                        ks_topk_destroy(one);
-                        return -1;
-                }
-                e.keylen = (uint32_t)ks_cli_u64(j, "key_length");
-                if (e.keylen < (uint32_t)kl)
-                        e.keylen = (uint32_t)kl;
-                e.phash = (uint32_t)ks_cli_u64(j, "phash");
-                e.count = ks_cli_u64(j, "count");
-                e.error = ks_cli_u64(j, "error");
-                e.bytes = ks_cli_u64(j, "bytes");
-                ks_topk_insert_entry(one, &e);
-        }
+        for (i = 0; i < n; i++)
+                ks_topk_insert_entry(one, &e[i]);
+        free(e);
         ks_topk_merge(m->hot, one);
         ks_topk_destroy(one);
         passed  = ks_cli_u64(hot, "passed_by");
@@ -149,35 +126,27 @@ static int ks_sketch_add_hot(ks_cli_sketch_t *m, const json_t *hot, char *err,
 int ks_cli_sketch_add(ks_cli_sketch_t *m, const json_t *merge, char *err,
                       size_t errsz)
 {
-        const json_t *hll = json_object_get(merge, "distinct_hll");
-        const json_t *ks  = json_object_get(merge, "key_sample");
-        const json_t *arr = json_object_get(ks, "entries");
-        ks_hll_t      one;
-        size_t        i;
+        const json_t         *ks = json_object_get(merge, "key_sample");
+        const char           *s;
+        ks_hll_t              one;
+        ks_keysample_entry_t *e;
+        size_t                i, n, len;
+        char                  why[256];
 
-        char why[160];
-
-        if (ks_report_hll_from_json(hll, &one, why, sizeof(why))) {
-                snprintf(err, errsz, "merge.distinct_hll: %s", why);
+        s = ks_sketch_packed(json_object_get(merge, "distinct_hll"), &len);
+        if (ks_unpack_hll(s ? s : "", len, &one, NULL, why, sizeof(why))) {
+                snprintf(err, errsz, "merge.distinct_hll.packed: %s", why);
                 return -1;
         }
         ks_hll_merge(&m->hll, &one);
-        for (i = 0; i < json_array_size(arr); i++) {
-                const json_t        *e = json_array_get(arr, i);
-                ks_keysample_entry_t k;
-                if (ks_sketch_hash64(json_string_value(json_array_get(e, 0)),
-                                     &k.hash64)) {
-                        snprintf(err, errsz,
-                                 "merge.key_sample.entries[%zu][0]: not a "
-                                 "64-bit hash in hex",
-                                 i);
-                        return -1;
-                }
-                k.phash    = (uint32_t)json_integer_value(json_array_get(e, 1));
-                k.messages = (uint64_t)json_integer_value(json_array_get(e, 2));
-                k.bytes    = (uint64_t)json_integer_value(json_array_get(e, 3));
-                ks_keysample_insert_entry(m->sample, &k);
+        s = ks_sketch_packed(ks, &len);
+        if (ks_unpack_key_sample(s ? s : "", len, &e, &n, why, sizeof(why))) {
+                snprintf(err, errsz, "merge.key_sample.packed: %s", why);
+                return -1;
         }
+        for (i = 0; i < n; i++)
+                ks_keysample_insert_entry(m->sample, &e[i]);
+        free(e);
         return ks_sketch_add_hot(m, json_object_get(merge, "hot_keys"), err,
                                  errsz);
 }
@@ -304,54 +273,28 @@ json_t *ks_cli_sketch_hot_sampling(const ks_cli_sketch_t *m)
 
 json_t *ks_cli_sketch_json(const ks_cli_sketch_t *m, uint64_t hot_total)
 {
-        size_t                n      = ks_keysample_size(m->sample), i;
-        size_t                hcap   = ks_topk_capacity(m->hot), hn;
-        ks_keysample_entry_t *se     = calloc(n ? n : 1, sizeof(*se));
-        ks_topk_entry_t      *he     = calloc(hcap, sizeof(*he));
-        json_t               *sample = json_array(), *hot = json_array(), *o;
-        char                  h[24], hex[2 * KS_TOPK_KEY_MAX + 1];
+        size_t                n    = ks_keysample_size(m->sample);
+        size_t                hcap = ks_topk_capacity(m->hot);
+        ks_keysample_entry_t *se   = calloc(n ? n : 1, sizeof(*se));
+        ks_topk_entry_t      *he   = calloc(hcap, sizeof(*he));
+        json_t               *o    = NULL;
 
-        if (!se || !he) {
-                free(se);
-                free(he);
-                json_decref(sample);
-                json_decref(hot);
-                return NULL;
+        if (se && he) {
+                ks_report_merge_in_t in = {
+                    .hll             = &m->hll,
+                    .sample          = se,
+                    .sample_cnt      = n,
+                    .sample_capacity = ks_keysample_capacity(m->sample),
+                    .hot             = he,
+                    .hot_capacity    = hcap,
+                    .hot_total       = hot_total,
+                    .hot_passed_by   = m->hot_passed_by,
+                    .hot_sampled     = m->hot_sampled,
+                };
+                ks_keysample_entries(m->sample, se);
+                in.hot_cnt = ks_topk_sorted(m->hot, he, hcap);
+                o          = ks_report_merge_object(&in);
         }
-        ks_keysample_entries(m->sample, se);
-        for (i = 0; i < n; i++) {
-                snprintf(h, sizeof(h), "%016llx",
-                         (unsigned long long)se[i].hash64);
-                json_array_append_new(sample,
-                                      json_pack("[s, I, I, I]", h,
-                                                (json_int_t)se[i].phash,
-                                                (json_int_t)se[i].messages,
-                                                (json_int_t)se[i].bytes));
-        }
-        hn = ks_topk_sorted(m->hot, he, hcap);
-        for (i = 0; i < hn; i++) {
-                size_t kl = he[i].keylen < KS_TOPK_KEY_MAX ? he[i].keylen
-                                                           : KS_TOPK_KEY_MAX;
-                ks_cli_fmt_hex(he[i].key, kl, hex);
-                snprintf(h, sizeof(h), "%016llx",
-                         (unsigned long long)he[i].hash64);
-                json_array_append_new(
-                    hot,
-                    json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I}", "key_hex",
-                              hex, "key_length", (int)he[i].keylen, "hash64", h,
-                              "phash", (json_int_t)he[i].phash, "count",
-                              (json_int_t)he[i].count, "error",
-                              (json_int_t)he[i].error, "bytes",
-                              (json_int_t)he[i].bytes));
-        }
-        o = json_pack("{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:i, s:I, s:I, s:o}}",
-                      "distinct_hll", ks_report_hll_json(&m->hll), "key_sample",
-                      "capacity", (int)ks_keysample_capacity(m->sample),
-                      "entries", sample, "hot_keys", "capacity", (int)hcap,
-                      "total", (json_int_t)hot_total, "sampled_one_in",
-                      KS_HOT_SAMPLE_ONE_IN, "passed_by",
-                      (json_int_t)m->hot_passed_by, "sampled",
-                      (json_int_t)m->hot_sampled, "entries", hot);
         free(se);
         free(he);
         return o;

@@ -13,12 +13,14 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "keyshift/keyshift.h"
 #include "ks_analysis.h"
 #include "ks_cli_schema.h"
 #include "ks_hll.h"
+#include "ks_pack.h"
 #include "ks_report.h"
 #include "ks_topic.h"
 #include "ks_topk.h"
@@ -400,13 +402,61 @@ static void ks_check_hot_key(ks_vctx_t *v, json_t *h)
         ks_vget(v, h, "moves", KS_V_OBJ);
 }
 
-/** @brief The `merge` sketches (docs/report-schema.md, "merge"). */
+/** What a packed sketch decodes to (ks_pack.h), for the checks below. */
+typedef struct ks_vpacked {
+        ks_hll_t              hll;
+        ks_keysample_entry_t *sample;
+        ks_topk_entry_t      *hot;
+        size_t                n; /**< entries of sample or hot */
+} ks_vpacked_t;
+
+/**
+ * @brief Member `packed` of sketch object @p o: a base64 string of @p kind
+ *        that ks_pack_read.c reads whole (layout version, length,
+ *        checksum, entries), with at most @p o's `capacity` entries when
+ *        it has one. Fills @p out (the caller frees its arrays).
+ */
+static void ks_vpacked(ks_vctx_t *v, json_t *o, ks_pack_kind_t kind,
+                       ks_vpacked_t *out)
+{
+        json_t     *j = ks_vget(v, o, "packed", KS_V_STR);
+        const char *s;
+        size_t      len, mark;
+        char        why[256];
+        int         r;
+
+        if (!j)
+                return;
+        s    = json_string_value(j);
+        len  = json_string_length(j);
+        mark = ks_vpush(v, "packed");
+        if (kind == KS_PACK_HLL)
+                r = ks_unpack_hll(s, len, &out->hll, NULL, why, sizeof(why));
+        else if (kind == KS_PACK_KEY_SAMPLE)
+                r = ks_unpack_key_sample(s, len, &out->sample, &out->n, why,
+                                         sizeof(why));
+        else
+                r = ks_unpack_hot_keys(s, len, &out->hot, &out->n, why,
+                                       sizeof(why));
+        if (r)
+                ks_vfail(v, "%s", why);
+        else if (json_is_integer(json_object_get(o, "capacity")) &&
+                 out->n > (uint64_t)json_integer_value(
+                              json_object_get(o, "capacity")))
+                ks_vfail(v, "%zu entries, above the sketch's capacity %lld",
+                         out->n,
+                         (long long)json_integer_value(
+                             json_object_get(o, "capacity")));
+        ks_vpop(v, mark);
+}
+
+/** @brief The `merge` sketches (docs/report-schema.md, "merge"): their
+ *         counts, and each packed string read whole. */
 static void ks_check_sketches(ks_vctx_t *v, json_t *m)
 {
-        static const char *const hf[] = {"key_length", "phash", "count",
-                                         "error",      "bytes", NULL};
-        json_t                  *hll, *ks, *hk, *arr, *p;
-        size_t                   i, j, mark;
+        json_t      *hll, *ks, *hk, *p;
+        size_t       mark;
+        ks_vpacked_t pk = {0};
 
         if ((hll = ks_vget(v, m, "distinct_hll", KS_V_OBJ))) {
                 mark = ks_vpush(v, "distinct_hll");
@@ -418,55 +468,26 @@ static void ks_check_sketches(ks_vctx_t *v, json_t *m)
                                  "has p = %d",
                                  (long long)json_integer_value(p), KS_HLL_P);
                 }
-                {
-                        ks_hll_t one;
-                        char     why[160];
-                        if (ks_report_hll_from_json(hll, &one, why,
-                                                    sizeof(why)))
-                                ks_vfail(v, "%s", why);
-                }
+                ks_vpacked(v, hll, KS_PACK_HLL, &pk);
                 ks_vpop(v, mark);
         }
         if ((ks = ks_vget(v, m, "key_sample", KS_V_OBJ))) {
                 mark = ks_vpush(v, "key_sample");
-                ks_vget(v, ks, "capacity", KS_V_INT);
-                arr = ks_vget(v, ks, "entries", KS_V_ARR);
-                for (i = 0; !v->failed && i < json_array_size(arr); i++) {
-                        json_t *e  = json_array_get(arr, i);
-                        size_t  m2 = ks_vpush(v, "entries[%zu]", i);
-                        if (ks_vis(v, e, KS_V_ARR) && json_array_size(e) != 4)
-                                ks_vfail(v, "expected [hash64_hex, "
-                                            "partitioner_hash, messages, "
-                                            "bytes]");
-                        for (j = 0; !v->failed && j < 4; j++) {
-                                size_t m3 = ks_vpush(v, "[%zu]", j);
-                                ks_vis(v, json_array_get(e, j),
-                                       j ? KS_V_INT : KS_V_STR);
-                                ks_vpop(v, m3);
-                        }
-                        ks_vpop(v, m2);
-                }
+                if (ks_vget(v, ks, "capacity", KS_V_INT))
+                        ks_vpacked(v, ks, KS_PACK_KEY_SAMPLE, &pk);
                 ks_vpop(v, mark);
         }
         if ((hk = ks_vget(v, m, "hot_keys", KS_V_OBJ))) {
                 mark = ks_vpush(v, "hot_keys");
-                ks_vget(v, hk, "capacity", KS_V_INT);
-                ks_vget(v, hk, "total", KS_V_INT);
-                ks_check_hot_sampling(v, hk, "sampled_one_in", "passed_by",
-                                      "sampled");
-                arr = ks_vget(v, hk, "entries", KS_V_ARR);
-                for (i = 0; !v->failed && i < json_array_size(arr); i++) {
-                        json_t *e  = json_array_get(arr, i);
-                        size_t  m2 = ks_vpush(v, "entries[%zu]", i);
-                        if (ks_vis(v, e, KS_V_OBJ)) {
-                                ks_vhex(v, e, "key_hex", KS_TOPK_KEY_MAX, 0);
-                                ks_vhex(v, e, "hash64", 8, 1);
-                                ks_vints(v, e, hf);
-                        }
-                        ks_vpop(v, m2);
-                }
+                if (ks_vget(v, hk, "capacity", KS_V_INT) &&
+                    ks_vget(v, hk, "total", KS_V_INT))
+                        ks_check_hot_sampling(v, hk, "sampled_one_in",
+                                              "passed_by", "sampled");
+                ks_vpacked(v, hk, KS_PACK_HOT_KEYS, &pk);
                 ks_vpop(v, mark);
         }
+        free(pk.sample);
+        free(pk.hot);
 }
 
 /** @brief A warnings array: [{code, message}]. */

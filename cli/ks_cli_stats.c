@@ -26,6 +26,7 @@
 #include <stdarg.h>
 
 #include "ks_cli_report.h"
+#include "ks_pack.h"
 
 int ks_cli_loads_read(const json_t *partitions, ks_cli_loads_t *out)
 {
@@ -104,41 +105,62 @@ static void ks_cli_keyrank_thin(ks_cli_keyrank_t *k, size_t max)
         k->cnt = o;
 }
 
+/** @returns member `packed` of a checked sketch object @p o, its length
+ *           in *len ("" when absent: then it unpacks to an error). */
+static const char *packed_of(const json_t *o, size_t *len)
+{
+        const json_t *j = json_object_get(o, "packed");
+
+        *len = json_string_length(j);
+        return j ? json_string_value(j) : "";
+}
+
 int ks_cli_keyrank_build(const json_t *topic, size_t max_points,
                          ks_cli_keyrank_t *out)
 {
-        const json_t *merge   = json_object_get(topic, "merge");
-        const json_t *sample  = json_object_get(merge, "key_sample");
-        const json_t *hot     = json_object_get(merge, "hot_keys");
-        const json_t *entries = json_object_get(sample, "entries");
-        const json_t *hents   = json_object_get(hot, "entries");
-        size_t        k       = json_array_size(entries);
-        size_t        h       = json_array_size(hents);
-        size_t        cap     = (size_t)ks_cli_u64(sample, "capacity");
+        const json_t *merge  = json_object_get(topic, "merge");
+        const json_t *sample = json_object_get(merge, "key_sample");
+        const json_t *hot    = json_object_get(merge, "hot_keys");
+        size_t        cap    = (size_t)ks_cli_u64(sample, "capacity");
         double        keyed =
             (double)ks_cli_u64(json_object_get(topic, "keys"), "hashed");
-        uint64_t           *s  = calloc(k ? k : 1, sizeof(*s));
-        ks_cli_hot_count_t *hc = calloc(h ? h : 1, sizeof(*hc));
-        double              w, sum      = 0;
-        size_t              i, reliable = 0;
+        ks_keysample_entry_t *se = NULL;
+        ks_topk_entry_t      *he = NULL;
+        uint64_t             *s  = NULL;
+        ks_cli_hot_count_t   *hc = NULL;
+        double                w, sum      = 0;
+        size_t                i, reliable = 0, k = 0, h = 0, len;
+        const char           *ps;
+        char                  why[256];
 
         memset(out, 0, sizeof(*out));
+        /* checked when the report was read (ks_cli_report_check()) */
+        ps = packed_of(sample, &len);
+        if (ks_unpack_key_sample(ps, len, &se, &k, why, sizeof(why)))
+                k = 0;
+        ps = packed_of(hot, &len);
+        if (ks_unpack_hot_keys(ps, len, &he, &h, why, sizeof(why)))
+                h = 0;
+        s           = calloc(k ? k : 1, sizeof(*s));
+        hc          = calloc(h ? h : 1, sizeof(*hc));
         out->points = calloc(k + h + 1, sizeof(*out->points));
         if (!s || !hc || !out->points) {
+                free(se);
+                free(he);
                 free(s);
                 free(hc);
                 ks_cli_keyrank_free(out);
                 return -1;
         }
         for (i = 0; i < k; i++)
-                s[i] = (uint64_t)json_integer_value(
-                    json_array_get(json_array_get(entries, i), 2));
+                s[i] = se[i].messages;
         qsort(s, k, sizeof(*s), ks_cli_desc_u64);
         for (i = 0; i < h; i++) {
-                const json_t *e = json_array_get(hents, i);
-                hc[i].count     = ks_cli_u64(e, "count");
-                hc[i].error     = ks_cli_u64(e, "error");
+                hc[i].count = he[i].count;
+                hc[i].error = he[i].error;
         }
+        free(se);
+        free(he);
         qsort(hc, h, sizeof(*hc), ks_cli_desc_hot);
 
         out->exact    = k < cap;

@@ -346,48 +346,6 @@ json_t *ks_report_hot_sampling_json(uint64_t passed_by, uint64_t sampled)
                          "messages_sampled", (json_int_t)sampled);
 }
 
-/** @returns the sketches in mergeable form (see docs/report-schema.md). */
-static json_t *merge_json(const ks_topic_snapshot_t *s)
-{
-        json_t *sample = json_array();
-        json_t *hot    = json_array();
-        size_t  i;
-        char    h[24];
-
-        for (i = 0; sample && i < s->sample_cnt; i++) {
-                const ks_keysample_entry_t *e = &s->sample[i];
-                snprintf(h, sizeof(h), "%016llx",
-                         (unsigned long long)e->hash64);
-                json_array_append_new(sample, json_pack("[s, I, I, I]", h,
-                                                        (json_int_t)e->phash,
-                                                        (json_int_t)e->messages,
-                                                        (json_int_t)e->bytes));
-        }
-        for (i = 0; hot && i < s->hot_cnt; i++) {
-                const ks_topk_entry_t *e = &s->hot[i];
-                size_t                 kl =
-                    e->keylen < KS_TOPK_KEY_MAX ? e->keylen : KS_TOPK_KEY_MAX;
-                snprintf(h, sizeof(h), "%016llx",
-                         (unsigned long long)e->hash64);
-                json_array_append_new(
-                    hot, json_pack("{s:o, s:i, s:s, s:I, s:I, s:I, s:I}",
-                                   "key_hex", ks_report_hex(e->key, kl),
-                                   "key_length", (int)e->keylen, "hash64", h,
-                                   "phash", (json_int_t)e->phash, "count",
-                                   (json_int_t)e->count, "error",
-                                   (json_int_t)e->error, "bytes",
-                                   (json_int_t)e->bytes));
-        }
-        return json_pack(
-            "{s:o, s:{s:i, s:o}, s:{s:i, s:I, s:i, s:I, s:I, s:o}}",
-            "distinct_hll", ks_report_hll_json(&s->hll), "key_sample",
-            "capacity", (int)s->sample_capacity, "entries", sample, "hot_keys",
-            "capacity", (int)s->topk_capacity, "total",
-            (json_int_t)s->topk_total, "sampled_one_in", KS_HOT_SAMPLE_ONE_IN,
-            "passed_by", (json_int_t)s->c.hot_passed_by, "sampled",
-            (json_int_t)s->c.hot_sampled, "entries", hot);
-}
-
 /** Why a topic's proposals have no figures (unexplained placement). */
 #define KS_UNPREDICTABLE_REASON                                                \
         "no partitioner keyshift models (consistent, murmur2, fnv1a) "         \
@@ -594,7 +552,8 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             o, "hot_keys_sampling",
             ks_report_hot_sampling_json(c->hot_passed_by, c->hot_sampled));
         json_object_set_new(o, "merge",
-                            opts->bulk_by_writer ? json_null() : merge_json(s));
+                            opts->bulk_by_writer ? json_null()
+                                                 : ks_report_merge_json(s));
         if (opts->sizing)
                 ks_report_add_sizing(o, s, opts, distinct, moved_f, wl,
                                      first_warning);

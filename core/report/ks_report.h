@@ -160,24 +160,32 @@ size_t ks_report_remove_stale(const char *path, int64_t older_than_s);
  *         final fsync then waits only for the tail. */
 void ks_report_writer_kick(ks_report_writer_t *w);
 
-/* The HyperLogLog of `merge.distinct_hll` (ks_report_hll.c). */
-/** @returns how many of @p hll's registers are not 0. */
-size_t ks_report_hll_nonzero(const ks_hll_t *hll);
-/** @returns 1 when @p nonzero registers are written shorter as
- *           `registers_nonzero` than as `registers_hex`. */
-int ks_report_hll_sparse(size_t nonzero);
 /** @returns a topic's `hot_keys_sampling` object, `{one_in,
  *           messages_passed_by, messages_sampled}` (ks_run_hot_t in
  *           ks_topic.h): what the report and a merge of reports write; a
  *           new reference, NULL on ENOMEM. */
 json_t *ks_report_hot_sampling_json(uint64_t passed_by, uint64_t sampled);
-/** @returns `{p, registers_hex | registers_nonzero}` for @p hll (the
- *           shorter form), a new reference; NULL on ENOMEM. */
-json_t *ks_report_hll_json(const ks_hll_t *hll);
-/** @brief Reads either form into @p hll. @returns 0, or -1 with @p err
- *         saying which member is wrong. */
-int ks_report_hll_from_json(const json_t *o, ks_hll_t *hll, char *err,
-                            size_t errsz);
+
+/** What a topic's `merge` object is made of (ks_report_merge.c): its
+ *  sketches' contents, borrowed. */
+typedef struct ks_report_merge_in {
+        const ks_hll_t             *hll;
+        const ks_keysample_entry_t *sample; /**< sample_cnt entries */
+        size_t                      sample_cnt, sample_capacity;
+        const ks_topk_entry_t      *hot; /**< hot_cnt counters */
+        size_t                      hot_cnt, hot_capacity;
+        /** the hot-key summary's stream total, its runs of one passed by
+         *  and those it got by sample (ks_run_hot_t) */
+        uint64_t hot_total, hot_passed_by, hot_sampled;
+} ks_report_merge_in_t;
+
+/** @returns the `merge` object of @p in (docs/report-schema.md): each
+ *           sketch packed into one base64 string (ks_pack.h), with its
+ *           capacity and counts; a new reference, NULL on ENOMEM. */
+json_t *ks_report_merge_object(const ks_report_merge_in_t *in);
+
+/** @returns ks_report_merge_object() of snapshot @p s's sketches. */
+json_t *ks_report_merge_json(const ks_topic_snapshot_t *s);
 
 /* A proposal's flow matrix (ks_report_flow.c), rows x cols messages. */
 /** @returns the cells of @p flow that are not 0. */

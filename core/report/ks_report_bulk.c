@@ -2,16 +2,18 @@
 /**
  * @file ks_report_bulk.c
  * @brief Writes the bulk of a topic's report straight from its snapshot:
- *        the per-partition columns and the mergeable sketches, in the
- *        keyshift.report.v2 schema, without a JSON value per number.
+ *        the per-partition columns without a JSON value per number,
+ *        and the `merge` object, whose sketches are packed
+ *        (ks_report_merge.c), in the keyshift.report.v2 schema.
  *
- * Why: for 50 topics x 1,000 partitions x 3 proposed counts, these parts
- * are ~2 million JSON values (5,700 per-partition {messages, bytes} pairs
- * per topic, 4,096 key-sample entries, 1,024 hot-key counters and the
- * HyperLogLog registers). Building them with jansson, dumping and freeing
- * them took ~1 s on keyshift's thread (bench/ksb_report); formatted here
- * into a buffer they take a few percent of that. Everything else of a
- * topic (counters, hot keys, sizing, warnings...) is small and still
+ * Why: for 50 topics x 1,000 partitions x 3 proposed counts, the
+ * per-partition columns are ~2 million JSON values (5,700 per-partition
+ * {messages, bytes} pairs per topic). Building them with jansson, dumping
+ * and freeing them took ~1 s on keyshift's thread (bench/ksb_report);
+ * formatted here into a buffer they take a few percent of that. The
+ * sketches were too until they were packed into one base64 string each:
+ * three strings a topic, built once. Everything else of a topic
+ * (counters, hot keys, sizing, warnings...) is small and still
  * built with jansson by ks_report_topic(), which leaves null placeholders
  * where the bulk goes; this file writes the topic's members in their
  * order, putting the bulk in place of the placeholders. The result parses
@@ -68,99 +70,14 @@ static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n,
         PUT_LIT(o, "}");
 }
 
-/** @brief `,"registers_hex":"..."` or `,"registers_nonzero":[[i,v],...]`,
- *         whichever ks_report_hll_json() writes (ks_report_hll.c). */
-static void put_hll_registers(ks_jout_t *o, const ks_hll_t *hll)
-{
-        size_t i, n = 0;
-
-        if (!ks_report_hll_sparse(ks_report_hll_nonzero(hll))) {
-                PUT_LIT(o, ",\"registers_hex\":\"");
-                ks_jout_put_hex(o, hll->reg, sizeof(hll->reg));
-                PUT_LIT(o, "\"");
-                return;
-        }
-        PUT_LIT(o, ",\"registers_nonzero\":[");
-        for (i = 0; i < KS_HLL_REGISTERS; i++) {
-                char *d, *b;
-                if (!hll->reg[i])
-                        continue;
-                d = b = jout_room(o, KS_JOUT_ELEM_MAX);
-                if (n++)
-                        *d++ = ',';
-                *d++ = '[';
-                d    = fmt_u64(d, i);
-                *d++ = ',';
-                d    = fmt_u64(d, hll->reg[i]);
-                *d++ = ']';
-                o->n += (size_t)(d - b);
-        }
-        PUT_LIT(o, "]");
-}
-
-/** @brief The `merge` object as merge_json() (docs/report-schema.md). */
+/** @brief The `merge` object (ks_report_merge.c): a few members, each
+ *         sketch one base64 string, so built with jansson. */
 static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
 {
-        size_t i;
+        json_t *m = ks_report_merge_json(s);
 
-        PUT_LIT(o, "{\"distinct_hll\":{\"p\":");
-        ks_jout_put_u64(o, KS_HLL_P);
-        put_hll_registers(o, &s->hll);
-        PUT_LIT(o, "},\"key_sample\":{\"capacity\":");
-        ks_jout_put_u64(o, s->sample_capacity);
-        PUT_LIT(o, ",\"entries\":[");
-        for (i = 0; i < s->sample_cnt; i++) {
-                const ks_keysample_entry_t *e = &s->sample[i];
-                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
-                if (i)
-                        *d++ = ',';
-                d    = KS_LIT(d, "[\"");
-                d    = fmt_hash64(d, e->hash64);
-                d    = KS_LIT(d, "\",");
-                d    = fmt_u64(d, e->phash);
-                *d++ = ',';
-                d    = fmt_u64(d, e->messages);
-                *d++ = ',';
-                d    = fmt_u64(d, e->bytes);
-                *d++ = ']';
-                o->n += (size_t)(d - b);
-        }
-        PUT_LIT(o, "]},\"hot_keys\":{\"capacity\":");
-        ks_jout_put_u64(o, s->topk_capacity);
-        PUT_LIT(o, ",\"total\":");
-        ks_jout_put_u64(o, s->topk_total);
-        PUT_LIT(o, ",\"sampled_one_in\":");
-        ks_jout_put_u64(o, KS_HOT_SAMPLE_ONE_IN);
-        PUT_LIT(o, ",\"passed_by\":");
-        ks_jout_put_u64(o, s->c.hot_passed_by);
-        PUT_LIT(o, ",\"sampled\":");
-        ks_jout_put_u64(o, s->c.hot_sampled);
-        PUT_LIT(o, ",\"entries\":[");
-        for (i = 0; i < s->hot_cnt; i++) {
-                const ks_topk_entry_t *e = &s->hot[i];
-                size_t                 kl =
-                    e->keylen < KS_TOPK_KEY_MAX ? e->keylen : KS_TOPK_KEY_MAX;
-                char *d = jout_room(o, KS_JOUT_ELEM_MAX), *b = d;
-                if (i)
-                        *d++ = ',';
-                d    = KS_LIT(d, "{\"key_hex\":\"");
-                d    = fmt_hex(d, e->key, kl);
-                d    = KS_LIT(d, "\",\"key_length\":");
-                d    = fmt_u64(d, e->keylen);
-                d    = KS_LIT(d, ",\"hash64\":\"");
-                d    = fmt_hash64(d, e->hash64);
-                d    = KS_LIT(d, "\",\"phash\":");
-                d    = fmt_u64(d, e->phash);
-                d    = KS_LIT(d, ",\"count\":");
-                d    = fmt_u64(d, e->count);
-                d    = KS_LIT(d, ",\"error\":");
-                d    = fmt_u64(d, e->error);
-                d    = KS_LIT(d, ",\"bytes\":");
-                d    = fmt_u64(d, e->bytes);
-                *d++ = '}';
-                o->n += (size_t)(d - b);
-        }
-        PUT_LIT(o, "]}}");
+        ks_jout_put_json(o, m); /* NULL: fails the write */
+        json_decref(m);
 }
 
 /** @brief A kept flow matrix as ks_report_flow_set() writes it: the value

@@ -5,8 +5,10 @@
  *        merge, metrics): a missing file, truncated JSON, another schema
  *        version (a v1 report is refused, saying what to do), an unknown
  *        topic, a member added, removed or of the wrong type, negative or
- *        fractional counts, a per-partition column of the wrong length, and
- *        files that are not reports at all. Each must give exit code 1 (2
+ *        fractional counts, a per-partition column of the wrong length, a
+ *        packed sketch that is corrupted (checksum, length, layout version,
+ *        entry count, kind, not base64), and files that are not reports at
+ *        all. Each must give exit code 1 (2
  *        for a bad command line), one line naming the file and the field
  *        at fault, and never a crash (a signal; the ASan build runs this
  *        too).
@@ -16,7 +18,10 @@
 #include <string.h>
 
 #include "cli_test_support.h"
+#include "ks_base64.h"
 #include "ks_e2e_support.h"
+#include "ks_hash.h"
+#include "ks_pack.h"
 #include "ks_test.h"
 
 static char dir[600], good[700];
@@ -174,29 +179,121 @@ static void edit_no_sketch(json_t *j)
         json_object_del(ks_e2e_get(j, "topics/orders/merge"), "key_sample");
 }
 
-static void edit_bad_registers(json_t *j)
+/** @returns the packed string of sketch @p sketch ("distinct_hll", ...)
+ *           of topic orders, decoded into @p b (its length in *n). */
+static json_t *packed_bytes(json_t *j, const char *sketch, uint8_t *b,
+                            size_t cap, size_t *n)
 {
-        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+        char    path[128];
+        json_t *o;
+        long    r;
 
-        json_object_del(hll, "registers_nonzero");
-        json_object_set_new(hll, "registers_hex", json_string("00ff"));
+        snprintf(path, sizeof(path), "topics/orders/merge/%s", sketch);
+        o = ks_e2e_get(j, path);
+        CU_ASSERT_FATAL(
+            json_string_length(json_object_get(o, "packed")) / 4 * 3 <= cap);
+        r = ks_base64_decode(json_string_value(json_object_get(o, "packed")),
+                             json_string_length(json_object_get(o, "packed")),
+                             b, NULL);
+        CU_ASSERT_FATAL(r > 0);
+        *n = (size_t)r;
+        return o;
 }
 
-static void edit_bad_nonzero(json_t *j)
+/** @brief Sets sketch object @p o's packed string to @p b[n], with its
+ *         checksum recomputed when @p reseal (so that only the field a
+ *         test changed is wrong). */
+static void set_packed(json_t *o, uint8_t *b, size_t n, int reseal)
 {
-        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+        char *s = malloc(ks_base64_len(n) + 1);
 
-        json_object_del(hll, "registers_hex");
-        json_object_set_new(hll, "registers_nonzero",
-                            json_pack("[[i, i], [i, i]]", 3, 7, 16384, 2));
+        if (reseal) {
+                uint32_t c = ks_hash_crc32(b, n - 4);
+                b[n - 4]   = (uint8_t)c;
+                b[n - 3]   = (uint8_t)(c >> 8);
+                b[n - 2]   = (uint8_t)(c >> 16);
+                b[n - 1]   = (uint8_t)(c >> 24);
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        *ks_base64_encode(b, n, s) = '\0';
+        json_object_set_new(o, "packed", json_string(s));
+        free(s);
 }
 
-static void edit_both_registers(json_t *j)
-{
-        json_t *hll = ks_e2e_get(j, "topics/orders/merge/distinct_hll");
+static uint8_t packed_buf[1 << 20];
 
-        json_object_set_new(hll, "registers_hex", json_string("00"));
-        json_object_set_new(hll, "registers_nonzero", json_array());
+static void edit_hll_checksum(json_t *j)
+{
+        size_t  n;
+        json_t *o =
+            packed_bytes(j, "distinct_hll", packed_buf, sizeof(packed_buf), &n);
+
+        packed_buf[KS_PACK_HEAD + 1] ^= 0x10; /* a register's gap */
+        set_packed(o, packed_buf, n, 0);
+}
+
+static void edit_sample_truncated(json_t *j)
+{
+        size_t  n;
+        json_t *o =
+            packed_bytes(j, "key_sample", packed_buf, sizeof(packed_buf), &n);
+
+        set_packed(o, packed_buf, n - 13, 0); /* the last entry cut short */
+}
+
+static void edit_hot_version(json_t *j)
+{
+        size_t  n;
+        json_t *o =
+            packed_bytes(j, "hot_keys", packed_buf, sizeof(packed_buf), &n);
+
+        packed_buf[0] = KS_PACK_VERSION + 1;
+        set_packed(o, packed_buf, n, 1);
+}
+
+static void edit_hot_entries(json_t *j)
+{
+        size_t  n;
+        json_t *o =
+            packed_bytes(j, "hot_keys", packed_buf, sizeof(packed_buf), &n);
+
+        /* one counter more than the payload holds */
+        uint32_t e    = (uint32_t)packed_buf[4] | (uint32_t)packed_buf[5] << 8;
+        packed_buf[4] = (uint8_t)(e + 1);
+        packed_buf[5] = (uint8_t)((e + 1) >> 8);
+        set_packed(o, packed_buf, n, 1);
+}
+
+static void edit_hll_kind(json_t *j)
+{
+        size_t  n;
+        json_t *o =
+            packed_bytes(j, "key_sample", packed_buf, sizeof(packed_buf), &n);
+
+        /* the key sample's string in the HyperLogLog's place */
+        json_object_set(ks_e2e_get(j, "topics/orders/merge/distinct_hll"),
+                        "packed", json_object_get(o, "packed"));
+}
+
+static void edit_not_base64(json_t *j)
+{
+        json_t *o = ks_e2e_get(j, "topics/orders/merge/hot_keys");
+        char   *s = strdup(json_string_value(json_object_get(o, "packed")));
+        s[12]     = '*';
+        json_object_set_new(o, "packed", json_string(s));
+        free(s);
+}
+
+static void edit_packed_type(json_t *j)
+{
+        json_object_set_new(ks_e2e_get(j, "topics/orders/merge/key_sample"),
+                            "packed", json_integer(12));
+}
+
+static void edit_capacity(json_t *j)
+{
+        json_object_set_new(ks_e2e_get(j, "topics/orders/merge/key_sample"),
+                            "capacity", json_integer(3));
 }
 
 static void edit_flow_shape(json_t *j)
@@ -258,16 +355,29 @@ static void test_wrong_fields(void)
                        "expected an object, got an array");
         expect_refused(edited("nosketch.json", edit_no_sketch), 1,
                        "topics.orders.merge.key_sample", "missing");
-        expect_refused(edited("registers.json", edit_bad_registers), 1,
-                       "topics.orders.merge.distinct_hll: registers_hex",
-                       "not 16384 registers");
-        expect_refused(edited("nonzero.json", edit_bad_nonzero), 1,
-                       "topics.orders.merge.distinct_hll: "
-                       "registers_nonzero[1]",
-                       "index 0..16383");
-        expect_refused(edited("both.json", edit_both_registers), 1,
-                       "topics.orders.merge.distinct_hll",
-                       "fits 2 of the forms allowed, not one");
+        expect_refused(edited("hll-crc.json", edit_hll_checksum), 1,
+                       "topics.orders.merge.distinct_hll.packed",
+                       "checksum mismatch");
+        expect_refused(edited("sample-cut.json", edit_sample_truncated), 1,
+                       "topics.orders.merge.key_sample.packed", "wrong length");
+        expect_refused(edited("hot-version.json", edit_hot_version), 1,
+                       "topics.orders.merge.hot_keys.packed",
+                       "layout version 2");
+        expect_refused(edited("hot-entries.json", edit_hot_entries), 1,
+                       "topics.orders.merge.hot_keys.packed",
+                       "wrong entry count");
+        expect_refused(edited("hll-kind.json", edit_hll_kind), 1,
+                       "topics.orders.merge.distinct_hll.packed",
+                       "holds a key sample");
+        expect_refused(edited("base64.json", edit_not_base64), 1,
+                       "topics.orders.merge.hot_keys.packed",
+                       "not base64: character 12 ('*')");
+        expect_refused(edited("packed-type.json", edit_packed_type), 1,
+                       "topics.orders.merge.key_sample.packed",
+                       "expected a string, got an integer");
+        expect_refused(edited("capacity.json", edit_capacity), 1,
+                       "topics.orders.merge.key_sample.packed",
+                       "above the sketch's capacity 3");
         expect_refused(edited("flow.json", edit_flow_shape), 1,
                        "topics.orders.proposals[0].flow", "rows");
 }

@@ -26,6 +26,7 @@
 #include "cli_test_support.h"
 #include "ks_e2e_support.h"
 #include "ks_test.h"
+#include "ks_pack.h"
 #include "ks_topic.h"
 
 #define N_MSGS 150000
@@ -184,22 +185,92 @@ static void same(json_t *a, json_t *b, const char *path)
         CU_ASSERT(eq);
 }
 
-/** @returns 1 if both sample entry arrays hold the same entries. */
+/** @returns topic @p t's packed sketch @p name ("key_sample", ...) read
+ *           back; fails the test when it does not read. */
+static const char *packed_of(json_t *t, const char *name, size_t *len)
+{
+        char        p[64];
+        json_t     *j;
+        const char *s;
+
+        snprintf(p, sizeof(p), "merge/%s/packed", name);
+        j = ks_e2e_get(t, p);
+        CU_ASSERT_FATAL(json_is_string(j));
+        s    = json_string_value(j);
+        *len = json_string_length(j);
+        return s;
+}
+
+/** @returns topic @p t's HyperLogLog, unpacked. */
+static void hll_of(json_t *t, ks_hll_t *hll)
+{
+        size_t      len;
+        char        err[256];
+        const char *s = packed_of(t, "distinct_hll", &len);
+
+        CU_ASSERT_EQUAL_FATAL(
+            ks_unpack_hll(s, len, hll, NULL, err, sizeof(err)), 0);
+}
+
+static int by_hash64(const void *a, const void *b)
+{
+        const ks_keysample_entry_t *x = a, *y = b;
+
+        return x->hash64 < y->hash64 ? -1 : x->hash64 > y->hash64;
+}
+
+/** @returns 1 if topics @p a and @p b's packed key samples hold the same
+ *           entries (in any order), every field equal. */
 static int same_sample(json_t *a, json_t *b)
 {
-        size_t i, j, n = json_array_size(a);
+        ks_keysample_entry_t *x, *y;
+        size_t                nx, ny, len, i;
+        const char           *s;
+        char                  err[256];
+        int                   same;
 
-        if (n != json_array_size(b))
-                return 0;
-        for (i = 0; i < n; i++) {
-                json_t *e = json_array_get(a, i);
-                for (j = 0; j < n; j++)
-                        if (json_equal(e, json_array_get(b, j)))
-                                break;
-                if (j == n)
-                        return 0;
+        s = packed_of(a, "key_sample", &len);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_unpack_key_sample(s, len, &x, &nx, err, sizeof(err)), 0);
+        s = packed_of(b, "key_sample", &len);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_unpack_key_sample(s, len, &y, &ny, err, sizeof(err)), 0);
+        same = nx == ny && nx > 0;
+        if (same) {
+                qsort(x, nx, sizeof(*x), by_hash64);
+                qsort(y, ny, sizeof(*y), by_hash64);
+                for (i = 0; i < nx; i++)
+                        same &= x[i].hash64 == y[i].hash64 &&
+                                x[i].phash == y[i].phash &&
+                                x[i].messages == y[i].messages &&
+                                x[i].bytes == y[i].bytes;
         }
-        return 1;
+        free(x);
+        free(y);
+        return same;
+}
+
+/** The merged HyperLogLog is the register-wise maximum of the inputs'
+ *  (read from their packed strings), equal to the whole stream's, and
+ *  its estimate is the merged report's distinct_estimate. */
+static void same_hll(json_t *tm, json_t *tw, json_t *ta, json_t *tb)
+{
+        ks_hll_t m, w, a, b;
+        size_t   i, diff = 0;
+
+        hll_of(tm, &m);
+        hll_of(tw, &w);
+        hll_of(ta, &a);
+        hll_of(tb, &b);
+        for (i = 0; i < KS_HLL_REGISTERS; i++)
+                diff +=
+                    m.reg[i] != (a.reg[i] > b.reg[i] ? a.reg[i] : b.reg[i]) ||
+                    m.reg[i] != w.reg[i];
+        CU_ASSERT_EQUAL(diff, 0);
+        CU_ASSERT_EQUAL(ks_hll_estimate(&m), ks_hll_estimate(&w));
+        if (json_real_value(ks_e2e_get(tm, "keys/distinct_error")) > 0)
+                CU_ASSERT_EQUAL(ks_e2e_int(tm, "keys/distinct_estimate"),
+                                llround(ks_hll_estimate(&m)));
 }
 
 static void test_merge_equals_whole(void)
@@ -237,7 +308,7 @@ static void test_merge_equals_whole(void)
                                          NULL};
         static const char *topics[]   = {"fleet", "audit"};
         ks_clit_run_t      r;
-        json_t            *w, *m;
+        json_t            *w, *m, *a, *b;
         size_t             t, i, j;
         char               path[256];
 
@@ -250,8 +321,12 @@ static void test_merge_equals_whole(void)
         ks_clit_run_free(&r);
         w = ks_e2e_load_json(path_w);
         m = ks_e2e_load_json(path_m);
+        a = ks_e2e_load_json(path_a);
+        b = ks_e2e_load_json(path_b);
         CU_ASSERT_PTR_NOT_NULL_FATAL(w);
         CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
         CU_ASSERT_EQUAL(json_array_size(ks_e2e_get(m, "producer/merged_from")),
                         2);
         CU_ASSERT_STRING_EQUAL(
@@ -273,9 +348,9 @@ static void test_merge_equals_whole(void)
                                          j, per_prop[i]);
                                 same(tm, tw, path);
                         }
-                CU_ASSERT(
-                    same_sample(ks_e2e_get(tm, "merge/key_sample/entries"),
-                                ks_e2e_get(tw, "merge/key_sample/entries")));
+                CU_ASSERT(same_sample(tm, tw));
+                snprintf(path, sizeof(path), "topics/%s", topics[t]);
+                same_hll(tm, tw, ks_e2e_get(a, path), ks_e2e_get(b, path));
                 same(tm, tw, "hot_keys/0/key_hex");
         }
         /* the stream really exercises the sketches: the sample is full and
@@ -285,6 +360,61 @@ static void test_merge_equals_whole(void)
                                                 "distinct_error")) > 0);
         json_decref(w);
         json_decref(m);
+        json_decref(a);
+        json_decref(b);
+}
+
+/** `keyshift merge` reads both forms of the HyperLogLog: producer A's
+ *  registers rewritten in the form it did not use give the same merged
+ *  report, member for member (producer.merged_from's file aside). */
+static void test_merge_reads_both_forms(void)
+{
+        json_t       *a = ks_e2e_load_json(path_a), *m, *m2, *t;
+        const char   *name;
+        char          other[700], merged[700];
+        ks_clit_run_t r;
+        size_t        forms[2] = {0, 0};
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        json_object_foreach(json_object_get(a, "topics"), name, t)
+        {
+                ks_hll_t       hll;
+                ks_pack_form_t form;
+                ks_pack_buf_t  pb = {0};
+                size_t         len;
+                char           err[256];
+                const char    *s = packed_of(t, "distinct_hll", &len);
+                CU_ASSERT_EQUAL_FATAL(
+                    ks_unpack_hll(s, len, &hll, &form, err, sizeof(err)), 0);
+                forms[form]++;
+                CU_ASSERT_EQUAL_FATAL(ks_pack_hll_form(&pb, &hll,
+                                                       form == KS_PACK_SPARSE
+                                                           ? KS_PACK_DENSE
+                                                           : KS_PACK_SPARSE),
+                                      0);
+                json_object_set_new(ks_e2e_get(t, "merge/distinct_hll"),
+                                    "packed", ks_pack_json(pb.b, pb.n));
+                ks_pack_buf_free(&pb);
+        }
+        /* each topic's registers now in the other form: the merge of
+         * path_m read the first, this one reads the second */
+        CU_ASSERT_EQUAL(forms[KS_PACK_SPARSE] + forms[KS_PACK_DENSE], 2);
+        snprintf(other, sizeof(other), "%s/a-other-forms.json", dir);
+        snprintf(merged, sizeof(merged), "%s/merged-other-forms.json", dir);
+        CU_ASSERT_EQUAL_FATAL(json_dump_file(a, other, JSON_COMPACT), 0);
+        json_decref(a);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_clit_run(&r, "merge '%s' '%s' -o '%s'", other, path_b, merged),
+            0);
+        ks_clit_run_free(&r);
+        m  = ks_e2e_load_json(path_m);
+        m2 = ks_e2e_load_json(merged);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m2);
+        CU_ASSERT(json_equal(json_object_get(m, "topics"),
+                             json_object_get(m2, "topics")));
+        json_decref(m);
+        json_decref(m2);
 }
 
 /** The merged estimates against the truth the test knows. */
@@ -691,6 +821,8 @@ void ks_test_register(void)
         CU_pSuite s = CU_add_suite("cli merge", setup, NULL);
         CU_add_test(s, "merged exact counters equal the whole stream's",
                     test_merge_equals_whole);
+        CU_add_test(s, "both HyperLogLog forms read, same merge",
+                    test_merge_reads_both_forms);
         CU_add_test(s, "merged sketch estimates within their stated error",
                     test_merge_estimates_within_error);
         CU_add_test(s, "one producer twice refused; show and html read it",

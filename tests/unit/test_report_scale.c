@@ -5,7 +5,7 @@
  *        linear or n log n in topics and warnings (a producer of 1,000
  *        topics took 88 s to destroy when logging the warnings compared
  *        each with every other for each one), counted in operations, not
- *        timed; and the HyperLogLog's two forms in the report.
+ *        timed.
  *
  * The operations counted are calls to strcmp(), wherever they are made:
  * this program is linked with -Wl,--wrap=strcmp (tests/CMakeLists.txt),
@@ -118,42 +118,9 @@ static void test_warnings_n_log_n(void)
         CU_ASSERT(ratio < 15.0);
 }
 
-/** Both forms of merge.distinct_hll read back to the same registers, and
- *  the shorter is written. */
-static void test_hll_forms(void)
-{
-        ks_hll_t hll, back;
-        json_t  *j;
-        char     err[160];
-        uint64_t i;
-
-        for (i = 0; i < 2; i++) {
-                uint64_t k, n = i ? 200000 : 25;
-                ks_hll_init(&hll);
-                for (k = 0; k < n; k++)
-                        ks_hll_add(&hll, ks_hash_key64(&k, sizeof(k)));
-                j = ks_report_hll_json(&hll);
-                CU_ASSERT_PTR_NOT_NULL_FATAL(j);
-                CU_ASSERT_PTR_NOT_NULL(json_object_get(
-                    j, i ? "registers_hex" : "registers_nonzero"));
-                CU_ASSERT_EQUAL(
-                    json_array_size(json_object_get(j, "registers_nonzero")),
-                    i ? 0 : ks_report_hll_nonzero(&hll));
-                CU_ASSERT_EQUAL(
-                    ks_report_hll_from_json(j, &back, err, sizeof(err)), 0);
-                CU_ASSERT_EQUAL(memcmp(back.reg, hll.reg, sizeof(hll.reg)), 0);
-                json_decref(j);
-        }
-        j = json_pack("{s:i, s:[[i, i]]}", "p", 14, "registers_nonzero", 5, 0);
-        CU_ASSERT_EQUAL(ks_report_hll_from_json(j, &back, err, sizeof(err)),
-                        -1); /* a zero is not listed */
-        json_decref(j);
-}
-
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "report cost with many topics",
-            {"warnings: n log n, not quadratic", test_warnings_n_log_n},
-            {"HyperLogLog: sparse and dense forms", test_hll_forms});
+            {"warnings: n log n, not quadratic", test_warnings_n_log_n});
 }
