@@ -23,6 +23,7 @@
 #include "ks_metadata.h"
 #include "ks_priority.h"
 #include "ks_report.h"
+#include "ks_report_reuse.h"
 
 /**
  * Metadata requests failed in a row before a report says METADATA_FAILED
@@ -38,23 +39,14 @@
 
 /** A report of topics that did not change since the last one is not
  *  written again (its file is left as is, its mtime touched), but at least
- *  this often it is, so that the time-dependent parts (rates over the
- *  window, INSUFFICIENT_DATA) do not grow older than this. */
+ *  this often it is, so that its `generated_at` does not grow older than
+ *  this. Its topics' texts are reused then (ks_report_reuse.h): a topic's
+ *  figures, rates and sizing included, are as of its last change. */
 #define KS_UNCHANGED_REWRITE_MS 60000
 
 /** Temporary report files of dead processes older than this are removed
  *  at start (ks_report_remove_stale()). */
 #define KS_STALE_TMP_AGE_S 60
-
-typedef struct ks_collect_ctx {
-        ks_report_writer_t      *w;
-        ks_warn_list_t          *wl;
-        const ks_report_opts_t  *opts;
-        int                      oom; /**< a topic's JSON could not be built */
-        const ks_topic_params_t *asked; /**< the sketch sizes asked */
-        ks_sketch_tally_t        tally; /**< the topics written */
-        ks_metrics_t *metrics;          /**< keyshift.metrics.path's, or NULL */
-} ks_collect_ctx_t;
 
 /**
  * @brief Appends to @p parts (@p n bytes written of @p size) one reduced
@@ -133,35 +125,6 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                     "%s",
                     tl->reduced, tl->topics, c->conf.memory_max_mb, parts, over,
                     fix);
-}
-
-/**
- * @brief Snapshots one topic, builds its JSON (all but the bulk, which
- *        the writer formats from the snapshot) and writes it at once, so
- *        that only one topic's tree is held at a time.
- * @locality reporter thread, or the thread writing the final report.
- * @locks the topic's lock, only while its snapshot is taken.
- */
-static void collect_topic(ks_topic_t *t, void *opaque)
-{
-        ks_collect_ctx_t   *ctx = opaque;
-        ks_topic_snapshot_t snap;
-        json_t             *o;
-
-        if (ctx->w->failed || ks_topic_snapshot(t, &snap)) {
-                ctx->oom |= !ctx->w->failed;
-                return;
-        }
-        if ((o = ks_report_topic(&snap, ctx->opts, ctx->wl))) {
-                if (!ks_report_writer_topic_snapshot(ctx->w, &snap, o))
-                        ks_sketch_tally_add(&ctx->tally, &snap, ctx->asked);
-                /* the bulk left null in o is none of the metrics' */
-                ks_metrics_topic(ctx->metrics, ks_topic_name(t), o);
-        } else {
-                ctx->oom = 1;
-        }
-        json_decref(o);
-        ks_topic_snapshot_free(&snap);
 }
 
 typedef struct ks_change_ctx {
@@ -272,7 +235,7 @@ void ks_reporter_write(ks_client_t *c, int final)
                 (ks_priority_t)atomic_load(&c->reporter_priority)),
         };
         ks_warn_list_t     wl;
-        ks_collect_ctx_t   ctx;
+        ks_report_topics_t rt;
         ks_report_writer_t w;
         char               errstr[512];
         size_t             i;
@@ -329,24 +292,25 @@ void ks_reporter_write(ks_client_t *c, int final)
                             "keyshift.topics.max=%d and were not analysed",
                             (unsigned long long)untracked, c->conf.topics_max);
 
-        ctx.w     = &w;
-        ctx.wl    = &wl;
-        ctx.opts  = &opts;
-        ctx.oom   = 0;
-        ctx.asked = &c->params;
-        memset(&ctx.tally, 0, sizeof(ctx.tally));
-        ctx.metrics = NULL;
+        /* each topic rebuilt only when it changed since its text was
+         * written (ks_report_reuse.h) */
+        memset(&rt, 0, sizeof(rt));
+        rt.w     = &w;
+        rt.wl    = &wl;
+        rt.opts  = &opts;
+        rt.asked = &c->params;
+        rt.reuse = 1;
         if (*c->metrics_path) {
                 json_t *head = ks_report_head(&p, &opts);
                 /* NULL (ENOMEM): said when the metrics are written */
-                ctx.metrics = head ? ks_metrics_new(head) : NULL;
+                rt.metrics = head ? ks_metrics_new(head) : NULL;
                 json_decref(head);
         }
         if (!ks_report_writer_open(&w, c->report_path) &&
             !ks_report_writer_begin(&w, &p, &opts))
-                ks_registry_foreach(&c->reg, collect_topic, &ctx);
-        warn_reduced(c, &wl, &ctx.tally);
-        if (ctx.oom) /* said in this report, and again in the next */
+                ks_registry_foreach(&c->reg, ks_report_topics_add, &rt);
+        warn_reduced(c, &wl, &rt.tally);
+        if (rt.oom) /* said in this report, and again in the next */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "some topics are missing from this report (out "
                             "of memory)");
@@ -361,14 +325,14 @@ void ks_reporter_write(ks_client_t *c, int final)
                 c->reports_written++;
                 c->report_failed     = 0;
                 c->report_written_ms = opts.now_ms;
-                if (ctx.oom)
+                if (rt.oom)
                         ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED,
                                     NULL,
                                     "previous report incomplete: some "
                                     "topics were missing (out of memory)");
         }
         if (*c->metrics_path)
-                write_metrics(c, &wl, ctx.metrics);
+                write_metrics(c, &wl, rt.metrics);
         ks_warn_list_log(&wl, stderr, c->name);
         ks_warn_list_clear(&wl);
 }

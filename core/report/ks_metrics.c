@@ -543,6 +543,78 @@ void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
         free(tl);
 }
 
+struct ks_metrics_kept {
+        size_t len[KS_FAM_CNT]; /**< bytes of each family, in order */
+        char   text[];
+};
+
+/** @brief Appends @p n bytes to family buffer @p b (sets m->oom). */
+static void buf_put(ks_metrics_t *m, ks_buf_t *b, const char *s, size_t n)
+{
+        if (m->oom || !n)
+                return;
+        if (b->len + n >= b->cap) {
+                size_t cap = b->cap ? b->cap : 4096;
+                char  *nb;
+                while (cap <= b->len + n)
+                        cap *= 2;
+                if (!(nb = realloc(b->b, cap))) {
+                        m->oom = 1;
+                        return;
+                }
+                b->b   = nb;
+                b->cap = cap;
+        }
+        memcpy(b->b + b->len, s, n);
+        b->len += n;
+}
+
+ks_metrics_kept_t *ks_metrics_topic_kept(ks_metrics_t *m, const char *name,
+                                         const json_t *topic)
+{
+        size_t             before[KS_FAM_CNT], n = 0, at = 0;
+        ks_metrics_kept_t *k;
+        int                f;
+
+        if (!m)
+                return NULL;
+        for (f = 0; f < KS_FAM_CNT; f++)
+                before[f] = m->fam[f].len;
+        ks_metrics_topic(m, name, topic);
+        if (m->oom)
+                return NULL;
+        for (f = 0; f < KS_FAM_CNT; f++)
+                n += m->fam[f].len - before[f];
+        if (!(k = malloc(sizeof(*k) + n)))
+                return NULL;
+        for (f = 0; f < KS_FAM_CNT; f++) {
+                k->len[f] = m->fam[f].len - before[f];
+                if (k->len[f])
+                        memcpy(k->text + at, m->fam[f].b + before[f],
+                               k->len[f]);
+                at += k->len[f];
+        }
+        return k;
+}
+
+void ks_metrics_topic_again(ks_metrics_t *m, const ks_metrics_kept_t *k)
+{
+        size_t at = 0;
+        int    f;
+
+        if (!m || !k)
+                return;
+        for (f = 0; f < KS_FAM_CNT; f++) {
+                buf_put(m, &m->fam[f], k->text + at, k->len[f]);
+                at += k->len[f];
+        }
+}
+
+void ks_metrics_kept_free(ks_metrics_kept_t *k)
+{
+        free(k);
+}
+
 void ks_metrics_warnings(ks_metrics_t *m, const json_t *warnings)
 {
         if (m)

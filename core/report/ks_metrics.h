@@ -41,6 +41,20 @@ ks_metrics_t *ks_metrics_new(const json_t *head);
  *         (absent or null members add no series). */
 void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic);
 
+/** What one topic added to each family (ks_metrics_topic_kept()): kept
+ *  with the topic's report text, to be added again while the topic does
+ *  not change (ks_report_reuse.c). Its series carry this builder's
+ *  common labels (the producer's client_id and pid). */
+typedef struct ks_metrics_kept ks_metrics_kept_t;
+
+/** @brief ks_metrics_topic(), and @returns a copy of the lines it added
+ *         (free with ks_metrics_kept_free()), NULL on ENOMEM. */
+ks_metrics_kept_t *ks_metrics_topic_kept(ks_metrics_t *m, const char *name,
+                                         const json_t *topic);
+/** @brief Adds the lines @p k kept again, each to its family. */
+void ks_metrics_topic_again(ks_metrics_t *m, const ks_metrics_kept_t *k);
+void ks_metrics_kept_free(ks_metrics_kept_t *k);
+
 /** @brief Adds the producer-level warnings (the report's top `warnings`). */
 void ks_metrics_warnings(ks_metrics_t *m, const json_t *warnings);
 

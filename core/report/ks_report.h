@@ -131,6 +131,37 @@ int ks_report_writer_begin(ks_report_writer_t         *w,
 int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                     const ks_topic_snapshot_t *s,
                                     const json_t              *topic);
+/** A topic's text as written in a report (from its name to its closing
+ *  brace), kept to be written again while the topic does not change
+ *  (ks_report_reuse.c). */
+typedef struct ks_report_text {
+        char  *b;
+        size_t len, cap;
+        int    failed; /**< ENOMEM while copying: incomplete, not to reuse */
+} ks_report_text_t;
+
+/** @brief Appends @p n bytes to @p t (on ENOMEM sets t->failed).
+ *  @returns 0 or -1. */
+int ks_report_text_append(ks_report_text_t *t, const char *s, size_t n);
+/** @brief Frees what @p t holds (it is then empty). */
+void ks_report_text_free(ks_report_text_t *t);
+
+/**
+ * @brief ks_report_writer_topic_snapshot(), and the topic's text as
+ *        written copied into @p keep (emptied first; NULL: not copied).
+ * @returns 0 or -1.
+ */
+int ks_report_writer_topic_keep(ks_report_writer_t        *w,
+                                const ks_topic_snapshot_t *s,
+                                const json_t *topic, ks_report_text_t *keep);
+/**
+ * @brief Writes a topic's text kept by ks_report_writer_topic_keep() (a
+ *        comma before it unless it is the first), counting its
+ *        @p messages in the report's total. @returns 0 or -1.
+ */
+int ks_report_writer_topic_text(ks_report_writer_t *w, const char *text,
+                                size_t len, uint64_t messages);
+
 /** @brief Closes "topics", writes the producer-level warnings of @p wl,
  *         fsyncs and renames over the path.
  *  @returns 0, or -1 with @p errstr set (the temporary file is removed). */

@@ -178,6 +178,13 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
                                     const ks_topic_snapshot_t *s,
                                     const json_t              *topic)
 {
+        return ks_report_writer_topic_keep(w, s, topic, NULL);
+}
+
+int ks_report_writer_topic_keep(ks_report_writer_t        *w,
+                                const ks_topic_snapshot_t *s,
+                                const json_t *topic, ks_report_text_t *keep)
+{
         ks_jout_t     o;
         const char   *key;
         json_t       *m;
@@ -191,7 +198,16 @@ int ks_report_writer_topic_snapshot(ks_report_writer_t        *w,
         o.fd     = fileno(w->fp);
         o.failed = fflush(w->fp) != 0; /* the head, before this topic */
         o.n      = 0;
-        ks_jout_put_key(&o, s->name, !w->topics);
+        o.keep   = NULL;
+        if (w->topics)
+                PUT_LIT(&o, ",");
+        if (keep) { /* from the name on: the comma depends on the place */
+                keep->len    = 0;
+                keep->failed = 0;
+                o.keep       = keep;
+                o.keep_at    = o.n;
+        }
+        ks_jout_put_key(&o, s->name, 1);
         PUT_LIT(&o, "{");
         json_object_foreach((json_t *)topic, key, m)
         {

@@ -15,6 +15,11 @@ void ks_jout_flush(ks_jout_t *o)
 {
         size_t done = 0;
 
+        if (o->keep && o->n > o->keep_at) /* ENOMEM: the copy says so */
+                ks_report_text_append(o->keep, o->buf + o->keep_at,
+                                      o->n - o->keep_at);
+        o->keep_at = 0;
+
         while (!o->failed && done < o->n) {
                 ssize_t r = write(o->fd, o->buf + done, o->n - done);
                 if (r > 0)

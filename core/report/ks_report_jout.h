@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "ks_report.h"
+
 /** Output buffered here, then written to the report file's descriptor
  *  in large write()s: no stdio call per number, and no second copy
  *  through stdio's buffer (28 MB per report of 50 topics x 1,000
@@ -23,7 +25,11 @@ typedef struct ks_jout {
         int    fd;
         int    failed;
         size_t n;
-        char   buf[65536];
+        /** when keep is not NULL, what is written from buf[keep_at] on is
+         *  also copied there (ks_report_text_t, ks_report.h) */
+        ks_report_text_t *keep;
+        size_t            keep_at;
+        char              buf[65536];
 } ks_jout_t;
 
 /** Room every put_*() below may take without asking: the longest element

@@ -255,6 +255,50 @@ int ks_report_writer_begin(ks_report_writer_t         *w,
         return 0;
 }
 
+int ks_report_text_append(ks_report_text_t *t, const char *s, size_t n)
+{
+        if (t->failed)
+                return -1;
+        if (t->len + n > t->cap) {
+                size_t cap = t->cap ? t->cap : 4096;
+                char  *b;
+                while (cap < t->len + n)
+                        cap *= 2;
+                if (!(b = realloc(t->b, cap))) {
+                        t->failed = 1;
+                        return -1;
+                }
+                t->b   = b;
+                t->cap = cap;
+        }
+        memcpy(t->b + t->len, s, n);
+        t->len += n;
+        return 0;
+}
+
+void ks_report_text_free(ks_report_text_t *t)
+{
+        free(t->b);
+        memset(t, 0, sizeof(*t));
+}
+
+int ks_report_writer_topic_text(ks_report_writer_t *w, const char *text,
+                                size_t len, uint64_t messages)
+{
+        if (w->failed)
+                return -1;
+        errno = 0;
+        if ((w->topics && fputc(',', w->fp) == EOF) ||
+            fwrite(text, 1, len, w->fp) != len) {
+                writer_fail(w, "write");
+                return -1;
+        }
+        w->messages += messages;
+        w->topics++;
+        ks_report_writer_kick(w);
+        return 0;
+}
+
 /** @brief Flushes, fsyncs and closes the temporary file. @returns 0/-1. */
 static int writer_close(ks_report_writer_t *w)
 {

@@ -225,6 +225,8 @@ void ks_topic_destroy(ks_topic_t *t)
 {
         if (!t)
                 return;
+        if (t->kept && t->kept_free)
+                t->kept_free(t->kept);
         if (t->sample && t->topk && t->name && t->mixed)
                 pthread_mutex_destroy(&t->lock);
         ks_topic_stop_learning(t);

@@ -643,13 +643,42 @@ int ks_topic_set_partition_count(ks_topic_t *t, int32_t count,
  *        message analysed, an acknowledgement counted, a partition count
  *        or cluster answer, a verification settled (a 64-bit fingerprint
  *        of those counters, ks_hash_murmur64a()). Time alone changes
- *        nothing: rates of a silent topic stay as last reported.
+ *        nothing: rates of a silent topic stay as last reported (its text
+ *        is reused, ks_report_reuse.h).
  * @returns 1 if it changed, or at the first call; 0 if not. The
  *          snapshot's last_changed_at_ms is @p now_ms (wall clock, ms) of
  *          the last call that returned 1.
  * @locality keyshift's reporter thread (one caller). @locks the topic's.
  */
 int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms);
+
+/**
+ * @returns how many calls of ks_topic_note_changes() found the topic
+ *          changed: 0 before the first call; a report built from a
+ *          snapshot taken after the call that returned generation g holds
+ *          the topic as it stands until a later call finds it changed,
+ *          which ks_report_reuse.c relies on to reuse a topic's text.
+ * @locality any thread. @locks the topic's.
+ */
+uint64_t ks_topic_change_gen(ks_topic_t *t);
+
+/**
+ * @returns what the thread writing reports keeps with the topic
+ *          (ks_topic_keep()), or NULL.
+ * @locality the thread writing reports: keyshift's reporter thread, then
+ *           the thread writing the final report after it stopped; never
+ *           two at once. No lock.
+ */
+void *ks_topic_kept(const ks_topic_t *t);
+
+/**
+ * @brief Keeps @p kept with the topic (what was kept before is freed with
+ *        its own @p free_fn, unless it is @p kept), freed with
+ *        @p free_fn when the topic is destroyed. @p kept is opaque here:
+ *        the report's text of the topic (ks_report_reuse.c).
+ * @locality as ks_topic_kept().
+ */
+void ks_topic_keep(ks_topic_t *t, void *kept, void (*free_fn)(void *kept));
 
 /** @brief Checks acknowledgements pending verification against the count
  *         keyshift knows, as a metadata answer does: with @p final (at
@@ -715,5 +744,11 @@ typedef struct ks_sketch_tally {
  *         before the first). */
 void ks_sketch_tally_add(ks_sketch_tally_t *tl, const ks_topic_snapshot_t *s,
                          const ks_topic_params_t *asked);
+/** @brief ks_sketch_tally_add() of a topic's sizes as a snapshot states
+ *         them (sample_capacity, mixed_summary.capacity, topk_capacity):
+ *         for a topic whose report text is reused without a snapshot. */
+void ks_sketch_tally_add_sizes(ks_sketch_tally_t *tl, size_t sample_capacity,
+                               size_t mixed_capacity, size_t topk_capacity,
+                               const ks_topic_params_t *asked);
 
 #endif /* KS_TOPIC_H */

@@ -130,6 +130,12 @@ struct ks_topic {
          * counters, and when it last saw them change (wall clock ms) */
         uint64_t change_fp;
         int64_t  last_changed_ms;
+        /* how many times ks_topic_note_changes() found it changed (0:
+         * never asked), and what the reporter keeps with the topic: the
+         * thread writing reports alone touches it, without the lock */
+        uint64_t change_gen;
+        void    *kept;
+        void (*kept_free)(void *kept);
 
         /* The partitioner, learned from the acknowledgements (ks_learn.h).
          * While learning, shadow[i] (i >= 1) is a topic of its own for

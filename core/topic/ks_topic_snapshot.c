@@ -60,9 +60,33 @@ int ks_topic_note_changes(ks_topic_t *t, int64_t now_ms)
         if (changed) {
                 t->change_fp       = fp;
                 t->last_changed_ms = now_ms;
+                t->change_gen++;
         }
         pthread_mutex_unlock(&t->lock);
         return changed;
+}
+
+uint64_t ks_topic_change_gen(ks_topic_t *t)
+{
+        uint64_t gen;
+
+        pthread_mutex_lock(&t->lock);
+        gen = t->change_gen;
+        pthread_mutex_unlock(&t->lock);
+        return gen;
+}
+
+void *ks_topic_kept(const ks_topic_t *t)
+{
+        return t->kept;
+}
+
+void ks_topic_keep(ks_topic_t *t, void *kept, void (*free_fn)(void *kept))
+{
+        if (t->kept && t->kept != kept && t->kept_free)
+                t->kept_free(t->kept);
+        t->kept      = kept;
+        t->kept_free = free_fn;
 }
 
 static void *dup_mem(const void *src, size_t size)
@@ -355,19 +379,28 @@ static int tally_one(size_t *reduced, size_t *min, size_t size, size_t asked)
         return 1;
 }
 
-void ks_sketch_tally_add(ks_sketch_tally_t *tl, const ks_topic_snapshot_t *s,
-                         const ks_topic_params_t *asked)
+void ks_sketch_tally_add_sizes(ks_sketch_tally_t *tl, size_t sample_capacity,
+                               size_t mixed_capacity, size_t topk_capacity,
+                               const ks_topic_params_t *asked)
 {
         int r = 0;
 
         r |= tally_one(&tl->key_sample_reduced, &tl->key_sample_min,
-                       s->sample_capacity, asked->key_sample_size);
+                       sample_capacity, asked->key_sample_size);
         r |= tally_one(&tl->mixed_sample_reduced, &tl->mixed_sample_min,
-                       s->mixed_summary.capacity, asked->mixed_sample_size);
-        r |= tally_one(&tl->topk_reduced, &tl->topk_min, s->topk_capacity,
+                       mixed_capacity, asked->mixed_sample_size);
+        r |= tally_one(&tl->topk_reduced, &tl->topk_min, topk_capacity,
                        asked->topk_capacity);
         tl->topics++;
         tl->reduced += (size_t)r;
+}
+
+void ks_sketch_tally_add(ks_sketch_tally_t *tl, const ks_topic_snapshot_t *s,
+                         const ks_topic_params_t *asked)
+{
+        ks_sketch_tally_add_sizes(tl, s->sample_capacity,
+                                  s->mixed_summary.capacity, s->topk_capacity,
+                                  asked);
 }
 
 void ks_topic_snapshot_free(ks_topic_snapshot_t *s)
