@@ -31,6 +31,7 @@
 #include "ks_cli_report.h"
 #include "ks_cli_stats.h"
 #include "ks_cli_svg.h"
+#include "ks_report.h"
 
 #define KS_HTML_TOPICS_MAX 64
 
@@ -193,22 +194,21 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
 }
 
 /** @brief The messages arriving in each proposed partition from another
- *         one: column sums of @p flow minus the diagonal. @returns an
- *         array of @p cols (owned), or NULL without a flow matrix. */
-static uint64_t *ks_html_moved_in(const json_t *flow, int32_t rows,
-                                  int32_t cols)
+ *         one: column sums of proposal @p p's flow minus the diagonal.
+ *         @returns an array of @p cols (owned), or NULL without a flow
+ *         matrix. */
+static uint64_t *ks_html_moved_in(const json_t *p, int32_t rows, int32_t cols)
 {
-        uint64_t *in;
+        char      why[160];
+        uint64_t *flow = ks_report_flow_read(p, rows, cols, why, sizeof(why));
+        uint64_t *in   = flow ? calloc((size_t)cols, sizeof(*in)) : NULL;
         int32_t   r, c;
 
-        if (!json_is_array(flow) || (int32_t)json_array_size(flow) != rows ||
-            !(in = calloc((size_t)cols, sizeof(*in))))
-                return NULL;
-        for (r = 0; r < rows; r++)
+        for (r = 0; in && r < rows; r++)
                 for (c = 0; c < cols; c++)
                         if (c != r)
-                                in[c] += (uint64_t)json_integer_value(
-                                    json_array_get(json_array_get(flow, r), c));
+                                in[c] += flow[(size_t)r * cols + c];
+        free(flow);
         return in;
 }
 
@@ -234,8 +234,7 @@ static void ks_html_loads(FILE *fp, const json_t *t, int32_t cur)
                 const json_t *p = json_array_get(props, i);
                 if (ks_cli_loads_read(json_object_get(p, "partitions"), &l[n]))
                         continue;
-                in[n] = ks_html_moved_in(json_object_get(p, "flow"), cur,
-                                         l[n].count);
+                in[n] = ks_html_moved_in(p, cur, l[n].count);
                 n++;
         }
         for (i = 0; i < n; i++)
@@ -298,10 +297,12 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
                 ks_cli_keyrank_free(&kr);
         }
         for (i = 0; cur && i < json_array_size(props); i++) {
-                const json_t *p    = json_array_get(props, i);
-                const json_t *flow = json_object_get(p, "flow");
-                int32_t pcount     = (int32_t)ks_cli_u64(p, "partition_count");
-                if (json_is_array(flow) && json_array_size(flow))
+                const json_t *p  = json_array_get(props, i);
+                int32_t   pcount = (int32_t)ks_cli_u64(p, "partition_count");
+                char      why[160];
+                uint64_t *flow =
+                    ks_report_flow_read(p, cur, pcount, why, sizeof(why));
+                if (flow)
                         ks_cli_svg_flow(fp, flow, cur, pcount, 640);
                 else
                         fprintf(fp,
@@ -309,6 +310,7 @@ static void ks_html_topic(FILE *fp, const ks_html_opts_t *o, const char *name,
                                 "%d partitions: %d x %d cells is above "
                                 "keyshift.flow.max.cells.</p>\n",
                                 (int)pcount, (int)cur, (int)pcount);
+                free(flow);
         }
         fprintf(fp, "</div>\n");
         ks_html_loads(fp, t, cur);

@@ -128,21 +128,6 @@ static void ks_merge_partition_errors(json_t *parts, const ks_analysis_t *a)
         json_object_set_new(parts, "messages_sampling_error", errs);
 }
 
-/** @brief dst += src cell by cell (checked, same shape). */
-static void ks_merge_flow(json_t *dst, const json_t *src)
-{
-        size_t r, c;
-
-        for (r = 0; r < json_array_size(dst); r++)
-                for (c = 0; c < json_array_size(json_array_get(dst, r)); c++) {
-                        json_t *d = json_array_get(json_array_get(dst, r), c);
-                        json_integer_set(d,
-                                         json_integer_value(d) +
-                                             json_integer_value(json_array_get(
-                                                 json_array_get(src, r), c)));
-                }
-}
-
 /** @brief Writes the proposals' counts as "[12, 24]". */
 static void ks_merge_counts_str(const json_t *props, char *buf, size_t size)
 {
@@ -227,26 +212,6 @@ static json_t *ks_merge_partition_count(const ks_cli_merge_in_t *in, size_t n)
         return pc;
 }
 
-/** @brief Writes @p p's merged dense @p flow as a report does: dense, or
- *         null with `flow_nonzero` when that is shorter (core's
- *         ks_report_flow_set()). */
-static void ks_merge_flow_out(json_t *p, const json_t *flow, int32_t rows,
-                              int32_t cols)
-{
-        uint64_t *m = calloc((size_t)rows * (size_t)cols + 1, sizeof(*m));
-        int32_t   i, j;
-
-        if (!m)
-                return; /* the dense form stays */
-        for (i = 0; i < rows; i++)
-                for (j = 0; j < cols; j++)
-                        m[(size_t)i * cols + j] =
-                            (uint64_t)json_integer_value(json_array_get(
-                                json_array_get(flow, (size_t)i), (size_t)j));
-        ks_report_flow_set(p, m, rows, cols);
-        free(m);
-}
-
 /** @returns the latest `last_changed_at` of the inputs (RFC 3339 in UTC
  *  sorts as text), or null when none has one (reports before 0.2). */
 static json_t *last_changed(const ks_cli_merge_in_t *in, size_t n)
@@ -263,6 +228,46 @@ static json_t *last_changed(const ks_cli_merge_in_t *in, size_t n)
         return latest ? json_string(latest) : json_null();
 }
 
+/** @brief Adds input proposal @p q's flow to the @p rows x @p cols
+ *         matrix @p *sum; without one (null: over its producer's
+ *         keyshift.flow.max.cells), the merged flow is null too (*sum
+ *         freed). */
+static void ks_merge_flow_add(uint64_t **sum, const json_t *q, int32_t rows,
+                              int32_t cols)
+{
+        char      why[160];
+        uint64_t *m;
+        size_t    i, cells = (size_t)rows * (size_t)cols;
+
+        if (!*sum)
+                return;
+        if (!(m = ks_report_flow_read(q, rows, cols, why, sizeof(why)))) {
+                free(*sum); /* checked: no flow here, or out of memory */
+                *sum = NULL;
+                return;
+        }
+        for (i = 0; i < cells; i++)
+                (*sum)[i] += m[i];
+        free(m);
+}
+
+/** @returns a copy of proposal @p src, its flow left out (null in its
+ *           place): flows are summed as C matrices, not JSON. */
+static json_t *ks_merge_proposal_copy(const json_t *src)
+{
+        json_t     *p = json_object(), *v;
+        const char *key;
+
+        json_object_foreach((json_t *)src, key, v)
+        {
+                if (!strcmp(key, "flow"))
+                        json_object_set_new(p, key, json_null());
+                else if (strcmp(key, "flow_nonzero"))
+                        json_object_set_new(p, key, json_deep_copy(v));
+        }
+        return p;
+}
+
 /** @brief One proposal merged: partitions, flow and moved summed, the
  *         fractions and distinct keys recomputed. */
 static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
@@ -270,28 +275,26 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
                                  const json_t *window, double distinct,
                                  const ks_analysis_t *a)
 {
-        json_t *p = json_deep_copy(
-            json_array_get(json_object_get(in[0].topic, "proposals"), idx));
-        json_t *mv   = json_object_get(p, "moved");
-        json_t *flow = json_object_get(p, "flow");
-        int32_t cur  = ks_cli_topic_current(in[0].topic);
-        double  all  = (double)ks_cli_u64(window, "messages");
-        double  hm   = (double)ks_cli_u64(window, "hashed_messages");
-        size_t  i;
+        const json_t *p0 =
+            json_array_get(json_object_get(in[0].topic, "proposals"), idx);
+        json_t   *p   = ks_merge_proposal_copy(p0);
+        json_t   *mv  = json_object_get(p, "moved");
+        int32_t   cur = ks_cli_topic_current(in[0].topic);
+        int32_t   pc  = (int32_t)ks_cli_u64(p, "partition_count");
+        double    all = (double)ks_cli_u64(window, "messages");
+        double    hm  = (double)ks_cli_u64(window, "hashed_messages");
+        char      why[160];
+        uint64_t *flow =
+            cur ? ks_report_flow_read(p0, cur, pc, why, sizeof(why)) : NULL;
+        size_t i;
 
         for (i = 1; i < n; i++) {
                 const json_t *q = json_array_get(
                     json_object_get(in[i].topic, "proposals"), idx);
-                const json_t *qf = json_object_get(q, "flow");
                 if (cur)
                         ks_merge_partitions(json_object_get(p, "partitions"),
                                             json_object_get(q, "partitions"));
-                if (json_is_array(flow) && json_is_array(qf))
-                        ks_merge_flow(flow, qf);
-                else if (flow && !json_is_null(flow)) {
-                        json_object_set_new(p, "flow", json_null());
-                        flow = NULL;
-                }
+                ks_merge_flow_add(&flow, q, cur, pc);
                 ks_cli_merge_sum(mv, json_object_get(q, "moved"));
         }
         json_object_set_new(
@@ -300,13 +303,12 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
         json_object_set_new(
             mv, "traffic_fraction",
             json_real(all > 0 ? (double)ks_cli_u64(mv, "messages") / all : 0));
-        ks_cli_sketch_moved(sk, cur, (int32_t)ks_cli_u64(p, "partition_count"),
-                            distinct, a, hm, all, mv);
+        ks_cli_sketch_moved(sk, cur, pc, distinct, a, hm, all, mv);
         if (cur)
                 ks_merge_partition_errors(json_object_get(p, "partitions"), a);
-        if (json_is_array(flow))
-                ks_merge_flow_out(p, flow, cur,
-                                  (int32_t)ks_cli_u64(p, "partition_count"));
+        if (flow) /* dense, or null and flow_nonzero: as a report writes */
+                ks_report_flow_set(p, flow, cur, pc);
+        free(flow);
         return p;
 }
 

@@ -13,40 +13,6 @@
 
 #include "ks_report.h"
 
-/**
- * @brief Gives every proposal written with `flow_nonzero` its dense `flow`
- *        (what show, html and merge read), and drops `flow_nonzero`: the
- *        checker has validated both.
- */
-static void dense_flows(json_t *root)
-{
-        const char *name;
-        json_t     *t;
-
-        json_object_foreach(json_object_get(root, "topics"), name, t)
-        {
-                json_t *props = json_object_get(t, "proposals");
-                int32_t cur   = ks_cli_topic_current(t);
-                size_t  i;
-                for (i = 0; i < json_array_size(props); i++) {
-                        json_t *p  = json_array_get(props, i);
-                        json_t *nz = json_object_get(p, "flow_nonzero");
-                        char    why[160];
-                        json_t *dense;
-                        if (!nz)
-                                continue;
-                        dense = ks_report_flow_dense(
-                            nz, cur,
-                            (int32_t)json_integer_value(
-                                json_object_get(p, "partition_count")),
-                            why, sizeof(why));
-                        json_object_set_new(p, "flow",
-                                            dense ? dense : json_null());
-                        json_object_del(p, "flow_nonzero");
-                }
-        }
-}
-
 int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                        size_t errsz)
 {
@@ -81,7 +47,6 @@ int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                 ks_cli_report_free(r);
                 return -1;
         }
-        dense_flows(r->root);
         return 0;
 }
 

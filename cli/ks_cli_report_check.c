@@ -341,17 +341,18 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                 ks_check_flow(v, flow, current, count);
         ks_vpop(v, mark);
         if (json_object_get(p, "flow_nonzero")) {
-                json_t *nz = json_object_get(p, "flow_nonzero"), *dense;
-                char    why[160];
+                uint64_t *m;
+                char      why[160];
                 mark = ks_vpush(v, "flow_nonzero");
                 if (flow && !json_is_null(flow))
                         ks_vfail(v, "given with a flow matrix too");
-                else if (current && !(dense = ks_report_flow_dense(
-                                          nz, (int32_t)current, (int32_t)count,
-                                          why, sizeof(why))))
+                else if (current && count > 0 &&
+                         !(m = ks_report_flow_read(p, (int32_t)current,
+                                                   (int32_t)count, why,
+                                                   sizeof(why))))
                         ks_vfail(v, "%s", why);
-                else if (current)
-                        json_decref(dense);
+                else if (current && count > 0)
+                        free(m);
                 ks_vpop(v, mark);
         }
 }

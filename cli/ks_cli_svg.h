@@ -75,10 +75,11 @@ void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
  *        partitions now, columns the partitions at the proposed count,
  *        a cell's shade its messages; cells where a key keeps its
  *        partition number are blue, cells where it moves amber.
- * @param flow a checked `flow` array of @p rows x @p cols counts.
+ * @param flow @p rows x @p cols message counts, row-major (a proposal's
+ *        flow as ks_report_flow_read() reads it).
  * @param max_w the widest the chart may be, in pixels.
  */
-void ks_cli_svg_flow(FILE *fp, const json_t *flow, int32_t rows, int32_t cols,
+void ks_cli_svg_flow(FILE *fp, const uint64_t *flow, int32_t rows, int32_t cols,
                      int max_w);
 
 #endif /* KS_CLI_SVG_H */

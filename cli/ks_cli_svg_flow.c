@@ -18,7 +18,7 @@
 #include "ks_cli_fmt.h"
 #include "ks_cli_svg.h"
 
-void ks_cli_svg_flow(FILE *fp, const json_t *flow, int32_t rows, int32_t cols,
+void ks_cli_svg_flow(FILE *fp, const uint64_t *flow, int32_t rows, int32_t cols,
                      int max_w)
 {
         const double x0 = 58, y0 = 80, right = 72;
@@ -38,9 +38,7 @@ void ks_cli_svg_flow(FILE *fp, const json_t *flow, int32_t rows, int32_t cols,
         h = (int)(y0 + rows * cs + 16);
         for (r = 0; r < rows; r++)
                 for (c = 0; c < cols; c++)
-                        vmax = fmax(vmax,
-                                    (double)json_integer_value(json_array_get(
-                                        json_array_get(flow, r), c)));
+                        vmax = fmax(vmax, (double)flow[(size_t)r * cols + c]);
         snprintf(buf, sizeof(buf), "flow of messages from %d to %d partitions",
                  (int)rows, (int)cols);
         ks_cli_svg_open(fp, w, h, "ks-flow", buf);
@@ -78,14 +76,13 @@ void ks_cli_svg_flow(FILE *fp, const json_t *flow, int32_t rows, int32_t cols,
                 ks_cli_svg_text(fp, x0 + (c + 0.5) * cs, y0 - 5, "middle",
                                 "ks-tick", "%d", (int)c);
         for (r = 0; r < rows; r++) {
-                const json_t *row   = json_array_get(flow, r);
-                double        total = 0, moved = 0;
+                const uint64_t *row   = flow + (size_t)r * cols;
+                double          total = 0, moved = 0;
                 if (r % every_r == 0)
                         ks_cli_svg_text(fp, x0 - 6, y0 + (r + 0.5) * cs + 4,
                                         "end", "ks-tick", "%d", (int)r);
                 for (c = 0; c < cols; c++) {
-                        double v =
-                            (double)json_integer_value(json_array_get(row, c));
+                        double v = (double)row[c];
                         double t = vmax > 0 ? sqrt(v / vmax) : 0;
                         total += v;
                         moved += c != r ? v : 0;

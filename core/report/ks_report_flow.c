@@ -17,6 +17,7 @@
 #include "ks_report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /** Text of a `[from,to,messages]` cell against a dense one: about 4x. */
 #define KS_FLOW_NONZERO_COST 4
@@ -109,6 +110,80 @@ json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
                 }
                 json_array_set_new(json_array_get(m, (size_t)from), (size_t)to,
                                    json_integer(msgs));
+        }
+        return m;
+}
+
+/** @brief Reads `flow_nonzero` @p nz into matrix @p m (zeros).
+ *  @returns 0, or -1 with @p err naming the cell. */
+static int read_nonzero(const json_t *nz, uint64_t *m, int32_t rows,
+                        int32_t cols, char *err, size_t errsz)
+{
+        size_t     k;
+        json_int_t from, to, msgs, last = -1;
+
+        if (!json_is_array(nz)) {
+                snprintf(err, errsz, "not an array");
+                return -1;
+        }
+        for (k = 0; k < json_array_size(nz); k++) {
+                const json_t *c = json_array_get(nz, k);
+                if (json_array_size(c) != 3 ||
+                    !json_is_integer(json_array_get(c, 0)) ||
+                    !json_is_integer(json_array_get(c, 1)) ||
+                    !json_is_integer(json_array_get(c, 2)) ||
+                    (from = json_integer_value(json_array_get(c, 0))) < 0 ||
+                    from >= rows ||
+                    (to = json_integer_value(json_array_get(c, 1))) < 0 ||
+                    to >= cols ||
+                    (msgs = json_integer_value(json_array_get(c, 2))) < 1) {
+                        snprintf(err, errsz,
+                                 "[%zu]: not [from 0..%d, to 0..%d, messages "
+                                 ">= 1]",
+                                 k, rows - 1, cols - 1);
+                        return -1;
+                }
+                if (from * cols + to <= last) {
+                        snprintf(err, errsz,
+                                 "[%zu]: cell [%lld, %lld] not after the one "
+                                 "before (row by row, each cell once)",
+                                 k, (long long)from, (long long)to);
+                        return -1;
+                }
+                last                        = from * cols + to;
+                m[(size_t)from * cols + to] = (uint64_t)msgs;
+        }
+        return 0;
+}
+
+uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
+                              int32_t cols, char *err, size_t errsz)
+{
+        const json_t *dense = json_object_get(proposal, "flow");
+        const json_t *nz    = json_object_get(proposal, "flow_nonzero");
+        uint64_t     *m;
+        int32_t       i, j;
+
+        *err = '\0';
+        if ((!json_is_array(dense) && !nz) || rows < 1 || cols < 1)
+                return NULL;
+        if (!(m = calloc((size_t)rows * (size_t)cols, sizeof(*m)))) {
+                snprintf(err, errsz, "out of memory");
+                return NULL;
+        }
+        if (nz) {
+                if (!read_nonzero(nz, m, rows, cols, err, errsz))
+                        return m;
+                free(m);
+                return NULL;
+        }
+        for (i = 0; i < rows; i++) { /* checked: rows x cols integers */
+                const json_t *row = json_array_get(dense, (size_t)i);
+                for (j = 0; j < cols; j++) {
+                        json_int_t v =
+                            json_integer_value(json_array_get(row, (size_t)j));
+                        m[(size_t)i * cols + j] = v > 0 ? (uint64_t)v : 0;
+                }
         }
         return m;
 }

@@ -302,6 +302,14 @@ static void edit_flow_shape(json_t *j)
                               json_array());
 }
 
+static void edit_flow_twice(json_t *j)
+{
+        json_t *nz = ks_e2e_get(j, "topics/orders/proposals/1/flow_nonzero");
+
+        CU_ASSERT_FATAL(json_array_size(nz) > 1);     /* 6 -> 12: sparse */
+        json_array_append(nz, json_array_get(nz, 0)); /* a cell again */
+}
+
 static void test_missing_truncated_schema(void)
 {
         char  *content;
@@ -380,6 +388,9 @@ static void test_wrong_fields(void)
                        "above the sketch's capacity 3");
         expect_refused(edited("flow.json", edit_flow_shape), 1,
                        "topics.orders.proposals[0].flow", "rows");
+        expect_refused(edited("flow-twice.json", edit_flow_twice), 1,
+                       "topics.orders.proposals[1].flow_nonzero",
+                       "not after the one before");
 }
 
 static void test_not_reports(void)
