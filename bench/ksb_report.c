@@ -19,8 +19,15 @@
  * (ks_stage_sync(), as ks_reporter_write() does):
  *  1. baseline: about a second with no report;
  *  2. the same while the main thread builds and writes --reps reports
- *     back to back.
- * Figures: report time (median/min/max over the reps), the longest
+ *     back to back (every topic changed between two: rebuilt);
+ *  3. the producer stopped, one report, then --reps reports in which no
+ *     topic changed (each topic's kept text written again,
+ *     core/report/ks_report_reuse.h): issue 29's incremental report.
+ * Reports are written as ks_reporter_write() writes them: every topic's
+ * changes noted (ks_topic_note_changes()), then ks_report_topics_add().
+ * Figures: report time (median/min/max over the reps), the same with no
+ * topic changed, the report's size (and with --parts the size of each of
+ * its parts, from the file), the longest
  * ks_topic_snapshot() (it holds the topic's lock for nearly all of its
  * run: how long the drainer, not on_send, can wait for that lock), and
  * on_send's latency percentiles and maximum with and without reports.
@@ -31,7 +38,8 @@
  *
  * Usage: ksb_report [--topics N] [--partitions N] [--proposed N,N,N]
  *                   [--msgs N] [--reps R] [--rate MSGS_PER_S] [--path FILE]
- *                   [--keep]
+ *                   [--keep] [--target-ms MS] [--size-target-mb MB]
+ *                   [--unchanged-target-ms MS] [--parts]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,6 +50,7 @@
 #include <unistd.h>
 
 #include "ks_report.h"
+#include "ks_report_reuse.h"
 #include "ks_stage.h"
 #include "ksb_keys.h"
 #include "ksb_stats.h"
@@ -190,63 +199,30 @@ static phase_t summarise(producer_t *p)
         return f;
 }
 
-typedef struct collect {
-        ks_report_writer_t *w;
-        ks_warn_list_t     *wl;
-        ks_report_opts_t    opts;
-        double              max_snapshot_ns;
-        double max_lock_ns; /**< ks_topic_snapshot_t.lock_held_ns */
-        double snapshot_ns; /**< all snapshots */
-        double json_ns;     /**< all ks_report_topic() */
-        double write_ns;    /**< of which writing the topics */
-        double cpu_ns;      /**< thread CPU of topic JSON + write */
-} collect_t;
-
-/** @returns this thread's CPU time in ns. */
-static uint64_t thread_cpu_ns(void)
+/** @brief ks_topic_note_changes() of one topic, as plugin/ks_reporter.c
+ *         unchanged() runs it on every topic before a report. */
+static void note_changes(ks_topic_t *t, void *opaque)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        ks_topic_note_changes(t, *(const int64_t *)opaque);
 }
 
-/** As plugin/ks_reporter.c collect_topic() (build one topic's JSON and
- *  write it at once), timing the snapshot. */
-static void collect_topic(ks_topic_t *t, void *opaque)
-{
-        collect_t          *c = opaque;
-        ks_topic_snapshot_t snap;
-        json_t             *o;
-        uint64_t            t0  = ksb_now_ns(), t1, c0;
-        int                 err = ks_topic_snapshot(t, &snap);
-
-        t1 = ksb_now_ns();
-        if ((double)(t1 - t0) > c->max_snapshot_ns)
-                c->max_snapshot_ns = (double)(t1 - t0);
-        c->snapshot_ns += (double)(t1 - t0);
-        if (err)
-                return;
-        if ((double)snap.lock_held_ns > c->max_lock_ns)
-                c->max_lock_ns = (double)snap.lock_held_ns;
-        c0 = thread_cpu_ns();
-        if ((o = ks_report_topic(&snap, &c->opts, c->wl))) {
-                uint64_t w0 = ksb_now_ns();
-                ks_report_writer_topic_snapshot(c->w, &snap, o);
-                c->write_ns += (double)(ksb_now_ns() - w0);
-        }
-        json_decref(o);
-        ks_topic_snapshot_free(&snap);
-        c->json_ns += (double)(ksb_now_ns() - t1);
-        c->cpu_ns += (double)(thread_cpu_ns() - c0);
-}
+/** What one report took, for the figures. */
+typedef struct report_figs {
+        double ms;              /**< build + write, the flush wait excluded */
+        double sync_ms;         /**< the wait for the drainer's flush */
+        double collect_ms;      /**< the topics: snapshots, JSON, write */
+        double max_snapshot_us; /**< longest ks_topic_snapshot() */
+        double max_lock_us;     /**< longest lock hold inside one */
+        size_t rebuilt, reused; /**< topics */
+} report_figs_t;
 
 /** @brief One report as ks_reporter_write() builds it, after the flush
- *         it asks the drainer of @p stage for (waited for: @p sync_ms).
- *  @returns ms, the wait for the flush not included. */
-static double one_report(ksb_topics_t *kt, ks_stage_t *stage, const char *path,
-                         double *max_snapshot_ns, double *max_lock_ns,
-                         double *collect_ms, double *sync_ms)
+ *         it asks the drainer of @p stage for: every topic's changes
+ *         noted, then each topic written through ks_report_topics_add()
+ *         (rebuilt when it changed, else its kept text), the report closed
+ *         (fsync, rename). */
+static void one_report(ksb_topics_t *kt, ks_stage_t *stage, const char *path,
+                       report_figs_t *f)
 {
         ks_report_producer_t prod = {.client_id          = "ksb",
                                      .client_name        = "ksb#producer-1",
@@ -258,46 +234,128 @@ static double one_report(ksb_topics_t *kt, ks_stage_t *stage, const char *path,
                                      .report_interval_ms = 60000,
                                      .report_path        = path};
         ks_warn_list_t       wl;
-        collect_t            c;
+        ks_report_topics_t   rt;
+        ks_report_opts_t     opts;
         ks_report_writer_t   w;
         char                 errstr[512];
         uint64_t             t0 = ksb_now_ns(), t1, t2, t3;
+        int64_t              now;
 
         if (ks_stage_sync(stage, 10000, NULL))
                 ksb_die("the drainer did not flush in 10 s");
-        *sync_ms = (double)(ksb_now_ns() - t0) / 1e6;
-        t0       = ksb_now_ns();
+        f->sync_ms = (double)(ksb_now_ns() - t0) / 1e6;
+        t0         = ksb_now_ns();
         ks_warn_list_init(&wl);
-        c.w                   = &w;
-        c.wl                  = &wl;
-        c.opts                = ksb_topics_report_opts(kt, kt->conf.hot_keys);
-        c.max_snapshot_ns     = 0;
-        c.max_lock_ns         = 0;
-        c.snapshot_ns         = 0;
-        c.json_ns             = 0;
-        c.write_ns            = 0;
-        c.cpu_ns              = 0;
-        c.opts.bulk_by_writer = 1;
+        opts                = ksb_topics_report_opts(kt, kt->conf.hot_keys);
+        opts.bulk_by_writer = 1;
+        now                 = opts.now_ms;
+        ks_registry_foreach(&kt->reg, note_changes, &now);
+        memset(&rt, 0, sizeof(rt));
+        rt.w     = &w;
+        rt.wl    = &wl;
+        rt.opts  = &opts;
+        rt.asked = &kt->params;
+        rt.reuse = 1;
         if (ks_report_writer_open(&w, path) ||
-            ks_report_writer_begin(&w, &prod, &c.opts))
+            ks_report_writer_begin(&w, &prod, &opts))
                 ksb_die("report not started: %s", w.errstr);
-        ks_registry_foreach(&kt->reg, collect_topic, &c);
+        ks_registry_foreach(&kt->reg, ks_report_topics_add, &rt);
         t1 = ksb_now_ns();
         if (ks_report_writer_end(&w, &wl, errstr, sizeof(errstr)))
                 ksb_die("report not written: %s", errstr);
         t2 = ksb_now_ns();
         ks_warn_list_clear(&wl);
-        t3               = ksb_now_ns();
-        *max_snapshot_ns = c.max_snapshot_ns;
-        *max_lock_ns     = c.max_lock_ns;
-        *collect_ms      = (double)(t1 - t0) / 1e6;
-        ksb_note("report phases: snapshots %.1f ms, topic JSON + write %.1f "
-                 "ms (of which write %.1f ms; thread CPU %.1f ms), warnings + "
-                 "fsync + rename %.1f ms, free %.1f ms",
-                 c.snapshot_ns / 1e6, c.json_ns / 1e6, c.write_ns / 1e6,
-                 c.cpu_ns / 1e6, (double)(t2 - t1) / 1e6,
+        t3                 = ksb_now_ns();
+        f->max_snapshot_us = rt.max_snapshot_ns / 1000.0;
+        f->max_lock_us     = rt.max_lock_ns / 1000.0;
+        f->collect_ms      = (double)(t1 - t0) / 1e6;
+        f->rebuilt         = rt.rebuilt;
+        f->reused          = rt.reused;
+        f->ms              = (double)(t3 - t0) / 1e6;
+        ksb_note("report: %zu topics rebuilt, %zu reused; snapshots %.1f "
+                 "ms, topic JSON %.1f ms, write %.1f ms, warnings + fsync + "
+                 "rename %.1f ms, free %.1f ms",
+                 rt.rebuilt, rt.reused, rt.snapshot_ns / 1e6, rt.build_ns / 1e6,
+                 rt.write_ns / 1e6, (double)(t2 - t1) / 1e6,
                  (double)(t3 - t2) / 1e6);
-        return (double)(t3 - t0) / 1e6;
+}
+
+/** Parts of a report, in bytes of compact JSON (report_parts()). */
+enum {
+        PART_COLUMNS,   /**< current and proposed per-partition loads */
+        PART_FLOWS,     /**< proposals' flow / flow_nonzero */
+        PART_PROPOSALS, /**< the rest of proposals[] */
+        PART_HOT_KEYS,  /**< the topic's hot_keys[] */
+        PART_HLL,       /**< merge.distinct_hll */
+        PART_SAMPLE,    /**< merge.key_sample */
+        PART_MERGE_HOT, /**< merge.hot_keys */
+        PART_REST,      /**< everything else */
+        PART_CNT
+};
+
+static const char *const part_names[PART_CNT] = {
+    "columns",   "flows",        "proposals", "hot_keys",
+    "merge_hll", "merge_sample", "merge_hot", "rest"};
+
+/** @returns the compact JSON size of @p v (0 for NULL). */
+static double json_size(const json_t *v)
+{
+        return v ? (double)json_dumpb(v, NULL, 0,
+                                      JSON_COMPACT | JSON_ENCODE_ANY)
+                 : 0;
+}
+
+/**
+ * @brief Splits the report at @p path into its parts (compact JSON sizes
+ *        of each member, summed over topics; "rest" what is left of the
+ *        file) and prints them: the figures of issue 29's closing note.
+ */
+static void report_parts(const char *path, double file_bytes)
+{
+        json_error_t err;
+        json_t      *r = json_load_file(path, 0, &err), *t, *p;
+        const char  *name;
+        double       part[PART_CNT] = {0}, sum = 0;
+        size_t       i, k;
+        char         id[64], what[160];
+
+        if (!r)
+                ksb_die("%s: %s", path, err.text);
+        json_object_foreach(json_object_get(r, "topics"), name, t)
+        {
+                const json_t *m = json_object_get(t, "merge");
+                part[PART_COLUMNS] += json_size(json_object_get(
+                    json_object_get(t, "current"), "partitions"));
+                json_array_foreach(json_object_get(t, "proposals"), k, p)
+                {
+                        double c = json_size(json_object_get(p, "partitions"));
+                        double f =
+                            json_size(json_object_get(p, "flow")) +
+                            json_size(json_object_get(p, "flow_nonzero"));
+                        part[PART_COLUMNS] += c;
+                        part[PART_FLOWS] += f;
+                        part[PART_PROPOSALS] += json_size(p) - c - f;
+                }
+                part[PART_HOT_KEYS] +=
+                    json_size(json_object_get(t, "hot_keys"));
+                part[PART_HLL] += json_size(json_object_get(m, "distinct_hll"));
+                part[PART_SAMPLE] +=
+                    json_size(json_object_get(m, "key_sample"));
+                part[PART_MERGE_HOT] +=
+                    json_size(json_object_get(m, "hot_keys"));
+        }
+        for (i = 0; i < PART_REST; i++)
+                sum += part[i];
+        part[PART_REST] = file_bytes - sum;
+        for (i = 0; i < PART_CNT; i++) {
+                double mb = part[i] / 1e6;
+                snprintf(id, sizeof(id), "6.report.part.%s", part_names[i]);
+                snprintf(what, sizeof(what),
+                         "the report's %s (%.1f %% of the file)", part_names[i],
+                         100 * part[i] / file_bytes);
+                ksb_result(id, what, "-", 0, "MB", &mb, 1);
+        }
+        json_decref(r);
 }
 
 int main(int argc, char **argv)
@@ -316,11 +374,14 @@ int main(int argc, char **argv)
         pthread_t        th, dth;
         ks_stage_stats_t st0, st1, st2;
         char(*names)[32];
-        double ms[32], snap[32], lock[32], coll[32], sync[32], v, drain_base,
-            drain_during;
-        char     what[160];
-        phase_t  base, during;
-        uint64_t t0;
+        double ms[32], snap[32], lock[32], sync[32], still[32], v, drain_base,
+            drain_during, target_ms = 100, size_mb = 0, still_ms = 0;
+        int           parts = 0;
+        report_figs_t fig;
+        long          bytes;
+        char          what[160];
+        phase_t       base, during;
+        uint64_t      t0;
 
         for (a = 1; a < argc; a++) {
                 if (!strcmp(argv[a], "--topics") && a + 1 < argc)
@@ -339,12 +400,23 @@ int main(int argc, char **argv)
                         props[1] = proposed = argv[++a];
                 else if (!strcmp(argv[a], "--keep"))
                         keep = 1;
+                else if (!strcmp(argv[a], "--target-ms") && a + 1 < argc)
+                        target_ms = atof(argv[++a]);
+                else if (!strcmp(argv[a], "--size-target-mb") && a + 1 < argc)
+                        size_mb = atof(argv[++a]);
+                else if (!strcmp(argv[a], "--unchanged-target-ms") &&
+                         a + 1 < argc)
+                        still_ms = atof(argv[++a]);
+                else if (!strcmp(argv[a], "--parts"))
+                        parts = 1;
                 else if (!strcmp(argv[a], "--no-proto"))
                         ; /* accepted: the prototype writer is gone */
                 else
                         ksb_die("usage: ksb_report [--topics N] [--partitions "
                                 "N] [--proposed N,N,N] [--msgs N] [--reps R] "
-                                "[--rate MSGS_PER_S] [--path FILE] [--keep]");
+                                "[--rate MSGS_PER_S] [--path FILE] [--keep] "
+                                "[--target-ms MS] [--size-target-mb MB] "
+                                "[--unchanged-target-ms MS] [--parts]");
         }
         if (reps < 1 || reps > 32)
                 ksb_die("reps: 1..32");
@@ -386,23 +458,37 @@ int main(int argc, char **argv)
         usleep(100000);
         t0 = ksb_now_ns();
         for (r = 0; r < reps; r++) {
-                ms[r] = one_report(&kt, p.stage, path, &snap[r], &lock[r],
-                                   &coll[r], &sync[r]);
-                snap[r] /= 1000.0;
-                lock[r] /= 1000.0;
+                one_report(&kt, p.stage, path, &fig);
+                ms[r]   = fig.ms;
+                snap[r] = fig.max_snapshot_us;
+                lock[r] = fig.max_lock_us;
+                sync[r] = fig.sync_ms;
                 ksb_note("report %d: %.1f ms (snapshots + topic JSON %.1f ms), "
-                         "longest snapshot %.1f us, longest lock hold %.1f us",
-                         r, ms[r], coll[r], snap[r], lock[r]);
+                         "%zu topics rebuilt, longest snapshot %.1f us, "
+                         "longest lock hold %.1f us",
+                         r, ms[r], fig.collect_ms, fig.rebuilt, snap[r],
+                         lock[r]);
         }
         atomic_store(&p.stop, 1);
         pthread_join(th, NULL);
         during = summarise(&p);
         ks_stage_stats(p.stage, &st2);
         drain_during = atomic_exchange(&d.max_ns, 0.0);
-        atomic_store(&d.stop, 1);
-        pthread_join(dth, NULL);
         ksb_note("report file %s: %ld bytes; %d reports in %.1f s", path,
                  file_size(path), reps, (double)(ksb_now_ns() - t0) / 1e9);
+        /* the producer stopped: one report takes what it sent last, then
+         * no topic changes (the plugin's report after an idle interval) */
+        one_report(&kt, p.stage, path, &fig);
+        for (r = 0; r < reps; r++) {
+                one_report(&kt, p.stage, path, &fig);
+                still[r] = fig.ms;
+                if (fig.rebuilt)
+                        ksb_die("%zu topics rebuilt with none changed",
+                                fig.rebuilt);
+        }
+        atomic_store(&d.stop, 1);
+        pthread_join(dth, NULL);
+        bytes = file_size(path);
         ksb_note("on_send without reports: p50 %.0f p99 %.0f p99.99 %.0f "
                  "max %.0f ns, %zu calls over 5 us; %zu calls, %llu analysed "
                  "inline, %llu not analysed (ring full)",
@@ -420,8 +506,23 @@ int main(int argc, char **argv)
                  "report build + write, %zu topics x %d partitions x "
                  "proposed %s",
                  topics, partitions, proposed);
-        ksb_result("6.report.build_write", what, "<=", 100, "ms", ms,
+        ksb_result("6.report.build_write", what, "<=", target_ms, "ms", ms,
                    (size_t)reps);
+        snprintf(what, sizeof(what),
+                 "report build + write with no topic changed since the last "
+                 "(%zu topics, their kept text written again)",
+                 topics);
+        ksb_result("6.report.unchanged_build_write", what,
+                   still_ms > 0 ? "<=" : "-", still_ms, "ms", still,
+                   (size_t)reps);
+        v = (double)bytes / 1e6;
+        snprintf(what, sizeof(what),
+                 "report size, %zu topics x %d partitions x proposed %s",
+                 topics, partitions, proposed);
+        ksb_result("6.report.size", what, size_mb > 0 ? "<=" : "-", size_mb,
+                   "MB", &v, 1);
+        if (parts)
+                report_parts(path, (double)bytes);
         ksb_result("6.report.sync_wait",
                    "the reporter's wait for the drainer's flush before a "
                    "report (ks_stage_sync(); the flush is the drainer's "
