@@ -34,12 +34,17 @@ static void kept_free(void *p)
         free(k);
 }
 
-static double now_ns(void)
+static double clock_ns(clockid_t id)
 {
         struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
+        clock_gettime(id, &ts);
         return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double now_ns(void)
+{
+        return clock_ns(CLOCK_MONOTONIC);
 }
 
 /** @returns 1 when @p k holds topic text of generation @p gen that
@@ -105,7 +110,7 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
         ks_topic_snapshot_t snap;
         json_t             *o;
         size_t              first_warning;
-        double              t0, t1, t2;
+        double              t0, t1, t2, c0;
 
         if (rt->w->failed)
                 return;
@@ -132,6 +137,7 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
         if (k)
                 k->valid = 0; /* until it holds this report's text */
         first_warning = rt->wl->cnt;
+        c0            = clock_ns(CLOCK_THREAD_CPUTIME_ID);
         if (!(o = ks_report_topic(&snap, rt->opts, rt->wl))) {
                 rt->oom = 1;
                 ks_topic_snapshot_free(&snap);
@@ -156,6 +162,7 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
                 }
         }
         rt->write_ns += now_ns() - t2;
+        rt->cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
         json_decref(o);
         ks_topic_snapshot_free(&snap);
 }

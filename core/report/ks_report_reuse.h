@@ -56,6 +56,8 @@ typedef struct ks_report_topics {
          *  longest, the longest lock hold inside one, building their JSON,
          *  writing it (bench/ksb_report prints them) */
         double snapshot_ns, max_snapshot_ns, max_lock_ns, build_ns, write_ns;
+        /** the thread's CPU time building and writing them, ns */
+        double cpu_ns;
 } ks_report_topics_t;
 
 /**
