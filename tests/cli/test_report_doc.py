@@ -31,6 +31,9 @@ NOT_FIELDS = {
     "false", "ks_report_sampling_settle", "report", "tmp", "n", "v1", "v2",
     "increase", "cleanup", "policy", "compact", "refresh", "ms", "show",
     "html", "metrics", "keyshift",
+    # v1's sketch members, named in "What changed from v1"; what the packed
+    # sketches' payloads hold (docs: "Packed sketches"), not JSON members
+    "registers_hex", "registers_nonzero", "entries", "hash64", "phash",
 }
 
 
