@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ksb_merge.c
  * @brief Issue 29's goal for `keyshift merge`: 20 reports of 1,000 topics

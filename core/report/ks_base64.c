@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_base64.c
  * @brief Base64 of RFC 4648 section 4 (ks_base64.h): three bytes to four

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_base64.h
  * @brief Base64 (RFC 4648 section 4: the standard alphabet A-Z a-z 0-9 + /,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_pack.c
  * @brief Writes the packed sketches of a report's `merge` object

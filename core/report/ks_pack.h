@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_pack.h
  * @brief The packed form of a report's mergeable sketches (`merge.*.packed`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_merge.c
  * @brief A topic's `merge` object: the sketches that combining reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_reuse.c
  * @brief A report's topics, each rebuilt only when it changed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_report_reuse.h
  * @brief A report's topics written one by one, each rebuilt only when it

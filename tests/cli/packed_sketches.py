@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A reader of the report's packed sketches written from
 docs/report-schema.md ("Packed sketches: the layout, version 1") alone,
 with Python's base64, struct and zlib: it proves the document describes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The packed sketches of a report's `merge` object, read by a reader
 # written from docs/report-schema.md alone (packed_sketches.py: Python's
 # base64, struct, zlib), on reports of Debian's kcat with the plugin on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_pack.c
  * @brief The packed sketches of a report's `merge` object (ks_pack.h) and

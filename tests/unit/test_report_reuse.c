@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file test_report_reuse.c
  * @brief Incremental reports (core/report/ks_report_reuse.h): a topic
