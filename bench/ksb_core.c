@@ -37,10 +37,12 @@
  *
  * --profile: no timing and no drainer: the stream is staged and collected
  * on one thread (every 2,048 messages), for perf record or
- * valgrind --tool=callgrind.
+ * valgrind --tool=callgrind (bench/icount: instructions per message); the
+ * stream is --distinct N keys, else --ais N messages of the risky_ais
+ * replay, else Zipf.
  *
  * Usage: ksb_core [--msgs N] [--keys K] [--zipf S] [--distinct N]
- *                 [--reps R] [--rate MSGS_PER_S] [--threads-only]
+ *                 [--ais N] [--reps R] [--rate MSGS_PER_S] [--threads-only]
  *                 [--no-threads] [--profile]
  */
 #include <pthread.h>
@@ -281,8 +283,9 @@ static void measure_threads(const ksb_stream_t *st, int reps)
         free(lat);
 }
 
-/** @brief The produce path over the stream, untimed (for profilers). */
-static void profile_stream(const ksb_stream_t *st)
+/** @brief The produce path over the stream, untimed (for profilers; never
+ *         inlined: bench/icount counts its instructions by name). */
+__attribute__((noinline)) static void profile_stream(const ksb_stream_t *st)
 {
         ksb_topics_t     kt;
         ks_stage_stats_t ss;
@@ -327,6 +330,7 @@ static void profile_stream(const ksb_stream_t *st)
 int main(int argc, char **argv)
 {
         size_t       msgs = 2000000, keys = 100000, distinct = 10000000;
+        size_t       ais  = 0;
         double       zipf = 1.0;
         int          reps = 5, threads = 1, single = 1, profile = 0, i;
         ksb_stream_t st;
@@ -340,6 +344,8 @@ int main(int argc, char **argv)
                         zipf = atof(argv[++i]);
                 else if (!strcmp(argv[i], "--distinct") && i + 1 < argc)
                         distinct = strtoull(argv[++i], NULL, 10);
+                else if (!strcmp(argv[i], "--ais") && i + 1 < argc)
+                        ais = strtoull(argv[++i], NULL, 10);
                 else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
                         reps = atoi(argv[++i]);
                 else if (!strcmp(argv[i], "--rate") && i + 1 < argc)
@@ -352,7 +358,8 @@ int main(int argc, char **argv)
                         profile = 1;
                 else
                         ksb_die("usage: ksb_core [--msgs N] [--keys K] "
-                                "[--zipf S] [--distinct N] [--reps R] "
+                                "[--zipf S] [--distinct N] [--ais N] "
+                                "[--reps R] "
                                 "[--rate MSGS_PER_S] [--threads-only] "
                                 "[--no-threads] "
                                 "[--profile]");
@@ -360,6 +367,8 @@ int main(int argc, char **argv)
         if (profile) {
                 if (distinct)
                         ksb_stream_distinct(&st, distinct);
+                else if (ais)
+                        ksb_stream_ais(&st, ksb_ais_log_path(), ais);
                 else
                         ksb_stream_zipf(&st, msgs, keys, zipf, 0.01, 42);
                 profile_stream(&st);
