@@ -17,7 +17,7 @@
  *    memory given), open addressing with linear probing over at most
  *    KS_BATCH_PROBE slots, keyed by (topic, key bytes, NULL flag,
  *    partition argument) and placed by ks_batch_key_hash(); the drainer
- *    fetches a message's slot a few messages ahead (ks_batch_prefetch()):
+ *    fetches a message's slot a few messages ahead (ks_batch_look_ahead()):
  *    the table is larger than the caches. A slot holds the key (at most
  *    KS_BATCH_KEY_MAX bytes) and its messages and bytes not analysed yet;
  *    a tag array beside the slots (4 B a slot: 16 bits of the hash, the
@@ -145,8 +145,8 @@
  *  a stream that starts repeating is back in the table within 131,072
  *  messages, ~45 ms at 3 M messages/s). */
 #define KS_BATCH_PASS_SPAN (31 * KS_BATCH_PASS_WINDOW)
-/** Messages the drainer looks ahead at most (ks_batch_prefetch()): a
- *  slot is not fetched for a message that will pass the table by. */
+/** Messages the drainer looks ahead at most (ks_batch_look_ahead()): a
+ *  message that will pass the table by is neither hashed nor fetched. */
 #define KS_BATCH_PASS_AHEAD 64
 /** Period of the flush ks_batch_rotate() begins (the plugin flushes before
  *  each report and partition count change besides). */
@@ -206,16 +206,28 @@ void ks_batch_destroy(ks_batch_t *b);
 uint64_t ks_batch_key_hash(const ks_topic_t *t, const void *key, size_t keylen,
                            int32_t partition);
 
-/** @brief Asks the CPU to fetch the slots a key of topic @p t and hash
- *         @p h is first looked for in (call it a few messages ahead of
- *         ks_batch_add(): the table is larger than the caches); not while
- *         the message will pass the table by. */
-void ks_batch_prefetch(const ks_batch_t *b, const ks_topic_t *t, uint64_t h);
+/**
+ * @brief What the table needs of a message before ks_batch_add() counts
+ *        it, asked at most KS_BATCH_PASS_AHEAD messages ahead: its
+ *        ks_batch_key_hash(), and the CPU asked to fetch the slots it is
+ *        first looked for in (the table is larger than the caches). A
+ *        message that will pass the table by needs neither: on a stream of
+ *        new keys the hash and the fetch were ~5 % of a message's
+ *        instructions (bench/icount).
+ * @returns the key's ks_batch_key_hash(), or 0 for a message that will
+ *          pass the table by (ks_batch_add() does not read its hash: a
+ *          span under way lasts more than KS_BATCH_PASS_AHEAD messages,
+ *          and a topic's count once known stays known).
+ * @locality the batch's one consumer.
+ */
+uint64_t ks_batch_look_ahead(const ks_batch_t *b, const ks_topic_t *t,
+                             const void *key, size_t keylen, int32_t partition);
 
 /**
  * @brief Counts one message of topic @p t (key NULL for a NULL key;
  *        partition -1: the partitioner chooses; @p h its
- *        ks_batch_key_hash()) of @p bytes key + value bytes, produced at
+ *        ks_batch_key_hash(), or ks_batch_look_ahead()'s answer for it)
+ *        of @p bytes key + value bytes, produced at
  *        monotonic time @p mono_ms. A key longer than KS_BATCH_KEY_MAX is
  *        analysed at once (ks_topic_record_at()).
  * @locality the batch's one consumer. @locks none held; takes topics'

@@ -20,7 +20,7 @@
 /** Ring entries whose table slots are fetched ahead of their counting. */
 #define KS_STAGE_AHEAD 16
 _Static_assert(KS_STAGE_AHEAD <= KS_BATCH_PASS_AHEAD,
-               "ks_batch_prefetch() knows which will pass the table by");
+               "ks_batch_look_ahead() knows which will pass the table by");
 
 /** @returns where long-key entry @p e's key sits in its ring's arena. */
 static inline ks_arena_at_t entry_at(const ks_stage_entry_t *e)
@@ -41,16 +41,16 @@ static inline const void *entry_key(const ks_ring_t        *r,
 }
 
 /** @brief Looks ahead at ring entry @p k: its key's place in the batch
- *         into hq[k % KS_STAGE_AHEAD], and that slot fetched. */
+ *         into hq[k % KS_STAGE_AHEAD], and that slot fetched
+ *         (ks_batch_look_ahead(): neither for a message passing it by). */
 static inline void look_ahead(ks_stage_t *s, const ks_ring_t *r,
                               const ks_stage_entry_t *ents, size_t k,
                               uint64_t *hq)
 {
         const ks_stage_entry_t *e = &ents[k & (KS_STAGE_RING_ENTRIES - 1)];
 
-        hq[k % KS_STAGE_AHEAD] =
-            ks_batch_key_hash(e->t, entry_key(r, e), e->keylen, e->partition);
-        ks_batch_prefetch(s->batch, e->t, hq[k % KS_STAGE_AHEAD]);
+        hq[k % KS_STAGE_AHEAD] = ks_batch_look_ahead(
+            s->batch, e->t, entry_key(r, e), e->keylen, e->partition);
 }
 
 /** @brief Counts staged entry @p e (its key @p key, hashed @p h for the
@@ -107,7 +107,8 @@ static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
                 key = entry_key(r, e);
                 at  = now - (int64_t)(uint32_t)(now32 - e->mono32);
                 add_entry(s, e,
-                          ks_batch_key_hash(e->t, key, e->keylen, e->partition),
+                          ks_batch_look_ahead(s->batch, e->t, key, e->keylen,
+                                              e->partition),
                           key, at);
                 if (e->key_long)
                         *ktail += entry_at(e).span;

@@ -126,6 +126,43 @@ static ks_topic_t *new_topic(int i, int with_count)
         return new_topic_p(i, with_count, KS_PARTITIONER_CONSISTENT_RANDOM);
 }
 
+/** How far the drainer looks ahead (ks_stage_drain.c, KS_STAGE_AHEAD). */
+#define AHEAD 16
+
+/** The drainer's look-ahead, as ks_stage_drain.c's collect() does it: a
+ *  message's ks_batch_look_ahead() is asked AHEAD messages before
+ *  ks_batch_add() counts it. */
+typedef struct ahead {
+        uint64_t h[AHEAD];
+        size_t   skipped; /**< answers of 0: will pass the table by */
+        size_t   wrong;   /**< probes the table without its own hash */
+} ahead_t;
+
+/** @brief Counts message @p i (of topic @p t, as given) with the hash its
+ *         look-ahead gave, and looks ahead at message @p i + AHEAD, which
+ *         @p next describes (NULL: none). A message that probes the table
+ *         must have been given its ks_batch_key_hash(). */
+static void add_ahead(ks_batch_t *b, ahead_t *a, size_t i, ks_topic_t *t,
+                      const void *key, size_t kl, int32_t partition,
+                      uint64_t bytes, int64_t mono_ms, ks_topic_t *nt,
+                      const void *nkey, size_t nkl, int32_t npartition)
+{
+        ks_batch_stats_t before, after;
+        uint64_t         h = a->h[i % AHEAD];
+
+        ks_batch_stats(b, &before);
+        ks_batch_add(b, t, h, key, kl, partition, bytes, mono_ms);
+        ks_batch_stats(b, &after);
+        if (after.probes != before.probes &&
+            h != ks_batch_key_hash(t, key, kl, partition))
+                a->wrong++;
+        if (nt) {
+                a->h[i % AHEAD] =
+                    ks_batch_look_ahead(b, nt, nkey, nkl, npartition);
+                a->skipped += a->h[i % AHEAD] == 0;
+        }
+}
+
 static int by_hash(const void *a, const void *b)
 {
         const ks_keysample_entry_t *x = a, *y = b;
@@ -303,6 +340,7 @@ static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct,
         ks_topic_t      *ta[TOPICS], *tb[TOPICS];
         ks_batch_t      *b = ks_batch_new(batch_bytes);
         ks_batch_stats_t st, mid = {0};
+        ahead_t          ahd = {{0}, 0, 0};
         size_t           i;
         int              k;
 
@@ -313,14 +351,21 @@ static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct,
                 ta[k] = new_topic(k, with_count);
                 tb[k] = new_topic(k, with_count);
         }
+        for (i = 0; i < AHEAD; i++)
+                ahd.h[i] = ks_batch_look_ahead(
+                    b, ta[m[i].topic], m[i].keylen < 0 ? NULL : m[i].key,
+                    m[i].keylen < 0 ? 0 : (size_t)m[i].keylen, m[i].partition);
         for (i = 0; i < MSGS; i++) {
-                const void *key = m[i].keylen < 0 ? NULL : m[i].key;
-                size_t      kl  = m[i].keylen < 0 ? 0 : (size_t)m[i].keylen;
-                ks_topic_t *t   = ta[m[i].topic];
-                ks_batch_add(b, t,
-                             ks_batch_key_hash(t, key, kl, m[i].partition), key,
-                             kl, m[i].partition, kl + (size_t)m[i].value_len,
-                             m[i].mono_ms);
+                const void  *key = m[i].keylen < 0 ? NULL : m[i].key;
+                size_t       kl  = m[i].keylen < 0 ? 0 : (size_t)m[i].keylen;
+                ks_topic_t  *t   = ta[m[i].topic];
+                const msg_t *n   = i + AHEAD < MSGS ? &m[i + AHEAD] : NULL;
+                add_ahead(b, &ahd, i, t, key, kl, m[i].partition,
+                          kl + (size_t)m[i].value_len, m[i].mono_ms,
+                          n ? ta[n->topic] : NULL,
+                          n && n->keylen >= 0 ? n->key : NULL,
+                          n && n->keylen >= 0 ? (size_t)n->keylen : 0,
+                          n ? n->partition : -1);
                 ks_topic_record_at(tb[m[i].topic], key, kl, m[i].partition,
                                    (size_t)m[i].value_len, m[i].mono_ms);
                 if (i + 1 == distinct)
@@ -335,6 +380,7 @@ static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct,
         ks_batch_stats(b, &st);
         CU_ASSERT_EQUAL(st.messages, MSGS);
         CU_ASSERT(st.flushes > 2);
+        CU_ASSERT_EQUAL(ahd.wrong, 0); /* every probe had its own hash */
         if (distinct && !with_count) {
                 /* runs wait for the count (at most pending_max): the
                  * table keeps more messages in them */
@@ -350,6 +396,9 @@ static void run_and_compare(int with_count, size_t batch_bytes, size_t distinct,
                               (KS_BATCH_PASS_SPAN + KS_BATCH_PASS_WINDOW));
                 CU_ASSERT(st.passed_by - mid.passed_by <= KS_BATCH_PASS_SPAN);
                 CU_ASSERT(st.probes + st.passed_by == MSGS);
+                /* messages passing by were neither hashed nor fetched,
+                 * but for the last KS_BATCH_PASS_AHEAD of each span */
+                CU_ASSERT(ahd.skipped >= st.passed_by * 99 / 100);
         } else if (batch_bytes == 0) { /* the smallest table: evicted */
                 CU_ASSERT(st.evicted > MSGS / 2);
                 CU_ASSERT(st.passed_by == 0); /* found: 31 % */
@@ -411,25 +460,37 @@ static void beside_unknown(int unknown_keys)
         ks_topic_t      *known = new_topic(0, 1), *unknown = new_topic(1, 0);
         ks_batch_t      *b   = ks_batch_new((size_t)1 << 20);
         ks_batch_stats_t mid = {0}, st;
-        char             key[24];
-        size_t           i;
-        int              kl;
+        ahead_t          ahd = {{0}, 0, 0};
+        char(*key)[24]       = malloc(N * sizeof(*key));
+        int         *kl      = malloc(N * sizeof(*kl));
+        ks_topic_t **t       = malloc(N * sizeof(*t));
+        size_t       i;
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_FATAL(key && kl && t);
         for (i = 0; i < N; i++) {
-                int         to_unknown = next_rand() % 100 < 15;
-                ks_topic_t *t          = to_unknown ? unknown : known;
+                int to_unknown = next_rand() % 100 < 15;
 
+                t[i] = to_unknown ? unknown : known;
                 if (to_unknown && unknown_keys)
-                        kl = snprintf(key, sizeof(key), "u%d",
-                                      (int)(next_rand() % unknown_keys));
+                        kl[i] = snprintf(key[i], sizeof(key[i]), "u%d",
+                                         (int)(next_rand() % unknown_keys));
                 else if (to_unknown || i < N / 4)
-                        kl = snprintf(key, sizeof(key), "n%zu", i);
+                        kl[i] = snprintf(key[i], sizeof(key[i]), "n%zu", i);
                 else
-                        kl = snprintf(key, sizeof(key), "h%d",
-                                      (int)(next_rand() % 1000));
-                ks_batch_add(b, t, ks_batch_key_hash(t, key, (size_t)kl, -1),
-                             key, (size_t)kl, -1, (uint64_t)kl + 10, 1000);
+                        kl[i] = snprintf(key[i], sizeof(key[i]), "h%d",
+                                         (int)(next_rand() % 1000));
+        }
+        for (i = 0; i < AHEAD; i++)
+                ahd.h[i] =
+                    ks_batch_look_ahead(b, t[i], key[i], (size_t)kl[i], -1);
+        for (i = 0; i < N; i++) {
+                size_t n = i + AHEAD < N ? i + AHEAD : i;
+
+                add_ahead(b, &ahd, i, t[i], key[i], (size_t)kl[i], -1,
+                          (uint64_t)kl[i] + 10, 1000,
+                          i + AHEAD < N ? t[n] : NULL, key[n], (size_t)kl[n],
+                          -1);
                 if (i + 1 == N / 4)
                         ks_batch_stats(b, &mid);
                 if (i % 97 == 0)
@@ -440,9 +501,15 @@ static void beside_unknown(int unknown_keys)
         CU_ASSERT(mid.passed_by > N / 8);
         CU_ASSERT(st.passed_by - mid.passed_by <= KS_BATCH_PASS_SPAN);
         CU_ASSERT_EQUAL(st.probes + st.passed_by, N);
+        /* the unknown topic's messages probe, hashed, during a span too */
+        CU_ASSERT_EQUAL(ahd.wrong, 0);
+        CU_ASSERT(ahd.skipped >= st.passed_by * 99 / 100);
         ks_batch_destroy(b);
         ks_topic_destroy(known);
         ks_topic_destroy(unknown);
+        free(key);
+        free(kl);
+        free(t);
 }
 
 static void test_passed_by_beside_unknown(void)
