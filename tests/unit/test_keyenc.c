@@ -25,6 +25,7 @@
 #include "ks_keyenc.h"
 #include "ks_test.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -638,6 +639,79 @@ static void test_random_properties(void)
         CU_ASSERT(ints > 10000);
 }
 
+/** @returns 1 if @p key (@p len bytes) is canonical decimal text of an
+ *  int64 as rule 2 says (ks_keyenc.h): an optional '-', 1..19 ASCII digits,
+ *  no leading zero but "0" itself, within int64's range; strtoll and
+ *  snprintf are the oracle, byte by byte, not keyshift's code. */
+static int oracle_decimal(const unsigned char *key, size_t len)
+{
+        char      text[32], back[32];
+        long long v;
+        size_t    i;
+
+        if (len == 0 || len >= sizeof(text))
+                return 0;
+        for (i = 0; i < len; i++)
+                if (!(key[i] >= '0' && key[i] <= '9') &&
+                    !(i == 0 && key[i] == '-'))
+                        return 0;
+        memcpy(text, key, len);
+        text[len] = '\0';
+        errno     = 0;
+        v         = strtoll(text, NULL, 10);
+        if (errno)
+                return 0;
+        snprintf(back, sizeof(back), "%lld", v);
+        return !strcmp(back, text) && strcmp(text, "-0");
+}
+
+/** Decimal keys are recognised a word at a time (ks_keyenc.c): every
+ *  byte value at every position of digit strings of 1..24 bytes, and two
+ *  bytes at once (a byte of 0xfa and up carries into the next one when
+ *  the word is added to), against the rule's oracle. */
+static void test_decimal_words(void)
+{
+        unsigned char key[24];
+        size_t        len, pos, pos2;
+        int           v, v2, decimal = 0;
+
+        for (len = 1; len <= sizeof(key); len++) {
+                for (pos = 0; pos < len; pos++)
+                        key[pos] = (unsigned char)('1' + pos % 9);
+                CU_ASSERT_EQUAL(ks_keyenc_classify(key, len) ==
+                                    KS_KEYENC_DECIMAL,
+                                oracle_decimal(key, len));
+                for (pos = 0; pos < len; pos++) {
+                        for (v = 0; v < 256; v++) {
+                                unsigned char was = key[pos];
+                                int           want;
+
+                                key[pos] = (unsigned char)v;
+                                want     = oracle_decimal(key, len);
+                                decimal += want;
+                                CU_ASSERT_EQUAL(ks_keyenc_classify(key, len) ==
+                                                    KS_KEYENC_DECIMAL,
+                                                want);
+                                for (pos2 = pos + 1; v >= 0xf0 && pos2 < len;
+                                     pos2++) {
+                                        unsigned char was2 = key[pos2];
+                                        for (v2 = 0; v2 < 256; v2++) {
+                                                key[pos2] = (unsigned char)v2;
+                                                CU_ASSERT_EQUAL(
+                                                    ks_keyenc_classify(key,
+                                                                       len) ==
+                                                        KS_KEYENC_DECIMAL,
+                                                    0);
+                                        }
+                                        key[pos2] = was2;
+                                }
+                                key[pos] = was;
+                        }
+                }
+        }
+        CU_ASSERT(decimal > 1000);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
@@ -653,5 +727,7 @@ void ks_test_register(void)
             {"logical: text and json", test_logical_text_json},
             {"logical: fixed-width and reinterpretation", test_logical_binary},
             {"logical: avro spec vectors", test_logical_avro},
-            {"random keys: bounds and printf oracle", test_random_properties});
+            {"random keys: bounds and printf oracle", test_random_properties},
+            {"decimal keys a word at a time: every byte, every position",
+             test_decimal_words});
 }
