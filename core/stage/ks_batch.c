@@ -175,12 +175,21 @@ static void rate_add(ks_batch_t *b, ks_topic_t *t, int64_t mono_ms, uint32_t n,
         if (bt->nrates && bt->rates[bt->nrates - 1].mono_ms == mono_ms) {
                 bt->rates[bt->nrates - 1].messages += n;
                 bt->rates[bt->nrates - 1].bytes += bytes;
-        } else if (bt->nrates < KS_BATCH_RATES) {
-                bt->rates[bt->nrates++] = (ks_batch_rate_t){mono_ms, n, bytes};
         } else {
-                ks_topic_lock(t);
-                ks_topic_rate_locked(t, mono_ms, n, bytes);
-                ks_topic_unlock(t);
+                if (bt->nrates == KS_BATCH_RATES) {
+                        /* the topic's stamps are used up: they go to the
+                         * topic now, in order, before this one (the series
+                         * counts a stamp older than its second in progress
+                         * in that second: ks_rates.h) */
+                        ks_topic_lock(t);
+                        for (i = 0; i < bt->nrates; i++)
+                                ks_topic_rate_locked(t, bt->rates[i].mono_ms,
+                                                     bt->rates[i].messages,
+                                                     bt->rates[i].bytes);
+                        ks_topic_unlock(t);
+                        bt->nrates = 0;
+                }
+                bt->rates[bt->nrates++] = (ks_batch_rate_t){mono_ms, n, bytes};
         }
 }
 
@@ -511,9 +520,14 @@ static inline void add_n(ks_batch_t *b, ks_topic_t *t, uint64_t h,
 
         b->stats.messages++;
         if (keylen > KS_BATCH_KEY_MAX) {
+                ks_key_facts_t f;
                 b->stats.direct++;
-                ks_topic_record_n_at(t, key, keylen, partition, n, all,
-                                     mono_ms);
+                ks_topic_key_facts(t, key, keylen, partition, &f);
+                ks_topic_lock(t);
+                ks_topic_record_run_locked(t, key, keylen, partition, &f, n,
+                                           all, KS_RUN_HOT_NOW);
+                ks_topic_unlock(t);
+                rate_add(b, t, mono_ms, n, all); /* in order, as the rest */
                 return;
         }
         if (b->pass_left && ks_topic_count_known(t)) {

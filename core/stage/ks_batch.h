@@ -48,7 +48,9 @@
  *    holds them in (a NULL key's run, which the summary may know as the
  *    empty key's, comes after the window);
  *  - the per-second rates do not wait for a run: each topic's messages per
- *    millisecond stamp are counted in the pass and added at its end;
+ *    millisecond stamp are counted in the pass and added at its end (or
+ *    when its stamps are used up), in the order they were staged, a long
+ *    key's too, so that each message counts in its own second;
  *  - a key stream the table does not aggregate passes it by: when fewer
  *    than KS_BATCH_PASS_BELOW of 256 probes in a window of
  *    KS_BATCH_PASS_WINDOW find their key (every message a new key, as in

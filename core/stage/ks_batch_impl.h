@@ -19,7 +19,8 @@
 /** Runs recorded under one hold of a topic's lock (~10-30 us). */
 #define KS_BATCH_HOLD_RUNS 64
 
-/** Millisecond stamps kept per topic and pass (more: added at once). */
+/** Millisecond stamps kept per topic and pass (more: those kept go to the
+ *  topic first, in order, and the pass keeps counting). */
 #define KS_BATCH_RATES 4
 
 /** Slot flags. */

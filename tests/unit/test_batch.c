@@ -225,6 +225,13 @@ static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
                 CU_ASSERT_EQUAL(a->mixed[i].messages, b->mixed[i].messages);
         CU_ASSERT_EQUAL(a->rates.msgs, b->rates.msgs);
         CU_ASSERT_EQUAL(a->rates.bytes, b->rates.bytes);
+        /* and second by second: each message in its own second */
+        CU_ASSERT_EQUAL(a->rates.sec, b->rates.sec);
+        CU_ASSERT_EQUAL(a->rates.sec_msgs, b->rates.sec_msgs);
+        CU_ASSERT(!memcmp(&a->rates.hist_msgs, &b->rates.hist_msgs,
+                          sizeof(a->rates.hist_msgs)));
+        CU_ASSERT(!memcmp(&a->rates.hist_bytes, &b->rates.hist_bytes,
+                          sizeof(a->rates.hist_bytes)));
         /* a stream the table passed by offers the hot-key summary one run
          * of one in KS_HOT_SAMPLE_ONE_IN, weighted: its total is then an
          * estimate, within 3 standard errors of the exact one */
@@ -518,6 +525,55 @@ static void test_passed_by_beside_unknown(void)
         beside_unknown(50);
 }
 
+/* Rates: a message counted in a pass's stamps is in its own second, not
+ * the previous message's (few messages a second: the per-second
+ * histograms are exact below 64), whether its topic's stamps are used
+ * up in the pass or not (they were added out of order once they were),
+ * with a second topic between or not, its key long (analysed alone) or
+ * not. */
+static void test_rates_seconds(void)
+{
+        ks_topic_t *ta[2] = {new_topic(0, 1), new_topic(1, 1)};
+        ks_topic_t *tb[2] = {new_topic(0, 1), new_topic(1, 1)};
+        ks_batch_t *b     = ks_batch_new((size_t)1 << 20);
+        char        key[64];
+        int64_t     ms = ks_topic_mono_ms(); /* the topics' rates began */
+        int         i, k, kl;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        for (i = 0; i < 3000; i++) {
+                /* ~30 a second, ~3 a stamp; the second topic now and
+                 * then; a pass of ~40 messages */
+                ms += next_rand() % 3 == 0 ? 97 : 0;
+                k  = next_rand() % 8 == 0;
+                kl = snprintf(
+                    key, sizeof(key),
+                    i % 11 ? "k%d"
+                           : "a key longer than the 36 bytes of a slot: %d",
+                    i % 500);
+                ks_batch_add(b, ta[k], ks_batch_key_hash(ta[k], key, kl, -1),
+                             key, (size_t)kl, -1, (uint64_t)kl + 7, ms);
+                ks_topic_record_at(tb[k], key, (size_t)kl, -1, 7, ms);
+                if (next_rand() % 40 == 0)
+                        ks_batch_end_pass(b);
+        }
+        ks_batch_flush(b);
+        for (k = 0; k < 2; k++) {
+                ks_topic_snapshot_t sa, sb;
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(ta[k], &sa), 0);
+                CU_ASSERT_EQUAL_FATAL(ks_topic_snapshot(tb[k], &sb), 0);
+                CU_ASSERT(sa.rates.sec > 20);
+                CU_ASSERT(sa.c.total.messages > 300);
+                CU_ASSERT(sa.c.key_encodings[KS_KEYENC_TEXT] > 20);
+                expect_same(&sa, &sb);
+                ks_topic_snapshot_free(&sa);
+                ks_topic_snapshot_free(&sb);
+                ks_topic_destroy(ta[k]);
+                ks_topic_destroy(tb[k]);
+        }
+        ks_batch_destroy(b);
+}
+
 /* The bytes a budget gives, known before the table is made (the sketch
  * budget keyshift.memory.max.mb leaves), are the table's own. */
 static void test_bytes_for(void)
@@ -757,6 +813,7 @@ void ks_test_register(void)
             {"a topic of unknown count beside one passing the table by",
              test_passed_by_beside_unknown},
             {"more topics than a pass keeps rates of", test_many_topics},
+            {"rates: each message in its own second", test_rates_seconds},
             {"NULL and empty keys hashed alike: one hot key",
              test_null_and_empty},
             {"tag array: crowded ranges, slices", test_tags_crowded},
