@@ -95,8 +95,14 @@ struct ks_batch {
         size_t          nevicted;
         ks_batch_slot_t evicted[KS_BATCH_EVICTED];
         /* the pass's rates */
-        int              ntopics;
-        int              last_ix; /**< topic of the previous message */
+        int ntopics;
+        int last_ix; /**< topic of the previous message */
+        /** the rates' entry the previous message was counted in (NULL:
+         *  none since the pass's rates were added) and its topic: the
+         *  next message of that topic and millisecond is counted there
+         *  without a look (rate_count()) */
+        ks_batch_rate_t *last_rate;
+        ks_topic_t      *last_rate_t;
         ks_batch_topic_t topics[KS_BATCH_TOPICS];
         /* the flush under way */
         int      flushing;      /**< 0: none; 1: runs; 2: hot-key offers */
