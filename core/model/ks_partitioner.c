@@ -73,55 +73,6 @@ int ks_partitioner_from_name(const char *name, ks_partitioner_t *out)
 }
 
 /**
- * @brief Whether librdkafka sets the topic's `random_partitioner` flag,
- *        which disables sticky partitioning (`rd_kafka_topic_new0()`).
- * @returns 1 when sticky partitioning is off for @p p at @p linger_ms.
- */
-static int ks_partitioner_sticky_disabled(ks_partitioner_t p, int linger_ms)
-{
-        return linger_ms <= 0 || p == KS_PARTITIONER_CONSISTENT ||
-               p == KS_PARTITIONER_MURMUR2 || p == KS_PARTITIONER_FNV1A;
-}
-
-/**
- * @brief What the partitioner function itself does with the key, once
- *        rd_kafka_msg_partitioner() has decided not to go sticky.
- * @returns KS_PLACE_HASHED or KS_PLACE_RANDOM.
- */
-static ks_placement_t
-ks_partitioner_fn_placement(ks_partitioner_t p, const void *key, size_t keylen)
-{
-        switch (p) {
-        case KS_PARTITIONER_CONSISTENT:
-        case KS_PARTITIONER_MURMUR2:
-        case KS_PARTITIONER_FNV1A:
-                return KS_PLACE_HASHED;
-        case KS_PARTITIONER_CONSISTENT_RANDOM:
-                return keylen == 0 ? KS_PLACE_RANDOM : KS_PLACE_HASHED;
-        case KS_PARTITIONER_MURMUR2_RANDOM:
-        case KS_PARTITIONER_FNV1A_RANDOM:
-                return key == NULL ? KS_PLACE_RANDOM : KS_PLACE_HASHED;
-        case KS_PARTITIONER_RANDOM:
-        default:
-                return KS_PLACE_RANDOM;
-        }
-}
-
-ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
-                                        int sticky_linger_ms, const void *key,
-                                        size_t keylen)
-{
-        if (!key)
-                keylen = 0; /* as rd_kafka_msg_new0() */
-
-        if (!ks_partitioner_sticky_disabled(p, sticky_linger_ms) &&
-            (!key || (keylen == 0 && p == KS_PARTITIONER_CONSISTENT_RANDOM)))
-                return KS_PLACE_STICKY;
-
-        return ks_partitioner_fn_placement(p, key, keylen);
-}
-
-/**
  * @brief librdkafka's `rd_fnv1a()`: FNV-1a, then the absolute value of the
  *        hash read as an int32 (Sarama's NewHashPartitioner). Negated in
  *        unsigned arithmetic, so 0x80000000 maps to itself as it does in

@@ -57,14 +57,63 @@ const char *ks_partitioner_name(ks_partitioner_t p);
 int ks_partitioner_from_name(const char *name, ks_partitioner_t *out);
 
 /**
- * @brief How librdkafka 2.0.2 places a message with partition UA.
+ * @brief Whether librdkafka sets the topic's `random_partitioner` flag,
+ *        which disables sticky partitioning (`rd_kafka_topic_new0()`).
+ * @returns 1 when sticky partitioning is off for @p p at @p linger_ms.
+ */
+static inline int ks_partitioner_sticky_disabled(ks_partitioner_t p,
+                                                 int              linger_ms)
+{
+        return linger_ms <= 0 || p == KS_PARTITIONER_CONSISTENT ||
+               p == KS_PARTITIONER_MURMUR2 || p == KS_PARTITIONER_FNV1A;
+}
+
+/**
+ * @brief What the partitioner function itself does with the key, once
+ *        rd_kafka_msg_partitioner() has decided not to go sticky.
+ * @returns KS_PLACE_HASHED or KS_PLACE_RANDOM.
+ */
+static inline ks_placement_t
+ks_partitioner_fn_placement(ks_partitioner_t p, const void *key, size_t keylen)
+{
+        switch (p) {
+        case KS_PARTITIONER_CONSISTENT:
+        case KS_PARTITIONER_MURMUR2:
+        case KS_PARTITIONER_FNV1A:
+                return KS_PLACE_HASHED;
+        case KS_PARTITIONER_CONSISTENT_RANDOM:
+                return keylen == 0 ? KS_PLACE_RANDOM : KS_PLACE_HASHED;
+        case KS_PARTITIONER_MURMUR2_RANDOM:
+        case KS_PARTITIONER_FNV1A_RANDOM:
+                return key == NULL ? KS_PLACE_RANDOM : KS_PLACE_HASHED;
+        case KS_PARTITIONER_RANDOM:
+        default:
+                return KS_PLACE_RANDOM;
+        }
+}
+
+/**
+ * @brief How librdkafka 2.0.2 places a message with partition UA. Inline:
+ *        every run the drainer records asks it (the plugin's link-time
+ *        optimisation left it a call of ~35 instructions a new key).
  * @param key NULL for a NULL key; non-NULL with keylen 0 for an empty key.
  * @param sticky_linger_ms the producer's effective
  *        `sticky.partitioning.linger.ms` (0 disables sticky partitioning).
  */
-ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
-                                        int sticky_linger_ms, const void *key,
-                                        size_t keylen);
+static inline ks_placement_t ks_partitioner_placement(ks_partitioner_t p,
+                                                      int sticky_linger_ms,
+                                                      const void *key,
+                                                      size_t      keylen)
+{
+        if (!key)
+                keylen = 0; /* as rd_kafka_msg_new0() */
+
+        if (!ks_partitioner_sticky_disabled(p, sticky_linger_ms) &&
+            (!key || (keylen == 0 && p == KS_PARTITIONER_CONSISTENT_RANDOM)))
+                return KS_PLACE_STICKY;
+
+        return ks_partitioner_fn_placement(p, key, keylen);
+}
 
 /**
  * @brief The 32-bit value whose unsigned remainder by the partition count
