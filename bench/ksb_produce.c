@@ -241,6 +241,13 @@ static int check_report(const char *path)
         return sampled;
 }
 
+/** Messages a warm-up sends at least: a producer without deliveries
+ *  (queue-only) learns its partitioner for its first 100,000 messages
+ *  (core/topic: KS_LEARN_NO_ACK_MESSAGES), analysing each under three
+ *  candidates, ~2.7x the instructions; a shorter warm-up (bench/run
+ *  --quick's 50,000) left half of that in the first round. */
+#define KSB_WARMUP_MIN 100000
+
 /** @brief A pair of producers, A without keyshift and B with it (or, with
  *         ksb_spin_ns, with the calibration spin), topic handles, warmed
  *         up; bracketed (ksb_producer.h) if @p bracket. */
@@ -248,7 +255,11 @@ static void pair_new(rd_kafka_t *rk[2], rd_kafka_topic_t *rkt[2],
                      const ksb_stream_t *st, size_t msgs, const char *report,
                      int bracket)
 {
-        int v;
+        size_t warm = msgs / 4 > KSB_WARMUP_MIN ? msgs / 4 : KSB_WARMUP_MIN;
+        int    v;
+
+        if (warm > st->n)
+                warm = st->n;
 
         ksb_bracket = bracket;
         rk[0]       = ksb_producer_new(KSB_QUEUE_ONLY, NULL, KSB_TOPIC, NULL);
@@ -257,7 +268,7 @@ static void pair_new(rd_kafka_t *rk[2], rd_kafka_topic_t *rkt[2],
         ksb_bracket = 0;
         for (v = 0; v < 2; v++) {
                 rkt[v] = rd_kafka_topic_new(rk[v], KSB_TOPIC, NULL);
-                run_block(rk[v], rkt[v], st, 0, msgs / 4, 1, v); /* warm-up */
+                run_block(rk[v], rkt[v], st, 0, warm, 1, v); /* warm-up */
         }
 }
 
