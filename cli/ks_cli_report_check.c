@@ -91,29 +91,6 @@ static void ks_vfail(ks_vctx_t *v, const char *fmt, ...)
                 snprintf(v->err, v->errsz, "%s: %s", v->file, msg);
 }
 
-/** @returns what @p j is, for error messages ("a string"). */
-static const char *ks_vtype(const json_t *j)
-{
-        switch (json_typeof(j)) {
-        case JSON_OBJECT:
-                return "an object";
-        case JSON_ARRAY:
-                return "an array";
-        case JSON_STRING:
-                return "a string";
-        case JSON_INTEGER:
-                return json_integer_value(j) < 0 ? "a negative integer"
-                                                 : "an integer";
-        case JSON_REAL:
-                return "a real number";
-        case JSON_TRUE:
-        case JSON_FALSE:
-                return "a boolean";
-        default:
-                return "null";
-        }
-}
-
 /** @returns what a member of @p kind must be, for error messages. */
 static const char *ks_vwant(int kind)
 {
@@ -152,7 +129,8 @@ static json_t *ks_vis(ks_vctx_t *v, json_t *j, int kind)
         if (json_is_null(j) && (kind & KS_V_NULL))
                 return j;
         if (!ks_vkind_ok(j, kind)) {
-                ks_vfail(v, "expected %s, got %s", ks_vwant(kind), ks_vtype(j));
+                ks_vfail(v, "expected %s, got %s", ks_vwant(kind),
+                         ks_cli_json_what(j));
                 return NULL;
         }
         return j;
@@ -881,7 +859,7 @@ int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
                 ks_vfail(&v,
                          "not a keyshift report: the top level is %s, "
                          "not an object",
-                         ks_vtype(root));
+                         ks_cli_json_what(root));
                 return -1;
         }
         schema = ks_vget(&v, root, "schema", KS_V_STR);

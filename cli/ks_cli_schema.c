@@ -127,9 +127,7 @@ static const char *type_of(const json_t *j)
         }
 }
 
-/** @returns what @p j is, for messages ("a string", "a negative
- *           integer"). */
-static const char *what_is(const json_t *j)
+const char *ks_cli_json_what(const json_t *j)
 {
         switch (json_typeof(j)) {
         case JSON_OBJECT:
@@ -185,7 +183,7 @@ static int check_type(vctx_t *v, const json_t *t, const json_t *j)
                 if (is_type(j, json_string_value(t)))
                         return 0;
                 return fail(v, "expected %s, got %s",
-                            a_type(json_string_value(t)), what_is(j));
+                            a_type(json_string_value(t)), ks_cli_json_what(j));
         }
         if (!json_is_array(t))
                 return schema_fail(v, "type is neither a name nor a list");
@@ -201,7 +199,7 @@ static int check_type(vctx_t *v, const json_t *t, const json_t *j)
                             (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
                                              i ? " or " : "", a_type(name));
         }
-        return fail(v, "expected %s, got %s", want, what_is(j));
+        return fail(v, "expected %s, got %s", want, ks_cli_json_what(j));
 }
 
 /** @returns the number of code points of UTF-8 @p s (jansson's strings
@@ -369,10 +367,12 @@ static int check_scalar(vctx_t *v, const json_t *s, const json_t *j)
                 double x = json_number_value(j);
                 if (mn && x < json_number_value(mn))
                         return fail(v, "%s %g, below the minimum %g",
-                                    what_is(j), x, json_number_value(mn));
+                                    ks_cli_json_what(j), x,
+                                    json_number_value(mn));
                 if (mx && x > json_number_value(mx))
                         return fail(v, "%s %g, above the maximum %g",
-                                    what_is(j), x, json_number_value(mx));
+                                    ks_cli_json_what(j), x,
+                                    json_number_value(mx));
         }
         if (json_is_string(j)) {
                 size_t cp =
@@ -481,7 +481,7 @@ static int validate(vctx_t *v, const json_t *s, const json_t *j)
                                     "allowed",
                                     json_is_string(j) ? "\"" : "",
                                     json_is_string(j) ? json_string_value(j)
-                                                      : what_is(j),
+                                                      : ks_cli_json_what(j),
                                     json_is_string(j) ? "\"" : "");
         }
         if (json_is_object(j) && (rc = check_object(v, s, j)))

@@ -56,4 +56,9 @@ const json_t *ks_cli_schema_report(void);
 int ks_cli_schema_validate(const json_t *schema, const json_t *value,
                            char *path, size_t pathsz, char *err, size_t errsz);
 
+/** @returns what JSON value @p j is, for error messages: "an object", "an
+ *           array", "a string", "a negative integer", "an integer", "a real
+ *           number", "a boolean" or "null". */
+const char *ks_cli_json_what(const json_t *j);
+
 #endif /* KS_CLI_SCHEMA_H */
