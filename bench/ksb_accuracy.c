@@ -146,7 +146,15 @@ static void result(const char *id, const char *what, const char *op,
                 ksb_result(id, what, op, bound, "", v, 1);
 }
 
-static void measure(const ksb_stream_t *st, const char *tag)
+/**
+ * @brief Stream @p st fed as the plugin feeds it (staged by on_send,
+ *        counted in the drainer's key table, analysed as weighted runs,
+ *        ks_batch.h) to topic "ais" (current 6, proposed 12, 16, 24), each
+ *        message staged at 1 in 2^@p shift (-1: sampling only under
+ *        overload, as the plugin).
+ * @returns the topic's report object (ks_report_topic()), the caller's.
+ */
+static json_t *report_of(const ksb_stream_t *st, int shift)
 {
         const char *const props[] = {"keyshift.partitions.proposed", "12,16,24",
                                      NULL};
@@ -155,20 +163,12 @@ static void measure(const ksb_stream_t *st, const char *tag)
         ks_topic_snapshot_t snap;
         ks_report_opts_t    opts;
         ks_warn_list_t      wl;
-        exact_t             ex;
-        json_t             *o, *props_j, *hot;
-        double              v, est, err, bound;
-        uint64_t           *sorted, kth;
-        size_t              i, p, found = 0, within = 0, listed = 0;
-        double              worst = 0, serr, sampled_err = 0;
-        int                 ok;
-        char                id[64], what[160];
+        json_t             *o;
+        size_t              i;
 
-        compute_exact(st, &ex);
         ksb_topics_init(&kt, props);
+        ks_stage_force_sampling(kt.stage, shift);
         t = ksb_topics_add(&kt, "ais", 6);
-        /* the product's path: staged by on_send, counted in the drainer's
-         * key table and analysed as weighted runs (ks_batch.h) */
         for (i = 0; i < st->n; i++) {
                 ksb_topics_on_send(&kt, "ais", st->msgs[i].bytes,
                                    st->msgs[i].len, 64);
@@ -183,6 +183,25 @@ static void measure(const ksb_stream_t *st, const char *tag)
         o    = ks_report_topic(&snap, &opts, &wl);
         if (!o)
                 ksb_die("report failed");
+        ks_warn_list_clear(&wl);
+        ks_topic_snapshot_free(&snap);
+        ksb_topics_destroy(&kt);
+        return o;
+}
+
+static void measure(const ksb_stream_t *st, const char *tag)
+{
+        exact_t   ex;
+        json_t   *o, *props_j, *hot;
+        double    v, est, err, bound;
+        uint64_t *sorted, kth;
+        size_t    i, p, found = 0, within = 0, listed = 0;
+        double    worst = 0, serr, sampled_err = 0;
+        int       ok;
+        char      id[64], what[160];
+
+        compute_exact(st, &ex);
+        o = report_of(st, -1);
 
         est   = jnum(o, "keys", "distinct_estimate");
         err   = jnum(o, "keys", "distinct_error");
@@ -288,9 +307,6 @@ static void measure(const ksb_stream_t *st, const char *tag)
         }
         free(sorted);
         json_decref(o);
-        ks_warn_list_clear(&wl);
-        ks_topic_snapshot_free(&snap);
-        ksb_topics_destroy(&kt);
         free(ex.count);
 }
 
@@ -324,18 +340,11 @@ static void figure(const char *tag, const char *what, double got, double exact,
  *         its per-message figures against the exact ones. */
 static void measure_sampled(const ksb_stream_t *st, const char *name, int shift)
 {
-        const char *const props[] = {"keyshift.partitions.proposed", "12,16,24",
-                                     NULL};
-        ksb_topics_t      kt;
-        ks_topic_t       *t;
-        ks_topic_snapshot_t snap;
-        ks_report_opts_t    opts;
-        ks_warn_list_t      wl;
-        json_t             *o, *parts, *props_j;
-        uint64_t            cur[6] = {0}, prop[3][24] = {{0}}, moved[3] = {0};
-        size_t              i, p, within = 0, n = 0;
-        double              v;
-        char                tag[64], id[96], what[192], fig[64];
+        json_t  *o, *parts, *props_j;
+        uint64_t cur[6] = {0}, prop[3][24] = {{0}}, moved[3] = {0};
+        size_t   i, p, within = 0, n = 0;
+        double   v;
+        char     tag[64], id[96], what[192], fig[64];
 
         snprintf(tag, sizeof(tag), "N%d.%s", 1 << shift, name);
         for (i = 0; i < st->n; i++) {
@@ -348,23 +357,7 @@ static void measure_sampled(const ksb_stream_t *st, const char *name, int shift)
                         moved[p] += q != c;
                 }
         }
-        ksb_topics_init(&kt, props);
-        ks_stage_force_sampling(kt.stage, shift);
-        t = ksb_topics_add(&kt, "ais", 6);
-        for (i = 0; i < st->n; i++) {
-                ksb_topics_on_send(&kt, "ais", st->msgs[i].bytes,
-                                   st->msgs[i].len, 64);
-                if ((i & 2047) == 2047)
-                        ks_stage_collect(kt.stage);
-        }
-        ks_stage_drain(kt.stage);
-        if (ks_topic_snapshot(t, &snap))
-                ksb_die("snapshot failed");
-        ks_warn_list_init(&wl);
-        opts = ksb_topics_report_opts(&kt, KSB_HOT);
-        o    = ks_report_topic(&snap, &opts, &wl);
-        if (!o)
-                ksb_die("report failed");
+        o = report_of(st, shift);
 
         /* counted exactly by the producing threads, sampled or not */
         v = jnum(o, "analysis", "messages_produced") == (double)st->n;
@@ -416,9 +409,6 @@ static void measure_sampled(const ksb_stream_t *st, const char *name, int shift)
         sampled_within += within;
         sampled_figures += n;
         json_decref(o);
-        ks_warn_list_clear(&wl);
-        ks_topic_snapshot_free(&snap);
-        ksb_topics_destroy(&kt);
 }
 
 /** @brief --force-n: the four streams at each N of @p ns. */
