@@ -119,6 +119,10 @@ typedef struct block {
         double spin_per_msg;       /**< ns per message spun (--calibrate) */
         double ks_threads_per_msg; /**< of direct_per_msg, keyshift's
                                     *   threads' CPU (ns per message) */
+        /** --mock/--broker: librdkafka's broker threads' CPU (rdk:broker*)
+         *  ns per message: the thread that calls on_acknowledgement and
+         *  bounds delivery */
+        double broker_per_msg;
 } block_t;
 
 /** @brief One timed block: @p threads threads, @p n messages in all,
@@ -453,7 +457,7 @@ static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
             ksb_bootstrap ? KSB_BROKER : KSB_MOCK_CLUSTER,
             with ? ksb_plugin_path() : NULL, ksb_run_topic, report);
         rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, ksb_run_topic, NULL);
-        uint64_t          t0, t1, c0, c1;
+        uint64_t          t0, t1, c0, c1, k0, k1;
         block_t           b;
         size_t            i;
 
@@ -464,6 +468,7 @@ static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
         rd_kafka_flush(rk, 30000);
         usleep(500000);
         c0 = ksb_process_cpu_ns();
+        k0 = ksb_threads_cpu_ns("rdk:broker");
         t0 = ksb_now_ns();
         for (i = 0; i < msgs; i++)
                 produce_one(rk, rkt, &st->msgs[off + i]);
@@ -471,10 +476,12 @@ static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
                 ksb_die("flush timed out");
         t1 = ksb_now_ns();
         c1 = ksb_process_cpu_ns();
+        k1 = ksb_threads_cpu_ns("rdk:broker");
         rd_kafka_topic_destroy(rkt);
         rd_kafka_destroy(rk);
-        b.rate        = (double)msgs / ((double)(t1 - t0) / 1e9);
-        b.cpu_per_msg = (double)(c1 - c0) / (double)msgs;
+        b.rate           = (double)msgs / ((double)(t1 - t0) / 1e9);
+        b.cpu_per_msg    = (double)(c1 - c0) / (double)msgs;
+        b.broker_per_msg = (double)(k1 - k0) / (double)msgs;
         return b;
 }
 
@@ -485,6 +492,8 @@ typedef struct analysed {
         double one_in_max;     /**< 0: never sampled */
         double sampling_error; /**< messages_sampling_error (3 sigma) */
         double sampled_s;      /**< sampled_seconds */
+        double out_of_cpu_s;   /**< producer.out_of_cpu.seconds */
+        double unchecked;      /**< producer.out_of_cpu.deliveries_unchecked */
 } analysed_t;
 
 /** @brief Reads @p path's analysis of the run's topic, then removes it. */
@@ -492,7 +501,8 @@ static analysed_t read_analysis(const char *path)
 {
         json_error_t err;
         json_t      *r = json_load_file(path, 0, &err), *a;
-        analysed_t   x = {-1, 0, 0, 0, 0};
+        analysed_t   x = {-1, 0, 0, 0, 0, 0, 0};
+        json_t      *o;
 
         if (!r) {
                 ksb_note("no keyshift report at %s: %s", path, err.text);
@@ -507,6 +517,10 @@ static analysed_t read_analysis(const char *path)
         x.sampling_error =
             json_number_value(json_object_get(a, "messages_sampling_error"));
         x.sampled_s = json_number_value(json_object_get(a, "sampled_seconds"));
+        o = json_object_get(json_object_get(r, "producer"), "out_of_cpu");
+        x.out_of_cpu_s = json_number_value(json_object_get(o, "seconds"));
+        x.unchecked =
+            json_number_value(json_object_get(o, "deliveries_unchecked"));
         json_decref(r);
         unlink(path);
         return x;
@@ -516,6 +530,7 @@ static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
 {
         double      ratio[KSB_ROUNDS_MAX], cpu[KSB_ROUNDS_MAX];
         double      exact[KSB_ROUNDS_MAX], frac[KSB_ROUNDS_MAX];
+        double      brk[KSB_ROUNDS_MAX];
         const char *mode = ksb_bootstrap ? "broker" : "mock";
         char        report[256], id[96], what[192];
         size_t      off = 0;
@@ -539,16 +554,21 @@ static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
                 x        = read_analysis(report);
                 ratio[r] = b[1].rate / b[0].rate;
                 cpu[r]   = b[1].cpu_per_msg - b[0].cpu_per_msg;
+                brk[r]   = b[1].broker_per_msg - b[0].broker_per_msg;
                 /* the block's messages and its 10,000 warm-up ones */
                 exact[r] = x.produced == (double)(msgs + 10000);
                 frac[r]  = x.fraction;
                 ksb_note("%s round %d: without %.0f msg/s, with %.0f msg/s, "
-                         "ratio %.3f; CPU/msg %.0f / %.0f ns; keyshift counted "
-                         "%.0f of %zu messages, analysed %.4f of them%s",
+                         "ratio %.3f; CPU/msg %.0f / %.0f ns (broker threads "
+                         "%.0f / %.0f ns); keyshift counted "
+                         "%.0f of %zu messages, analysed %.4f of them%s; out "
+                         "of CPU %.1f s, %.0f deliveries unchecked",
                          mode, r, b[0].rate, b[1].rate, ratio[r],
-                         b[0].cpu_per_msg, b[1].cpu_per_msg, x.produced,
+                         b[0].cpu_per_msg, b[1].cpu_per_msg,
+                         b[0].broker_per_msg, b[1].broker_per_msg, x.produced,
                          msgs + 10000, x.fraction,
-                         x.one_in_max > 0 ? " (sampled)" : "");
+                         x.one_in_max > 0 ? " (sampled)" : "", x.out_of_cpu_s,
+                         x.unchecked);
                 if (x.one_in_max > 0)
                         ksb_note(
                             "%s round %d: sampled 1 in up to %.0f for %.0f "
@@ -576,6 +596,11 @@ static void mock_mode(const ksb_stream_t *st, size_t msgs, int rounds)
                    "process CPU per delivered message with - without "
                    "(on_send + on_acknowledgement)",
                    "-", 0, "ns", cpu, (size_t)rounds);
+        snprintf(id, sizeof(id), "4.produce.%s.broker_thread", mode);
+        ksb_result(id,
+                   "librdkafka broker threads' CPU per delivered message, "
+                   "with - without (on_acknowledgement runs there)",
+                   "-", 0, "ns", brk, (size_t)rounds);
 }
 
 int main(int argc, char **argv)
