@@ -118,6 +118,26 @@ static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
                        s->st->off);
 }
 
+/**
+ * @brief When deliveries went unchecked while the host was out of CPU
+ *        (producer.out_of_cpu, core/stage/ks_cpuwatch.h): "delivery checks
+ *        sampled: ...", so that `acknowledged` reads as a sample.
+ */
+static void ks_show_unchecked(const ks_cli_show_t *s, const ks_cli_report_t *r)
+{
+        const json_t *o =
+            json_object_get(json_object_get(r->root, "producer"), "out_of_cpu");
+        double n = ks_cli_num(o, "deliveries_unchecked");
+
+        if (!json_is_object(o) || !(n > 0))
+                return;
+        printf("%sdelivery checks sampled: the host was out of CPU for %.1f s; "
+               "%.0f deliveries were not checked (1 in %d checked "
+               "meanwhile)%s\n",
+               s->st->red, ks_cli_num(o, "seconds"), n,
+               (int)ks_cli_num(o, "delivery_check_one_in"), s->st->off);
+}
+
 /** @brief Which producer (or which merged reports), when, how final. */
 static void ks_show_header(const ks_cli_report_t *r)
 {
@@ -325,6 +345,7 @@ int ks_cli_show_main(int argc, char **argv)
                         return KS_CLI_EXIT_FAIL;
                 }
         ks_show_partial(&s, &r, only, only_cnt);
+        ks_show_unchecked(&s, &r);
         ks_show_header(&r);
         /* the producer's own warnings (SKETCHES_REDUCED, TOPICS_MAX_REACHED,
          * ...) first: after many topics they would read as the last

@@ -39,6 +39,12 @@
 /** Brokers whose state keyshift follows (beyond: assumed up). */
 #define KS_BROKERS_TRACKED 64
 
+/** While the host is out of CPU (ks_cpuwatch.h), 1 delivery in
+ *  1 << KS_ACK_SAMPLE_SHIFT is checked: 16, which takes the check's ~85 ns
+ *  a delivery on librdkafka's broker thread to ~6 ns, and still checks
+ *  tens of thousands of deliveries a second at the rates that fill a CPU. */
+#define KS_ACK_SAMPLE_SHIFT 4
+
 typedef struct ks_client {
         rd_kafka_t       *rk; /**< NULL once on_destroy has run */
         ks_config_t       conf;
@@ -65,6 +71,14 @@ typedef struct ks_client {
         /** the priority each of keyshift's threads got (ks_priority_t,
          *  ks_priority.h), set by that thread first thing */
         atomic_int drainer_priority, reporter_priority;
+        /** the drainer's verdict (ks_cpuwatch.h): while the host is out of
+         *  CPU, 1 delivery in 1 << ack_shift is checked (0: all) */
+        atomic_int  ack_shift;
+        atomic_int  cpu_watched; /**< 1: the reporter watches the CPU (else
+                                  *   every delivery is checked) */
+        atomic_long drainer_tid; /**< the drainer's, once it runs; 0 */
+        atomic_uint_fast64_t acks_unchecked; /**< deliveries not checked */
+        atomic_int_fast64_t  out_of_cpu_ms;  /**< ms found out of CPU */
 
         /* reporter thread */
         pthread_t       thread;

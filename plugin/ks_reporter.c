@@ -16,11 +16,13 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
+#include "ks_cpuwatch.h"
 #include "ks_priority.h"
 #include "ks_report.h"
 #include "ks_report_reuse.h"
@@ -154,7 +156,9 @@ static int unchanged(ks_client_t *c, int64_t now_ms)
 
         ks_registry_foreach(&c->reg, note_topic_changes, &ctx);
         fp[0] = ks_registry_seen(&c->reg);
-        fp[1] = atomic_load(&c->reg.untracked_messages);
+        fp[1] = atomic_load(&c->reg.untracked_messages) ^
+                atomic_load(&c->acks_unchecked) << 32 ^
+                (uint64_t)atomic_load(&c->ack_shift) << 60;
         fp[2] = c->carry.cnt;
         fp[3] = (uint64_t)c->metadata_failures;
         fp[4] =
@@ -233,6 +237,12 @@ void ks_reporter_write(ks_client_t *c, int final)
                   (ks_priority_t)atomic_load(&c->drainer_priority)),
             .reporter_priority = ks_priority_name(
                 (ks_priority_t)atomic_load(&c->reporter_priority)),
+            .cpu_watched          = 1,
+            .out_of_cpu_ms        = atomic_load(&c->out_of_cpu_ms),
+            .out_of_cpu_now       = atomic_load(&c->ack_shift) != 0,
+            .deliveries_unchecked = atomic_load(&c->acks_unchecked),
+            .delivery_check_one_in =
+                atomic_load(&c->cpu_watched) ? 1u << KS_ACK_SAMPLE_SHIFT : 1,
         };
         ks_warn_list_t     wl;
         ks_report_topics_t rt;
@@ -337,14 +347,68 @@ void ks_reporter_write(ks_client_t *c, int final)
         ks_warn_list_clear(&wl);
 }
 
+/** @returns CLOCK_MONOTONIC ns. */
+static uint64_t mono_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * @brief The reporter's look at the host's CPU (ks_cpuwatch.h), once per
+ *        KS_CPUWATCH_WINDOW_MS: opens the drainer's schedstat once the
+ *        drainer has said its tid; while the host is out of CPU,
+ *        deliveries are checked 1 in 1 << KS_ACK_SAMPLE_SHIFT.
+ * @returns when to look next (wall ms), INT64_MAX: never (exact figures
+ *          asked for, keyshift.overload=analyse, or nothing to watch).
+ * @locality reporter thread.
+ */
+static int64_t watch_cpu(ks_client_t *c, ks_cpuwatch_t *w, int *tried,
+                         int64_t now_ms)
+{
+        uint64_t now = mono_ns();
+        int64_t  before;
+        long     tid;
+
+        if (c->conf.overload_analyse)
+                return INT64_MAX;
+        if (!*tried) {
+                if (!(tid = atomic_load(&c->drainer_tid)))
+                        return now_ms + KS_CPUWATCH_WINDOW_MS;
+                *tried = 1;
+                if (ks_cpuwatch_open(w, tid, now,
+                                     ks_stage_slept_ns(c->stage, now)))
+                        return INT64_MAX;
+                atomic_store(&c->cpu_watched, 1);
+                return now_ms + KS_CPUWATCH_WINDOW_MS;
+        }
+        if (w->fd < 0)
+                return INT64_MAX;
+        before = w->out_ms_total;
+        atomic_store_explicit(
+            &c->ack_shift,
+            ks_cpuwatch_step(w, now, ks_stage_slept_ns(c->stage, now))
+                ? KS_ACK_SAMPLE_SHIFT
+                : 0,
+            memory_order_relaxed);
+        if (w->out_ms_total != before)
+                atomic_fetch_add(&c->out_of_cpu_ms, w->out_ms_total - before);
+        return now_ms + KS_CPUWATCH_WINDOW_MS;
+}
+
 static void *reporter_main(void *arg)
 {
-        ks_client_t *c            = arg;
-        int64_t      now          = ks_client_now_ms();
-        int64_t      next_refresh = now + c->conf.metadata_refresh_ms;
-        int64_t      next_report  = c->conf.report_interval_ms
-                                        ? now + c->conf.report_interval_ms
-                                        : INT64_MAX;
+        ks_client_t  *c            = arg;
+        int64_t       now          = ks_client_now_ms();
+        int64_t       next_refresh = now + c->conf.metadata_refresh_ms;
+        int64_t       next_report  = c->conf.report_interval_ms
+                                         ? now + c->conf.report_interval_ms
+                                         : INT64_MAX;
+        int64_t       next_watch   = now;
+        ks_cpuwatch_t watch        = {.fd = -1};
+        int           watch_tried  = 0;
 
         size_t stale;
 
@@ -362,6 +426,8 @@ static void *reporter_main(void *arg)
         while (!c->stop) {
                 int64_t wake_at =
                     next_refresh < next_report ? next_refresh : next_report;
+                if (next_watch < wake_at)
+                        wake_at = next_watch;
                 int             refresh, report;
                 struct timespec ts = {(time_t)(wake_at / 1000),
                                       (long)(wake_at % 1000) * 1000000};
@@ -379,6 +445,8 @@ static void *reporter_main(void *arg)
                 pthread_mutex_unlock(&c->lock);
 
                 ks_metadata_take_admin_results(c);
+                if (now >= next_watch)
+                        next_watch = watch_cpu(c, &watch, &watch_tried, now);
 
                 if (refresh) {
                         ks_refresh_ctx_t ctx = {c, now, 0, 0, ""};
@@ -410,6 +478,8 @@ static void *reporter_main(void *arg)
                 pthread_mutex_lock(&c->lock);
         }
         pthread_mutex_unlock(&c->lock);
+        ks_cpuwatch_close(&watch);
+        atomic_store(&c->ack_shift, 0); /* the final report's acks: all */
         ks_metadata_take_admin_results(c);
         if (c->admin_q)
                 ks_rdk.rd_kafka_queue_destroy(c->admin_q);
@@ -434,6 +504,8 @@ static void *drainer_main(void *arg)
          * a starved drainer costs the figures (a full ring), never the
          * host's CPU */
         lower_drainer_priority(c);
+        /* for the reporter's look at the CPU (ks_cpuwatch.h) */
+        atomic_store(&c->drainer_tid, (long)syscall(SYS_gettid));
 
         while (!atomic_load(&c->drainer_stop))
                 ks_stage_pause(c->stage, ks_stage_collect(c->stage),

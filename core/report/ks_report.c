@@ -608,6 +608,15 @@ json_t *ks_report_head(const ks_report_producer_t *p,
                 json_object_set_new(json_object_get(o, "producer"),
                                     "threads_priority", tp);
         }
+        if (o && p->cpu_watched)
+                json_object_set_new(
+                    json_object_get(o, "producer"), "out_of_cpu",
+                    json_pack("{s:f, s:b, s:I, s:i}", "seconds",
+                              (double)p->out_of_cpu_ms / 1000.0, "now",
+                              p->out_of_cpu_now, "deliveries_unchecked",
+                              (json_int_t)p->deliveries_unchecked,
+                              "delivery_check_one_in",
+                              (int)p->delivery_check_one_in));
         return o;
 }
 

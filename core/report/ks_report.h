@@ -41,6 +41,16 @@ typedef struct ks_report_producer {
          *  NULL (not written: not a plugin report, or the thread has not
          *  run yet) */
         const char *drainer_priority, *reporter_priority;
+        /** 1: the out_of_cpu figures below are written (plugin reports) */
+        int      cpu_watched;
+        int64_t  out_of_cpu_ms;  /**< ms keyshift found the host out of CPU
+                                  *   (core/stage/ks_cpuwatch.h) */
+        int      out_of_cpu_now; /**< out of CPU at this report */
+        uint64_t deliveries_unchecked; /**< deliveries (of every topic) not
+                                        *   checked while sampled */
+        /** while out of CPU, 1 delivery in N is checked (1: every one,
+         *  keyshift.overload=analyse or no run delay to watch) */
+        unsigned delivery_check_one_in;
 } ks_report_producer_t;
 
 typedef struct ks_report_opts {

@@ -271,6 +271,15 @@ size_t ks_stage_collect(ks_stage_t *s);
 void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms);
 
 /**
+ * @returns the ns the drainer spent in ks_stage_pause() so far (sleeping,
+ *          with what it took to get a CPU after each), the pause under way
+ *          counted up to @p now_ns (CLOCK_MONOTONIC ns): the time it did
+ *          not want a CPU, for ks_cpuwatch.h.
+ * @locality any thread.
+ */
+uint64_t ks_stage_slept_ns(ks_stage_t *s, uint64_t now_ns);
+
+/**
  * @brief Asks the consumer for a flush and waits for it: when it returns 0,
  *        every message staged before the call is counted in its topic.
  *        The consumer serves the request in its next ks_stage_collect() (or

@@ -269,9 +269,28 @@ size_t ks_stage_drain(ks_stage_t *s)
         return n;
 }
 
+static uint64_t mono_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ks_stage_slept_ns(ks_stage_t *s, uint64_t now_ns)
+{
+        uint64_t from  = atomic_load(&s->sleep_from);
+        uint64_t slept = atomic_load(&s->slept_ns);
+
+        /* a pause that ended between the two loads is missed once (at
+         * most KS_STAGE_IDLE_MS), and counted at the next look */
+        return slept + (from && now_ns > from ? now_ns - from : 0);
+}
+
 void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms)
 {
         struct timespec until;
+        uint64_t        from;
         int             kicked;
 
         if (collected >= KS_STAGE_RING_ENTRIES / 4)
@@ -287,10 +306,14 @@ void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms)
                 until.tv_nsec -= 1000000000;
         }
         atomic_store(&s->waiting, *period_ms);
+        from = mono_ns();
+        atomic_store(&s->sleep_from, from);
         do /* a post, the deadline, or an error other than a signal */
                 kicked = !sem_clockwait(&s->wake, CLOCK_MONOTONIC, &until);
         while (!kicked && errno == EINTR);
         atomic_store(&s->waiting, 0);
+        atomic_fetch_add(&s->slept_ns, mono_ns() - from);
+        atomic_store(&s->sleep_from, 0);
         while (!sem_trywait(&s->wake)) /* posts meanwhile: one wake is enough */
                 ;
         if (kicked) { /* a producer's burst: stay attentive */

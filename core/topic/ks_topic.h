@@ -587,6 +587,15 @@ int64_t ks_topic_wall_ms(void);
 int ks_topic_ack(ks_topic_t *t, const void *key, size_t keylen,
                  int32_t partition, int failed);
 
+/**
+ * @returns 1 when every acknowledgement of @p t is wanted, however busy
+ *          the host: while its partitioner is learned or a disagreement
+ *          diagnosed (they count every acknowledgement), or before its
+ *          count is known; 0 when a sample of them would do.
+ * @locality any thread; lock-free (the count ks_topic_ack() publishes).
+ */
+int ks_topic_ack_wants_all(const ks_topic_t *t);
+
 /** @brief ks_topic_ack() with the message's key + value @p bytes, counted
  *         in the delivered loads while the partitioner is learned or
  *         unexplained (ks_learn.h). */

@@ -142,6 +142,11 @@ static int ack_unlocked(ks_topic_t *t, ks_placement_t pk, uint32_t phash,
         return 1;
 }
 
+int ks_topic_ack_wants_all(const ks_topic_t *t)
+{
+        return !atomic_load_explicit(&t->ack_count, memory_order_relaxed);
+}
+
 /** @brief Adds the acknowledgements ack_unlocked() counted to @p c. */
 void ks_topic_ack_unlocked_add(ks_topic_t *t, ks_topic_counters_t *c)
 {

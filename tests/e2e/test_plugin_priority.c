@@ -14,9 +14,19 @@
  *
  * That the lowered priority makes the host's spinning threads keep their
  * CPU is a timing claim, measured in bench/ (`ksb_idle`), not here.
+ *
+ * Out of CPU (core/stage/ks_cpuwatch.h): with a thread spinning on every
+ * CPU, a producer's deliveries (keyshift.overload=skip, the default) are
+ * checked 1 in 16: `producer.out_of_cpu` says for how long and how many
+ * were not checked, and the checked ones plus the unchecked ones are every
+ * delivery the application's own delivery reports saw, none mismatched.
+ * With keyshift.overload=analyse (exact figures asked for) every delivery
+ * is checked, spinners or not.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,10 +202,136 @@ static void test_threads_priority(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+static atomic_int spin_stop;
+
+static void *spin(void *arg)
+{
+        volatile unsigned long x = 0;
+
+        (void)arg;
+        while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+                x++;
+        return NULL;
+}
+
+/** @returns whether @p path, a periodic report, says the host is out of
+ *           CPU now. */
+static int says_out_now(const char *path)
+{
+        json_t *r   = json_load_file(path, 0, NULL);
+        int     out = json_is_true(json_object_get(
+                json_object_get(json_object_get(r, "producer"), "out_of_cpu"),
+                "now"));
+
+        json_decref(r);
+        return out;
+}
+
+/** @brief Produces keyed messages, 10,000 at a time, while a thread spins
+ *         on every CPU, with keyshift.overload=@p overload: @p n of them,
+ *         or with @p until_out until a periodic report says the host is
+ *         out of CPU, then another 100,000 (at most 5,000,000 in all).
+ *  @returns the final report (decref it); the messages sent in *@p sent,
+ *           the deliveries in *@p delivered. */
+static json_t *produce_busy(const char *overload, size_t n, int until_out,
+                            size_t *sent, size_t *delivered)
+{
+        const char       *dir  = ks_e2e_tmpdir("out-of-cpu");
+        long              cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+        pthread_t         spinners[64];
+        char              path[512], key[16];
+        ks_e2e_producer_t p;
+        json_t           *r;
+        size_t            k, more = 0;
+
+        cpus = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+        snprintf(path, sizeof(path), "%s/report.json", dir);
+        CU_ASSERT_FATAL(!ks_e2e_producer_new(
+            &p,
+            ks_e2e_conf("keyshift.report.path", path,
+                        "keyshift.report.interval.ms", "100",
+                        "keyshift.overload", overload, NULL),
+            "busy", 4));
+        atomic_store(&spin_stop, 0);
+        for (i = 0; i < cpus; i++)
+                CU_ASSERT_FATAL(
+                    !pthread_create(&spinners[i], NULL, spin, NULL));
+        for (k = 0; k < 5000000; k++) {
+                int len =
+                    snprintf(key, sizeof(key), "%zu", 219000000 + k % 997);
+                if (k % 10000 == 0 &&
+                    (until_out ? (more ? k >= more
+                                       : says_out_now(path) &&
+                                             (more = k + 100000) == 0)
+                               : k >= n))
+                        break;
+                ks_e2e_produce(&p, "busy", key, (size_t)len, -1, "v", 1);
+        }
+        *sent = k;
+        ks_e2e_producer_close(&p);
+        atomic_store(&spin_stop, 1);
+        for (i = 0; i < cpus; i++)
+                pthread_join(spinners[i], NULL);
+        for (*delivered = 0, k = 0; k < p.dr_cnt; k++)
+                *delivered += !p.drs[k].err;
+        r = ks_e2e_load_json(path);
+        ks_e2e_producer_free(&p);
+        ks_e2e_system("rm -rf '%s'", dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        return r;
+}
+
+static void test_out_of_cpu(void)
+{
+        size_t    n, delivered;
+        json_t   *r = produce_busy("skip", 0, 1, &n, &delivered);
+        json_t   *t = ks_e2e_get(r, "topics/busy");
+        long long unchecked, one_in, acked;
+
+        CU_ASSERT_EQUAL(delivered, n);
+        one_in    = ks_e2e_int(r, "producer/out_of_cpu/delivery_check_one_in");
+        unchecked = ks_e2e_int(r, "producer/out_of_cpu/deliveries_unchecked");
+        acked     = ks_e2e_int(t, "acknowledged/messages");
+        printf("\n    overload=skip: out of CPU %.1f s, %lld of %zu "
+               "deliveries checked, %lld not (1 in %lld while out) ",
+               json_number_value(ks_e2e_get(r, "producer/out_of_cpu/seconds")),
+               acked, delivered, unchecked, one_in);
+        /* checked and unchecked: every delivery, none wrong */
+        CU_ASSERT_EQUAL(acked + unchecked, (long long)delivered);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/mismatched"), 0);
+        CU_ASSERT(ks_e2e_int(t, "acknowledged/matched") > 0);
+        if (one_in == 1) { /* no schedstat here: never sampled */
+                printf("NOTE: no run delay to watch on this kernel ");
+                CU_ASSERT_EQUAL(unchecked, 0);
+        } else {
+                CU_ASSERT_EQUAL(one_in, 16);
+                CU_ASSERT(unchecked > 0);
+                CU_ASSERT(json_number_value(ks_e2e_get(
+                              r, "producer/out_of_cpu/seconds")) > 0);
+        }
+        json_decref(r);
+
+        /* exact figures asked for: every delivery checked */
+        r = produce_busy("analyse", 50000, 0, &n, &delivered);
+        t = ks_e2e_get(r, "topics/busy");
+        CU_ASSERT_EQUAL(n, 50000);
+        CU_ASSERT_EQUAL(delivered, n);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(r, "producer/out_of_cpu/deliveries_unchecked"), 0);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(r, "producer/out_of_cpu/delivery_check_one_in"), 1);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/matched"),
+                        (long long)delivered);
+        json_decref(r);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("plugin thread priority",
                      {"keyshift's threads at SCHED_IDLE (or nice 19), "
                       "librdkafka's and the application's untouched",
-                      test_threads_priority});
+                      test_threads_priority},
+                     {"out of CPU: deliveries checked 1 in 16, and said; "
+                      "all with keyshift.overload=analyse",
+                      test_out_of_cpu});
 }

@@ -15,7 +15,8 @@ final report, with no tolerance:
   - keys.unanalysed and keys.unplaced are 0 and every message is hashed;
   - every delivery landed where that librdkafka's own
     rd_kafka_msg_partitioner_consistent() (ctypes, the mapped library)
-    says, and the report matched every acknowledgement;
+    says, and the report matched every acknowledgement it checked (the
+    others counted as not checked while the host was out of CPU);
   - current.partitions, each proposal's partitions and moved messages and
     bytes equal a recomputation with that function.
 Prints one line per run; exits 1 on the first failure.
@@ -96,7 +97,11 @@ def run(plugin, report, conf, topic, n, place):
     gc.collect()  # rd_kafka_destroy(): the final report is written
 
     with open(report) as f:
-        t = json.load(f)["topics"][topic]
+        r = json.load(f)
+    t = r["topics"][topic]
+    # deliveries not checked while the host was out of CPU (counted,
+    # unread: core/stage/ks_cpuwatch.h)
+    unchecked = r["producer"]["out_of_cpu"]["deliveries_unchecked"]
     keys = t["keys"]
     if keys["unanalysed"] or keys["unplaced"] or keys["hashed"] != n:
         fail("keys %s: expected %d hashed, none unanalysed or unplaced "
@@ -122,8 +127,10 @@ def run(plugin, report, conf, topic, n, place):
         fail("deliveries per partition %s, librdkafka's function says %s"
              % (sorted(delivered.items()), [m for m, _ in cur]))
     ack = t["acknowledged"]
-    if ack["mismatched"] or ack["matched"] != n or ack["messages"] != n:
-        fail("acknowledged %s, expected %d matched" % (ack, n))
+    if ack["mismatched"] or ack["matched"] + unchecked != n or \
+            ack["messages"] + unchecked != n:
+        fail("acknowledged %s, %d unchecked, expected %d matched"
+             % (ack, unchecked, n))
     got = [list(mb) for mb in zip(t["current"]["partitions"]["messages"],
                                  t["current"]["partitions"]["bytes"])]
     if got != cur:

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file test_cpuwatch.c
+ * @brief Is the host out of CPU (core/stage/ks_cpuwatch.h):
+ *  - the judgement: a window shorter than KS_CPUWATCH_WINDOW_MS decides
+ *    nothing; a wait (the run delay, or what the task neither ran nor
+ *    paused) of KS_CPUWATCH_OUT_PCT % of the window or more is out of
+ *    CPU, under KS_CPUWATCH_FREE_PCT % a CPU is free again, and between
+ *    the two the verdict stays; the time out of CPU is the sum of the
+ *    windows judged out;
+ *  - the kernel's own figure: a thread at SCHED_IDLE (as the drainer)
+ *    while a normal thread spins on every CPU is found out of CPU within
+ *    a second (Linux's schedstat; the test says so and passes when the
+ *    kernel gives no schedstat, where keyshift never samples). A watched
+ *    thread starved outright, whose run delay the kernel counts only once
+ *    it runs again, is found out of CPU too.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ks_cpuwatch.h"
+#include "ks_test.h"
+
+#define MS 1000000ull /* ns */
+
+/** @brief Judges the window ending @p span ms after the last look, in
+ *         which the task ran, waited (run delay) and paused so many ms. */
+static int judge(ks_cpuwatch_t *w, uint64_t span, uint64_t ran, uint64_t waited,
+                 uint64_t slept)
+{
+        ks_cpuwatch_look_t l = {
+            w->since.at_ns + span * MS, w->since.ran_ns + ran * MS,
+            w->since.waited_ns + waited * MS, w->since.slept_ns + slept * MS};
+        return ks_cpuwatch_judge(w, &l);
+}
+
+static void test_judge(void)
+{
+        ks_cpuwatch_t w = {.fd = -1, .since = {1000 * MS, 7 * MS, 3 * MS, 0}};
+
+        /* too short a window: nothing decided, nothing consumed */
+        CU_ASSERT_EQUAL(judge(&w, KS_CPUWATCH_WINDOW_MS - 1, 0, 90, 0), 0);
+        CU_ASSERT_EQUAL(w.since.at_ns, 1000 * MS);
+        /* ran 75 ms, waited 25 of 100 (the run delay): out of CPU */
+        CU_ASSERT_EQUAL(judge(&w, 100, 75, 25, 0), 1);
+        CU_ASSERT_EQUAL(w.out_ms_total, 100);
+        /* waited 15 %: in the band, still out */
+        CU_ASSERT_EQUAL(judge(&w, 100, 85, 15, 0), 1);
+        CU_ASSERT_EQUAL(w.out_ms_total, 200);
+        /* waited 9 %: a CPU is free */
+        CU_ASSERT_EQUAL(judge(&w, 100, 91, 9, 0), 0);
+        CU_ASSERT_EQUAL(w.out_ms_total, 200);
+        /* in the band from free: stays free */
+        CU_ASSERT_EQUAL(judge(&w, 100, 85, 15, 0), 0);
+        /* just under the threshold, then at it */
+        CU_ASSERT_EQUAL(judge(&w, 100, 76, 24, 0), 0);
+        CU_ASSERT_EQUAL(judge(&w, 200, 150, 50, 0), 1);
+        CU_ASSERT_EQUAL(w.out_ms_total, 400);
+        /* idle: ran 2 ms, paused the rest: free */
+        CU_ASSERT_EQUAL(judge(&w, 100, 2, 0, 98), 0);
+        /* starved outright: ran 5 ms, no run delay counted yet (it has
+         * not had a CPU back), never paused: it waited 95 ms */
+        CU_ASSERT_EQUAL(judge(&w, 100, 5, 0, 0), 1);
+        /* busy on a free CPU: ran it all */
+        CU_ASSERT_EQUAL(judge(&w, 100, 100, 0, 0), 0);
+        /* paused half, ran 20, waited 30 (neither counted twice) */
+        CU_ASSERT_EQUAL(judge(&w, 100, 20, 30, 50), 1);
+        CU_ASSERT_EQUAL(judge(&w, 100, 45, 5, 50), 0);
+}
+
+static atomic_int stop;
+
+/** A thread with work and never a pause, as a drainer with a backlog. */
+static void *spin(void *arg)
+{
+        volatile unsigned long x = 0;
+
+        if (arg) { /* the watched one: SCHED_IDLE, its tid said */
+                struct sched_param sp = {0};
+                sched_setscheduler(0, SCHED_IDLE, &sp);
+                atomic_store((atomic_long *)arg, (long)syscall(SYS_gettid));
+        }
+        while (!atomic_load_explicit(&stop, memory_order_relaxed))
+                x++;
+        return NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void test_kernel(void)
+{
+        long          cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+        pthread_t     spinners[64], watched;
+        atomic_long   tid = 0;
+        ks_cpuwatch_t w;
+        uint64_t      t0;
+        int           opened, out = 0;
+
+        cpus = cpus < 1 ? 1 : cpus > 64 ? 64 : cpus;
+        atomic_store(&stop, 0);
+        CU_ASSERT_FATAL(!pthread_create(&watched, NULL, spin, &tid));
+        for (i = 0; i < cpus; i++)
+                CU_ASSERT_FATAL(
+                    !pthread_create(&spinners[i], NULL, spin, NULL));
+        while (!atomic_load(&tid))
+                usleep(1000);
+        t0     = mono_ns();
+        opened = !ks_cpuwatch_open(&w, atomic_load(&tid), t0, 0);
+        while (opened && !out && mono_ns() - t0 < 3000 * MS) {
+                usleep(KS_CPUWATCH_WINDOW_MS * 1000);
+                out = ks_cpuwatch_step(&w, mono_ns(), 0);
+        }
+        atomic_store(&stop, 1);
+        pthread_join(watched, NULL);
+        for (i = 0; i < cpus; i++)
+                pthread_join(spinners[i], NULL);
+        if (!opened) {
+                printf("\n    NOTE: no schedstat here: keyshift never finds "
+                       "the host out of CPU ");
+                return;
+        }
+        printf("\n    %ld spinning threads, the watched one at SCHED_IDLE: "
+               "out of CPU %s after %llu ms ",
+               cpus, out ? "found" : "NOT found",
+               (unsigned long long)((mono_ns() - t0) / MS));
+        ks_cpuwatch_close(&w);
+        CU_ASSERT(out);
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE(
+            "is the host out of CPU (ks_cpuwatch)",
+            {"the judgement: thresholds, band, time out of CPU", test_judge},
+            {"a SCHED_IDLE thread behind a spinner on every CPU", test_kernel});
+}
