@@ -441,6 +441,15 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
                      (long long)ks_cli_u64(b, "base_partitions"),
                      ks_cli_str(b, "base_source", "?"),
                      ks_cli_num(b, "skew_factor"));
+        if (json_is_object(json_object_get(sz, "sampling")))
+                n += snprintf(
+                    text + n, sizeof(text) - (size_t)n,
+                    " (sampled: %lld to %lld with the peak anywhere within "
+                    "its error)",
+                    (long long)ks_cli_u64(json_object_get(sz, "sampling"),
+                                          "partition_floor_low"),
+                    (long long)ks_cli_u64(json_object_get(sz, "sampling"),
+                                          "partition_floor_high"));
         if (json_array_size(json_object_get(sz, "needs"))) {
                 n += snprintf(text + n, sizeof(text) - (size_t)n,
                               "; not given: ");
@@ -468,25 +477,48 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
         ks_cli_show_wrap(text, 11, 11);
 }
 
-/** @brief The `rates` object a later keyshift adds (optional). */
+/** @brief " +/- 12.3k" from @p e's member @p k (sampled), else "". */
+static const char *pm_si(const json_t *e, const char *k, char *buf, size_t size)
+{
+        char v[32];
+
+        if (!json_is_number(json_object_get(e, k)))
+                return "";
+        snprintf(buf, size, " +/- %s",
+                 ks_cli_fmt_si(ks_cli_num(e, k), v, sizeof(v)));
+        return buf;
+}
+
+/** @brief The `rates` object a later keyshift adds (optional); while
+ *         sampled, each figure with its error (`rates.sampling_error`). */
 void ks_cli_show_rates(const json_t *r)
 {
-        char a[32], b[32];
+        const json_t *e = json_object_get(r, "sampling_error");
+        char          a[32], b[32], pa[48], pb[48];
 
         if (!json_is_object(r))
                 return;
-        printf("  rate     %s msgs/s, %s/s on average",
+        printf("  rate     %s%s msgs/s, %s/s on average",
                ks_cli_fmt_si(ks_cli_num(r, "msgs_per_s"), a, sizeof(a)),
+               pm_si(e, "msgs_per_s", pa, sizeof(pa)),
                ks_cli_fmt_bytes(ks_cli_num(r, "bytes_per_s"), b, sizeof(b)));
+        if (json_is_number(json_object_get(e, "bytes_per_s")))
+                printf(" (+/- %s/s)",
+                       ks_cli_fmt_bytes(ks_cli_num(e, "bytes_per_s"), b,
+                                        sizeof(b)));
         if (ks_cli_u64(r, "seconds"))
-                printf("; peak %s msgs/s (the %.3g quantile of %llu s)",
+                printf("; peak %s%s msgs/s (the %.3g quantile of %llu s)",
                        ks_cli_fmt_si((double)ks_cli_u64(r, "peak_msgs_per_s"),
                                      a, sizeof(a)),
+                       pm_si(e, "peak_msgs_per_s", pb, sizeof(pb)),
                        ks_cli_num(r, "peak_quantile"),
                        (unsigned long long)ks_cli_u64(r, "seconds"));
         else
                 printf("; no whole second measured yet: no peak");
-        if (json_is_number(json_object_get(r, "peak_to_mean")))
+        if (json_is_number(json_object_get(r, "peak_to_mean"))) {
                 printf(", peak / mean %.2g", ks_cli_num(r, "peak_to_mean"));
+                if (json_is_number(json_object_get(e, "peak_to_mean")))
+                        printf(" +/- %.2g", ks_cli_num(e, "peak_to_mean"));
+        }
         printf("\n");
 }

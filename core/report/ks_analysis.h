@@ -199,6 +199,22 @@ double ks_analysis_fraction_sampling_error(const ks_analysis_t *a, double f,
 double ks_analysis_hot_error(const ks_analysis_t *a, double count,
                              double hot_error);
 
+struct ks_sizing_params;
+
+/**
+ * @brief When @p a was sampled, sets the errors (3 sigma) of topic object
+ *        @p topic's rates, `rates.sampling_error` ({msgs_per_s,
+ *        bytes_per_s, interval_msgs_per_s, interval_bytes_per_s,
+ *        mean_msgs_per_s, peak_msgs_per_s, peak_bytes_per_s,
+ *        max_msgs_per_s, peak_to_mean}: msgs/s, bytes/s, a ratio), and
+ *        `sizing.sampling` ({peak_msgs_per_s_error, partition_floor_low,
+ *        partition_floor_high}: the floor, ks_sizing.h, at the peak minus
+ *        and plus its error) when @p p sizes a floor. Nothing when never
+ *        sampled. ks_analysis_rates.c says how.
+ */
+void ks_analysis_set_rates(json_t *topic, const ks_analysis_t *a,
+                           const struct ks_sizing_params *p);
+
 /**
  * @brief Sets `messages_sampling_error`, `bytes_sampling_error` and
  *        `hashed_messages_sampling_error` of a topic's `window` object

@@ -554,9 +554,11 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         json_object_set_new(o, "merge",
                             opts->bulk_by_writer ? json_null()
                                                  : ks_report_merge_json(s));
-        if (opts->sizing)
+        if (opts->sizing) {
                 ks_report_add_sizing(o, s, opts, distinct, moved_f, wl,
                                      first_warning);
+                ks_analysis_set_rates(o, &an, opts->sizing);
+        }
         ks_report_topic_warnings(s, wl);
         json_object_set_new(
             o, "warnings", ks_warn_list_json_since(wl, s->name, first_warning));

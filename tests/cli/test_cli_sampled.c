@@ -153,7 +153,8 @@ static void test_write(void)
 }
 
 /** `show`: the sampled line first; with skipped messages the partial line
- *  first and the sampled line second; complete: neither. */
+ *  first and the sampled line second; complete: neither. The rates of a
+ *  sampled topic with their errors, of a complete one without. */
 static void test_show(void)
 {
         ks_clit_run_t r;
@@ -168,6 +169,14 @@ static void test_show(void)
         CU_ASSERT(ks_clit_has(r.out, "\n  estimated: the producer was out of "
                                      "CPU for 20 s of 40 (keyshift"));
         CU_ASSERT(!ks_clit_has(r.out, "partial: "));
+        /* the rates with their errors (rates.sampling_error) */
+        CU_ASSERT(ks_clit_has(r.out, "  rate     "));
+        {
+                const char *rate = strstr(r.out, "  rate     ");
+                const char *eol  = rate ? strchr(rate, '\n') : NULL;
+                const char *pm   = rate ? strstr(rate, "+/- ") : NULL;
+                CU_ASSERT(pm && eol && pm < eol);
+        }
         ks_clit_run_free(&r);
 
         CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", both), 0);
@@ -182,6 +191,7 @@ static void test_show(void)
         CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", complete), 0);
         CU_ASSERT_EQUAL(strncmp(r.out, "keyshift report ", 16), 0);
         CU_ASSERT(!ks_clit_has(r.out, "estimated: "));
+        CU_ASSERT(!ks_clit_has(r.out, "+/- "));
         ks_clit_run_free(&r);
 }
 

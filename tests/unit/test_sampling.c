@@ -19,11 +19,13 @@
  *    "partial: ..." when messages were skipped too; the metrics;
  *  - the bulk writer writes the per-partition errors as the jansson tree;
  *  - accuracy: at N = 4, 16, 64 over 8 seeds each, the total, window,
- *    every current and proposed partition's load, the moved messages,
- *    bytes and fractions, and the hot keys' counts lie within their
+ *    the per-second rates (mean, peak, busiest second), every
+ *    current and proposed partition's load, the moved messages, bytes and
+ *    fractions, and the hot keys' counts lie within their
  *    stated 3-sigma error of the oracle's exact value in >= 99 % of the
  *    cases pooled (and the errors are not loose: on average under twice
- *    the oracle's own 3 sigma).
+ *    the oracle's own 3 sigma); the oracle's partition floor lies within
+ *    the floors stated at the peak minus and plus its error.
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,11 +59,12 @@ typedef struct stream {
         int      messages;
         int      keys;
         uint64_t seed;
-        unsigned shift;       /**< N = 2^shift while sampling; 0: never */
-        int      from, until; /**< messages [from, until) are sampled */
-        int      skip_in_7;   /**< i % 7 < skip_in_7 are skipped instead */
-        size_t   topk;        /**< hot-key counters */
-        size_t   sample;      /**< key sample capacity; 0: 4096 */
+        unsigned shift;         /**< N = 2^shift while sampling; 0: never */
+        int      from, until;   /**< messages [from, until) are sampled */
+        int      skip_in_7;     /**< i % 7 < skip_in_7 are skipped instead */
+        size_t   topk;          /**< hot-key counters */
+        size_t   sample;        /**< key sample capacity; 0: 4096 */
+        double   consumer_rate; /**< keyshift.consumer.msgs.per.s; 0: none */
 } stream_t;
 
 /** Where the stream's messages went, counted here. */
@@ -96,16 +99,17 @@ static json_t *topic_of(const char *name, const stream_t *st, int sampled,
 
         memset(tl, 0, sizeof(*tl));
         ks_sizing_params_init(&sp);
-        tp.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-        tp.key_sample_size   = st->sample ? st->sample : 4096;
-        tp.mixed_sample_size = 64;
-        tp.topk_capacity     = st->topk;
-        tp.flow_max_cells    = 1000;
-        tp.pending_max       = 10;
-        tp.proposed[0]       = 12;
-        tp.proposed[1]       = 16;
-        tp.proposed_cnt      = 2;
-        t                    = ks_topic_new(name, &tp, 1000);
+        sp.consumer_msgs_per_s = st->consumer_rate;
+        tp.partitioner         = KS_PARTITIONER_MURMUR2_RANDOM;
+        tp.key_sample_size     = st->sample ? st->sample : 4096;
+        tp.mixed_sample_size   = 64;
+        tp.topk_capacity       = st->topk;
+        tp.flow_max_cells      = 1000;
+        tp.pending_max         = 10;
+        tp.proposed[0]         = 12;
+        tp.proposed[1]         = 16;
+        tp.proposed_cnt        = 2;
+        t                      = ks_topic_new(name, &tp, 1000);
         ks_topic_set_partition_count(t, 6, KS_COUNT_CONFIG, 1000);
         for (i = 0; i < st->messages; i++) {
                 double         u = uniform(&x);
@@ -293,7 +297,7 @@ static void check_keys(json_t *smp, json_t *oracle, double more)
  *  against its formula; the twin never sampled says nothing new. */
 static void test_labels(void)
 {
-        stream_t       st = {30000, 900, 11, 4, 10000, 20000, 0, 64, 0};
+        stream_t       st = {30000, 900, 11, 4, 10000, 20000, 0, 64, 0, 0};
         ks_warn_list_t wl;
         tally_t        ts, tf;
         json_t        *smp, *full, *a, *p;
@@ -430,6 +434,9 @@ static void test_labels(void)
             at(full, "current/partitions/messages_sampling_error/0"));
         CU_ASSERT_PTR_NULL(
             at(full, "proposals/0/partitions/messages_sampling_error/0"));
+        CU_ASSERT_PTR_NULL(at(full, "rates/sampling_error"));
+        CU_ASSERT_PTR_NULL(at(full, "sizing/sampling"));
+        CU_ASSERT_PTR_NOT_NULL(at(smp, "rates/sampling_error/msgs_per_s"));
         CU_ASSERT_EQUAL(num(full, "proposals/0/moved/messages_sampling_error"),
                         0);
         CU_ASSERT_EQUAL(num(full, "proposals/0/moved/messages_fraction_error"),
@@ -454,7 +461,7 @@ static void test_labels(void)
  *  twin's exact counts (a key sample that holds every key) in range. */
 static void test_sample_full(void)
 {
-        stream_t       st = {60000, 20000, 3, 4, 20000, 40000, 0, 64, 256};
+        stream_t       st = {60000, 20000, 3, 4, 20000, 40000, 0, 64, 256, 0};
         stream_t       ot = st;
         ks_warn_list_t wl;
         tally_t        ts, tf;
@@ -478,7 +485,7 @@ static void test_sample_full(void)
  *  it; the analysed count excludes both. */
 static void test_skipped_and_sampled(void)
 {
-        stream_t       st = {14000, 500, 5, 6, 0, 14000, 2, 64, 0};
+        stream_t       st = {14000, 500, 5, 6, 0, 14000, 2, 64, 0, 0};
         ks_warn_list_t wl;
         tally_t        ts;
         json_t        *smp, *a;
@@ -738,12 +745,20 @@ static void covered(cover_t *c, const char *what, double est, double exact,
  *         sampled topic against the oracle's. */
 static void accuracy_one(cover_t *c, unsigned shift, uint64_t seed)
 {
-        stream_t       st = {20000, 400, seed, shift, 0, 20000, 0, 1024, 0};
+        stream_t       st = {20000, 400, seed, shift, 0, 20000, 0, 1024, 0, 50};
         ks_warn_list_t wl;
         tally_t        ts, tf;
         json_t        *smp, *full, *p, *q;
-        double         n = (double)(1u << shift);
-        size_t         i, j;
+        /* the per-second figures: this stream's clock is the messages'
+         * own (1 ms apart), not the snapshot's, so the rates since start
+         * and over the interval, whose span is the snapshot's, are not
+         * compared here (their error is the count's over the span) */
+        static const char *const rates[] = {
+            "mean_msgs_per_s", "peak_msgs_per_s", "peak_bytes_per_s",
+            "max_msgs_per_s"};
+        char   path[96];
+        double n = (double)(1u << shift);
+        size_t i, j;
 
         ks_warn_list_init(&wl);
         smp  = topic_of("t", &st, 1, &ts, &wl);
@@ -755,6 +770,29 @@ static void accuracy_one(cover_t *c, unsigned shift, uint64_t seed)
         covered(c, "window", num(smp, "window/hashed_messages"),
                 num(full, "window/hashed_messages"),
                 num(smp, "window/hashed_messages_sampling_error"), 0);
+        /* rates, and the partition floor sized on the peak */
+        for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+                double x = num(full, strcat(strcpy(path, "rates/"), rates[i]));
+                double e;
+                snprintf(path, sizeof(path), "rates/sampling_error/%s",
+                         rates[i]);
+                e = num(smp, path);
+                snprintf(path, sizeof(path), "rates/%s", rates[i]);
+                /* the peak is a histogram's, at most 3.1 % over */
+                covered(c, rates[i], num(smp, path), x, e,
+                        strstr(rates[i], "peak") ? 0.031 * x : 0);
+        }
+        c->figures++;
+        if (num(smp, "sizing/sampling/partition_floor_low") <=
+                num(full, "sizing/partition_floor") &&
+            num(full, "sizing/partition_floor") <=
+                num(smp, "sizing/sampling/partition_floor_high"))
+                c->inside++;
+        else if (getenv("KS_TEST_VERBOSE"))
+                printf("\n    outside: floor %.0f not in [%.0f, %.0f]",
+                       num(full, "sizing/partition_floor"),
+                       num(smp, "sizing/sampling/partition_floor_low"),
+                       num(smp, "sizing/sampling/partition_floor_high"));
         json_array_foreach(at(smp, "current/partitions/messages"), i, p)
         {
                 double x = json_number_value(
