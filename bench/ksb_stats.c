@@ -36,6 +36,25 @@ uint64_t ksb_thread_cpu_ns(void)
         return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/** @returns the tid of task @p name (a /proc/self/task entry) when its
+ *           name begins with @p prefix, else -1. */
+static long task_of(const char *name, const char *prefix)
+{
+        char  path[300], comm[64] = "";
+        FILE *fp;
+
+        if (name[0] == '.')
+                return -1;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", name);
+        if (!(fp = fopen(path, "r")))
+                return -1;
+        if (!fgets(comm, sizeof(comm), fp))
+                comm[0] = '\0';
+        fclose(fp);
+        return strncmp(comm, prefix, strlen(prefix)) ? -1
+                                                     : strtol(name, NULL, 10);
+}
+
 uint64_t ksb_threads_cpu_ns(const char *prefix)
 {
         DIR           *d = opendir("/proc/self/task");
@@ -43,24 +62,11 @@ uint64_t ksb_threads_cpu_ns(const char *prefix)
         uint64_t       sum = 0;
 
         while (d && (e = readdir(d))) {
-                char            path[300], comm[64] = "";
-                FILE           *fp;
-                long            tid;
                 struct timespec ts;
+                long            tid = task_of(e->d_name, prefix);
 
-                if (e->d_name[0] == '.')
-                        continue;
-                snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-                         e->d_name);
-                if (!(fp = fopen(path, "r")))
-                        continue;
-                if (!fgets(comm, sizeof(comm), fp))
-                        comm[0] = '\0';
-                fclose(fp);
-                if (strncmp(comm, prefix, strlen(prefix)))
-                        continue;
-                tid = strtol(e->d_name, NULL, 10);
-                if (!clock_gettime((clockid_t)((~(unsigned long)tid) << 3 | 6),
+                if (tid >= 0 &&
+                    !clock_gettime((clockid_t)((~(unsigned long)tid) << 3 | 6),
                                    &ts))
                         sum += (uint64_t)ts.tv_sec * 1000000000u +
                                (uint64_t)ts.tv_nsec;
@@ -68,6 +74,33 @@ uint64_t ksb_threads_cpu_ns(const char *prefix)
         if (d)
                 closedir(d);
         return sum;
+}
+
+int ksb_threads_runnable(const char *prefix)
+{
+        DIR           *d = opendir("/proc/self/task");
+        struct dirent *e;
+        int            n = 0;
+
+        while (d && (e = readdir(d))) {
+                char  path[300], buf[512], *p;
+                FILE *fp;
+                long  tid = task_of(e->d_name, prefix);
+
+                if (tid < 0)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+                if (!(fp = fopen(path, "r")))
+                        continue;
+                /* "tid (comm) S ...": the state after the last ')' */
+                if (fgets(buf, sizeof(buf), fp) && (p = strrchr(buf, ')')) &&
+                    p[1] == ' ' && p[2] == 'R')
+                        n++;
+                fclose(fp);
+        }
+        if (d)
+                closedir(d);
+        return n;
 }
 
 uint64_t ksb_threads_quiet_cpu_ns(const char *prefix, uint64_t quiet_ns,
@@ -81,7 +114,10 @@ uint64_t ksb_threads_quiet_cpu_ns(const char *prefix, uint64_t quiet_ns,
                                       (long)(step_ms % 1000) * 1000000};
                 nanosleep(&ts, NULL);
                 cur = ksb_threads_cpu_ns(prefix);
-                if (cur - prev < quiet_ns)
+                /* and none runnable: a thread starved of CPU (keyshift's
+                 * drainer at SCHED_IDLE on a busy host) uses little CPU
+                 * but is not done */
+                if (cur - prev < quiet_ns && !ksb_threads_runnable(prefix))
                         break;
                 prev = cur;
         }

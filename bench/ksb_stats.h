@@ -47,10 +47,15 @@ uint64_t ksb_thread_cpu_ns(void);
  */
 uint64_t ksb_threads_cpu_ns(const char *prefix);
 
+/** @returns how many threads of this process whose name begins with
+ *           @p prefix are running or runnable (state R) now. */
+int ksb_threads_runnable(const char *prefix);
+
 /**
  * @brief Waits until the threads named @p prefix... are idle: their CPU
- *        grows by under @p quiet_ns in @p step_ms, at most @p max_ms in
- *        all. @returns their CPU time then (ksb_threads_cpu_ns()).
+ *        grows by under @p quiet_ns in @p step_ms and none is runnable
+ *        (one starved of CPU uses little but is not done), at most
+ *        @p max_ms in all. @returns their CPU time then (ksb_threads_cpu_ns()).
  *        Deferred work (keyshift's drainer emptying its rings after the
  *        producing threads stopped) is then counted with the block that
  *        caused it, not with the next one.
