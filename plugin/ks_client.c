@@ -174,6 +174,8 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                                  c->report_path);
         if (c->conf.metrics_path)
                 claim_metrics_path(c);
+        c->publish =
+            ks_publish_new(conf, kconf, c->client_id, c->started_at_ms);
         pthread_mutex_init(&c->lock, NULL);
         pthread_mutex_init(&c->brokers_lock, NULL);
         c->metadata_timeout_ms = 1000;
@@ -457,6 +459,8 @@ void ks_client_destroy(ks_client_t *c)
                 ks_registry_foreach(&c->reg, settle_acks, NULL);
                 ks_reporter_write(c, 1);
         }
+        /* its final records, waited for at most flush.ms */
+        ks_publish_destroy(c->publish);
         release_report_path(c->report_path);
         if (*c->metrics_path)
                 release_report_path(c->metrics_path);

@@ -31,6 +31,7 @@
 
 #include "ks_config.h"
 #include "ks_host.h"
+#include "ks_publish.h"
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_topic.h"
@@ -115,6 +116,8 @@ typedef struct ks_client {
                                                *   asked by a delivery */
         double queue_max_messages; /**< queue.buffering.max.messages */
         double queue_max_bytes;    /**< queue.buffering.max.kbytes x 1024 */
+        /** keyshift.report.topic's publisher (ks_publish.h), or NULL */
+        ks_publish_t *publish;
 } ks_client_t;
 
 /** @returns wall-clock milliseconds since the epoch. */

@@ -79,7 +79,40 @@
         X(rd_kafka_ConfigResource_error)                                       \
         X(rd_kafka_ConfigResource_configs)                                     \
         X(rd_kafka_ConfigEntry_name)                                           \
-        X(rd_kafka_ConfigEntry_value)
+        X(rd_kafka_ConfigEntry_value)                                          \
+        KS_HOST_PUBLISH_FUNCS(X)
+
+/** What the report producer (ks_publish.c) calls: a producer instance of
+ *  keyshift's own, made with the host's librdkafka. */
+#define KS_HOST_PUBLISH_FUNCS(X)                                               \
+        X(rd_kafka_conf_new)                                                   \
+        X(rd_kafka_conf_set)                                                   \
+        X(rd_kafka_conf_destroy)                                               \
+        X(rd_kafka_conf_dump)                                                  \
+        X(rd_kafka_conf_dump_free)                                             \
+        X(rd_kafka_conf_set_dr_msg_cb)                                         \
+        X(rd_kafka_conf_set_error_cb)                                          \
+        X(rd_kafka_conf_set_log_cb)                                            \
+        X(rd_kafka_conf_set_opaque)                                            \
+        X(rd_kafka_new)                                                        \
+        X(rd_kafka_destroy)                                                    \
+        X(rd_kafka_poll)                                                       \
+        X(rd_kafka_flush)                                                      \
+        X(rd_kafka_purge)                                                      \
+        X(rd_kafka_outq_len)                                                   \
+        X(rd_kafka_last_error)                                                 \
+        X(rd_kafka_topic_new)                                                  \
+        X(rd_kafka_topic_destroy)                                              \
+        X(rd_kafka_produce)                                                    \
+        X(rd_kafka_event_error_string)                                         \
+        X(rd_kafka_NewTopic_new)                                               \
+        X(rd_kafka_NewTopic_set_config)                                        \
+        X(rd_kafka_NewTopic_destroy)                                           \
+        X(rd_kafka_CreateTopics)                                               \
+        X(rd_kafka_event_CreateTopics_result)                                  \
+        X(rd_kafka_CreateTopics_result_topics)                                 \
+        X(rd_kafka_topic_result_error)                                         \
+        X(rd_kafka_topic_result_error_string)
 
 /** The host's functions, named as librdkafka names them:
  *  `ks_rdk.rd_kafka_topic_name(rkt)`. */

@@ -25,6 +25,7 @@
 #include "ks_client.h"
 #include "ks_config.h"
 #include "ks_host.h"
+#include "ks_publish.h"
 
 #define KS_IC_NAME "keyshift"
 
@@ -48,6 +49,14 @@ static rd_kafka_conf_res_t on_conf_set(rd_kafka_conf_t *conf, const char *name,
         ks_conf_state_t *st = ic_opaque;
         (void)conf;
 
+        /* keyshift.report.topic.X: X's value checked by the host's
+         * librdkafka on a scratch configuration, as the report producer
+         * will set it (ks_publish.c) */
+        if (val && ks_config_is_report_topic_prop(name) &&
+            ks_publish_check_property(name +
+                                          strlen(KS_CONFIG_REPORT_TOPIC_PREFIX),
+                                      val, errstr, errstr_size))
+                return RD_KAFKA_CONF_INVALID;
         switch (ks_config_set(&st->conf, name, val, errstr, errstr_size)) {
         case KS_CONFIG_OK:
                 return RD_KAFKA_CONF_OK;

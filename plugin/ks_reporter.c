@@ -280,12 +280,16 @@ void ks_reporter_write(ks_client_t *c, int final)
                 if (*c->metrics_path) /* node_exporter's textfile mtime */
                         (void)utimensat(AT_FDCWD, c->metrics_path, NULL, 0);
                 ks_warn_list_clear(&wl);
+                /* published again: the records' time says it is alive */
+                if (!c->report_failed)
+                        ks_publish_report(c->publish, c->report_path, c->name);
                 return;
         }
         for (i = 0; i < c->carry.cnt; i++)
                 ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
                             c->carry.items[i].message);
         ks_warn_list_clear(&c->carry);
+        ks_publish_take_warnings(c->publish, &wl);
         if (*c->partitioner_detail)
                 ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
                             "%s: keyshift models %s", c->partitioner_detail,
@@ -343,6 +347,8 @@ void ks_reporter_write(ks_client_t *c, int final)
         }
         if (*c->metrics_path)
                 write_metrics(c, &wl, rt.metrics);
+        if (!c->report_failed)
+                ks_publish_report(c->publish, c->report_path, c->name);
         ks_warn_list_log(&wl, stderr, c->name);
         ks_warn_list_clear(&wl);
 }

@@ -96,6 +96,13 @@ static int parse_bool(const char *s, int *out)
 #define KS_ACCEPT_MEMORY "1..65536 MiB"
 #define KS_ACCEPT_REFRESH "100..3600000 ms"
 #define KS_ACCEPT_FLOW "0..1048576 cells (0 = no flow matrix)"
+#define KS_ACCEPT_REPORT_TOPIC                                                 \
+        "empty (off), or a Kafka topic name: 1..249 of [A-Za-z0-9._-], not "   \
+        "\".\" or \"..\""
+#define KS_ACCEPT_REPORT_FLUSH "0..60000 ms"
+#define KS_ACCEPT_REPORT_PROP                                                  \
+        "a librdkafka producer property of the report producer (not "          \
+        "plugin.library.paths, interceptors or callbacks)"
 #define KS_ACCEPT_PARTITIONER                                                  \
         "one of random, consistent, consistent_random, murmur2, "              \
         "murmur2_random, fnv1a, fnv1a_random"
@@ -372,6 +379,99 @@ static ks_config_res_t set_overload(ks_config_t *conf, const char *v,
         return KS_CONFIG_OK;
 }
 
+/* Kafka's own rule for topic names (Topic.validate() in kafka-clients):
+ * 1..249 characters of [a-zA-Z0-9._-], not "." or "..". */
+static ks_config_res_t set_report_topic(ks_config_t *conf, const char *v,
+                                        char *errstr, size_t size)
+{
+        size_t n = strlen(v), i;
+        char  *copy;
+
+        for (i = 0; i < n; i++)
+                if (!isalnum((unsigned char)v[i]) && !strchr("._-", v[i]))
+                        break;
+        if (i < n || n > 249 || !strcmp(v, ".") || !strcmp(v, ".."))
+                return invalid(errstr, size, "keyshift.report.topic", v,
+                               KS_ACCEPT_REPORT_TOPIC);
+        copy = n ? strdup(v) : NULL;
+        if (n && !copy)
+                return invalid(errstr, size, "keyshift.report.topic", v,
+                               "(out of memory)");
+        free(conf->report_topic);
+        conf->report_topic = copy;
+        return KS_CONFIG_OK;
+}
+
+KS_INT_SETTER(set_report_flush, report_topic_flush_ms,
+              "keyshift.report.topic.flush.ms", 0, 60000,
+              KS_ACCEPT_REPORT_FLUSH)
+
+int ks_config_is_report_topic_prop(const char *name)
+{
+        const size_t n = strlen(KS_CONFIG_REPORT_TOPIC_PREFIX);
+
+        return !strncmp(name, KS_CONFIG_REPORT_TOPIC_PREFIX, n) && name[n] &&
+               strcmp(name, "keyshift.report.topic.flush.ms");
+}
+
+int ks_config_report_prop_refused(const char *x)
+{
+        return !strcmp(x, "plugin.library.paths") || strstr(x, "interceptor") ||
+               strstr(x, "_cb") || strstr(x, "callback") ||
+               !strncmp(x, "keyshift.", 9);
+}
+
+/**
+ * @brief keyshift.report.topic.X=V: kept for the report producer. X is
+ *        checked by librdkafka in the plugin (core knows nothing of it);
+ *        refused here are the properties that would load code into it or
+ *        point it at the host's callbacks.
+ */
+static ks_config_res_t set_report_prop(ks_config_t *conf, const char *name,
+                                       const char *v, char *errstr, size_t size)
+{
+        const char *x = name + strlen(KS_CONFIG_REPORT_TOPIC_PREFIX);
+        size_t      i, n = conf->report_topic_prop_cnt;
+        char      **props, *xv, *vv;
+
+        if (ks_config_report_prop_refused(x))
+                return invalid(errstr, size, name, v, KS_ACCEPT_REPORT_PROP);
+        for (i = 0; i < n; i++)
+                if (!strcmp(conf->report_topic_props[2 * i], x)) {
+                        if (!(vv = strdup(v)))
+                                return invalid(errstr, size, name, v,
+                                               "(out of memory)");
+                        free(conf->report_topic_props[2 * i + 1]);
+                        conf->report_topic_props[2 * i + 1] = vv;
+                        return KS_CONFIG_OK;
+                }
+        props = realloc(conf->report_topic_props, (n + 1) * 2 * sizeof(char *));
+        if (!props)
+                return invalid(errstr, size, name, v, "(out of memory)");
+        conf->report_topic_props = props;
+        xv                       = strdup(x);
+        vv                       = strdup(v);
+        if (!xv || !vv) {
+                free(xv);
+                free(vv);
+                return invalid(errstr, size, name, v, "(out of memory)");
+        }
+        props[2 * n]                = xv;
+        props[2 * n + 1]            = vv;
+        conf->report_topic_prop_cnt = n + 1;
+        return KS_CONFIG_OK;
+}
+
+/* The row that lists keyshift.report.topic.<X> (`keyshift config`): the
+ * name itself is no property. */
+static ks_config_res_t set_report_prop_pattern(ks_config_t *conf, const char *v,
+                                               char *errstr, size_t size)
+{
+        (void)conf;
+        return invalid(errstr, size, "keyshift.report.topic.<X>", v,
+                       "<X> replaced by a librdkafka producer property");
+}
+
 static const ks_prop_t ks_props[] = {
     {"keyshift.enable", KS_ACCEPT_ENABLE, set_enable},
     {"keyshift.partitions.proposed", KS_ACCEPT_PROPOSED, set_proposed},
@@ -389,29 +489,49 @@ static const ks_prop_t ks_props[] = {
     {"keyshift.flow.max.cells", KS_ACCEPT_FLOW, set_flow},
     {"keyshift.partitioner", KS_ACCEPT_PARTITIONER, set_partitioner},
     {"keyshift.overload", KS_ACCEPT_OVERLOAD, set_overload},
+    {"keyshift.report.topic", KS_ACCEPT_REPORT_TOPIC, set_report_topic},
+    {"keyshift.report.topic.flush.ms", KS_ACCEPT_REPORT_FLUSH,
+     set_report_flush},
+    {"keyshift.report.topic.<X>", KS_ACCEPT_REPORT_PROP,
+     set_report_prop_pattern},
 };
 
 int ks_config_init(ks_config_t *conf)
 {
         memset(conf, 0, sizeof(*conf));
-        conf->enable              = 1;
-        conf->report_interval_ms  = 60000;
-        conf->hot_keys            = 20;
-        conf->key_sample_size     = 4096;
-        conf->mixed_sample_size   = 2048;
-        conf->topics_max          = 1000;
-        conf->memory_max_mb       = 64;
-        conf->metadata_refresh_ms = 10000;
-        conf->flow_max_cells      = 65536;
-        conf->partitioner         = -1;
+        conf->enable                = 1;
+        conf->report_interval_ms    = 60000;
+        conf->hot_keys              = 20;
+        conf->key_sample_size       = 4096;
+        conf->mixed_sample_size     = 2048;
+        conf->topics_max            = 1000;
+        conf->memory_max_mb         = 64;
+        conf->metadata_refresh_ms   = 10000;
+        conf->flow_max_cells        = 65536;
+        conf->partitioner           = -1;
+        conf->report_topic_flush_ms = 2000;
         ks_sizing_params_init(&conf->sizing);
         conf->report_path = strdup("keyshift-%c-%p.json");
         return conf->report_path ? 0 : -1;
 }
 
+/** @brief Frees the report producer's properties. */
+static void free_report_props(ks_config_t *conf)
+{
+        size_t i;
+
+        for (i = 0; i < 2 * conf->report_topic_prop_cnt; i++)
+                free(conf->report_topic_props[i]);
+        free(conf->report_topic_props);
+        conf->report_topic_props    = NULL;
+        conf->report_topic_prop_cnt = 0;
+}
+
 void ks_config_destroy(ks_config_t *conf)
 {
         free(conf->report_path);
+        free(conf->report_topic);
+        free_report_props(conf);
         free(conf->metrics_path);
         if (conf->topics_regex) {
                 regfree(&conf->topics_re);
@@ -420,16 +540,49 @@ void ks_config_destroy(ks_config_t *conf)
         memset(conf, 0, sizeof(*conf));
 }
 
+/** @returns 0, or -1 on ENOMEM (then @p dst holds no report-topic
+ *           strings). */
+static int copy_report_topic(ks_config_t *dst, const ks_config_t *src)
+{
+        size_t i;
+
+        dst->report_topic          = NULL;
+        dst->report_topic_props    = NULL;
+        dst->report_topic_prop_cnt = 0;
+        if (src->report_topic &&
+            !(dst->report_topic = strdup(src->report_topic)))
+                return -1;
+        for (i = 0; i < src->report_topic_prop_cnt; i++) {
+                char name[512], err[8];
+                snprintf(name, sizeof(name), "%s%s",
+                         KS_CONFIG_REPORT_TOPIC_PREFIX,
+                         src->report_topic_props[2 * i]);
+                if (set_report_prop(dst, name,
+                                    src->report_topic_props[2 * i + 1], err,
+                                    sizeof(err)) != KS_CONFIG_OK) {
+                        free(dst->report_topic);
+                        dst->report_topic = NULL;
+                        free_report_props(dst);
+                        return -1;
+                }
+        }
+        return 0;
+}
+
 int ks_config_copy(ks_config_t *dst, const ks_config_t *src)
 {
         *dst              = *src;
         dst->topics_regex = NULL;
-        dst->report_path  = strdup(src->report_path);
+        if (copy_report_topic(dst, src))
+                return -1;
+        dst->report_path = strdup(src->report_path);
         dst->metrics_path =
             src->metrics_path ? strdup(src->metrics_path) : NULL;
         if (!dst->report_path || (src->metrics_path && !dst->metrics_path)) {
                 free(dst->report_path);
                 free(dst->metrics_path);
+                free(dst->report_topic);
+                free_report_props(dst);
                 return -1;
         }
         if (src->topics_regex) {
@@ -438,6 +591,8 @@ int ks_config_copy(ks_config_t *dst, const ks_config_t *src)
                     KS_CONFIG_OK) {
                         free(dst->report_path);
                         free(dst->metrics_path);
+                        free(dst->report_topic);
+                        free_report_props(dst);
                         return -1;
                 }
         }
@@ -513,6 +668,9 @@ ks_config_res_t ks_config_set(ks_config_t *conf, const char *name,
                 if (!strcmp(name, ks_props[i].name))
                         return ks_props[i].set(conf, value ? value : "", errstr,
                                                errstr_size);
+        if (ks_config_is_report_topic_prop(name))
+                return set_report_prop(conf, name, value ? value : "", errstr,
+                                       errstr_size);
 
         /* The whole message fits librdkafka's usual errstr (256 bytes, as
          * confluent-kafka-python passes): the name (cut at

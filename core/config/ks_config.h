@@ -49,7 +49,30 @@ typedef struct ks_config {
         int     overload_analyse;  /**< keyshift.overload: 1 analyse, 0 skip */
         ks_sizing_params_t sizing; /**< sizing inputs (ks_sizing.h) */
         int sizing_metadata_age_set; /**< else: the producer's own */
+        /* keyshift.report.topic (issue 32): NULL, off */
+        char   *report_topic;
+        int64_t report_topic_flush_ms; /**< at destroy, at most this long */
+        /** keyshift.report.topic.X=V for the report producer: "X", "V",
+         *  ... (report_topic_prop_cnt pairs, 2 strings each); later
+         *  settings of one X replace earlier ones */
+        char **report_topic_props;
+        size_t report_topic_prop_cnt;
 } ks_config_t;
+
+/** The prefix of the report producer's own librdkafka properties. */
+#define KS_CONFIG_REPORT_TOPIC_PREFIX "keyshift.report.topic."
+
+/** @returns 1 if @p name is keyshift.report.topic.X for a librdkafka
+ *           property X (not one of keyshift's own report-topic
+ *           properties): its value is for the report producer, which the
+ *           plugin checks with librdkafka. */
+int ks_config_is_report_topic_prop(const char *name);
+
+/** @returns 1 if librdkafka property @p x may not be set for the report
+ *           producer: plugin.library.paths, interceptors, callbacks and
+ *           keyshift's own (they would load code into it or reach the
+ *           host's). */
+int ks_config_report_prop_refused(const char *x);
 
 /** @brief Sets every property to its default. @returns 0, -1 on ENOMEM. */
 int ks_config_init(ks_config_t *conf);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file ks_publish.h
+ * @brief keyshift.report.topic: the producer's reports published to a
+ *        Kafka topic, one record per reported topic, for `keyshift fleet`
+ *        (issue 32; docs/using.md "Many producers").
+ *
+ * Records (docs/report-schema.md, "Report topic records"):
+ *  - key: compact JSON {"v":1, "client_id", "host", "pid",
+ *    "started_at_ms", "topic"}: the producer's identity and the topic;
+ *    "topic" "" for the producer's own record (its report with
+ *    `topics` {}), which says it is alive, or ended (`final` true);
+ *  - value: a keyshift.report.v2 report holding that one topic (its
+ *    `merge` sketches included) and the producer block, as the report
+ *    file holds it: `keyshift merge` and `keyshift fleet` read it as a
+ *    report.
+ *
+ * The record producer is an rd_kafka_t of keyshift's own, made with the
+ * host's librdkafka (ks_rdk, ks_host.h) by the publisher thread
+ * ("ks:publish") at the first report, never on the host's threads. Its
+ * configuration is a new one (rd_kafka_conf_new(): no plugin, no
+ * interceptor, none of the host's callbacks), with the host's
+ * bootstrap.servers, security.protocol, sasl.*, ssl.* and client.rack as
+ * the host set them, then every keyshift.report.topic.X. Its records never
+ * reach the host's delivery reports or statistics.
+ *
+ * Never harms the host: the reporter hands records to a bounded queue
+ * (KS_PUBLISH_QUEUE_MAX records; the oldest record of a key is replaced by
+ * its newer one) and returns; a failure (cluster down, authorization,
+ * topic missing, record too large, queue full) is logged once per cause
+ * as REPORT_TOPIC_FAILED with librdkafka's error, and said in the next
+ * report. At the host's destroy, ks_publish_destroy() waits at most
+ * keyshift.report.topic.flush.ms for the final records.
+ */
+#ifndef KS_PUBLISH_H
+#define KS_PUBLISH_H
+
+#include <stddef.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "ks_config.h"
+#include "ks_warn.h"
+
+/** Records waiting for the publisher thread, at most. */
+#define KS_PUBLISH_QUEUE_MAX 4096
+
+typedef struct ks_publish ks_publish_t;
+
+/**
+ * @brief Checks @p value of librdkafka property @p x for the report
+ *        producer (keyshift.report.topic.X) with the host's librdkafka, on
+ *        a scratch configuration.
+ * @returns 0, or -1 with @p errstr "Invalid value ... for
+ *          keyshift.report.topic.X: expected ... (librdkafka's error)".
+ * @locality application thread in rd_kafka_conf_set().
+ */
+int ks_publish_check_property(const char *x, const char *value, char *errstr,
+                              size_t errstr_size);
+
+/**
+ * @brief The publisher of one host producer: copies what it inherits from
+ *        the host's configuration @p host_conf (no I/O, no thread yet).
+ * @param client_id the host's client.id, for the records' key and logs
+ * @param started_at_ms the host producer's creation (wall clock, ms)
+ * @returns NULL when keyshift.report.topic is off (or on ENOMEM, logged).
+ * @locality application thread in rd_kafka_new() (on_new).
+ */
+ks_publish_t *ks_publish_new(const rd_kafka_conf_t *host_conf,
+                             const ks_config_t *kconf, const char *client_id,
+                             int64_t started_at_ms);
+
+/**
+ * @brief Queues the records of the report at @p report_path (just written:
+ *        read back, split per topic) for the publisher thread, started
+ *        here the first time. Returns at once. Does nothing for @p p NULL.
+ * @param name the host producer's name, for log lines
+ * @locality the reporter thread; the application thread for the final
+ *           report (rd_kafka_destroy()).
+ */
+void ks_publish_report(ks_publish_t *p, const char *report_path,
+                       const char *name);
+
+/** @brief Moves the REPORT_TOPIC_FAILED warnings raised since the last
+ *         call into @p wl (each cause once in the producer's life).
+ *  @locality the reporter thread, or the final report's. */
+void ks_publish_take_warnings(ks_publish_t *p, ks_warn_list_t *wl);
+
+/**
+ * @brief Waits at most keyshift.report.topic.flush.ms for the queued and
+ *        in-flight records, then stops the publisher thread, destroys the
+ *        record producer (what is left is purged) and frees @p p.
+ * @locality application thread in rd_kafka_destroy() (on_conf_destroy).
+ */
+void ks_publish_destroy(ks_publish_t *p);
+
+#endif /* KS_PUBLISH_H */
