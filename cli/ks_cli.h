@@ -27,6 +27,7 @@ int ks_cli_hash_main(int argc, char **argv);
 int ks_cli_show_main(int argc, char **argv);
 int ks_cli_html_main(int argc, char **argv);
 int ks_cli_merge_main(int argc, char **argv);
+int ks_cli_fleet_main(int argc, char **argv);
 int ks_cli_plan_main(int argc, char **argv);
 int ks_cli_scan_main(int argc, char **argv);
 int ks_cli_metrics_main(int argc, char **argv);

@@ -22,6 +22,8 @@ static const struct {
     {"html", ks_cli_html_main, "a report as one self-contained HTML page"},
     {"merge", ks_cli_merge_main,
      "combine reports of several producer processes into one"},
+    {"fleet", ks_cli_fleet_main,
+     "merge the reports producers publish to keyshift.report.topic"},
     {"plan", ks_cli_plan_main,
      "partition count advice from planned rates, without a producer"},
     {"scan", ks_cli_scan_main,

@@ -177,9 +177,8 @@ static int ks_merge_distinct_producers(const ks_cli_report_t *r, size_t n,
         return dup ? -1 : 0;
 }
 
-/** @returns the merged report, or NULL with @p err set. */
-static json_t *ks_merge_reports(const ks_cli_report_t *r, size_t n,
-                                size_t hot_max, char *err, size_t errsz)
+json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
+                             char *err, size_t errsz)
 {
         json_t            *topics = json_object(), *warnings = json_array();
         ks_cli_merge_in_t *in      = calloc(n, sizeof(*in));
@@ -304,7 +303,7 @@ int ks_cli_merge_main(int argc, char **argv)
                         rc = ks_cli_fail("merge", "%s", err);
                         goto done;
                 }
-        if (!(merged = ks_merge_reports(r, n, hot_max, err, sizeof(err)))) {
+        if (!(merged = ks_cli_merge_reports(r, n, hot_max, err, sizeof(err)))) {
                 rc = ks_cli_fail("merge", "%s", err);
                 goto done;
         }

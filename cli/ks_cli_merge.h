@@ -22,6 +22,16 @@
 #include "ks_analysis.h"
 #include "ks_cli_report.h"
 
+/**
+ * @brief Merges the reports @p r of @p n (>= 1) distinct producers into
+ *        one report (`keyshift merge`'s, also `keyshift fleet`'s).
+ * @param hot_max hot keys listed per topic (0: the most any input lists).
+ * @returns a new report, or NULL with @p err set (two inputs of one
+ *          producer, incompatible topics, a sketch that does not read).
+ */
+json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
+                             char *err, size_t errsz);
+
 /* ---- sketches (ks_cli_merge_sketch.c) --------------------------- */
 
 typedef struct ks_cli_sketch ks_cli_sketch_t;

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file ks_cli_fleet.c
+ * @brief `keyshift fleet --bootstrap B`: one report of every producer that
+ *        publishes to keyshift.report.topic (issue 32).
+ *
+ * The topic holds, per producer and topic, that producer's latest report
+ * of the topic (cumulative since the producer started), and one record of
+ * the producer itself (its report with no topic: `final` once it ended).
+ * Each record is checked as any report is (the schema, and its sketches
+ * read by a merge of it alone): one that is not is garbage, counted,
+ * skipped and named by its offset. The records of one producer make one
+ * report; the producers' reports are merged by `keyshift merge`'s code
+ * (ks_cli_merge.h), so exact figures are sums and estimates carry the
+ * merged sketches' errors. A producer is `ended` when its records are its
+ * final report's, `stale` when its last record is older than --stale-after
+ * (default 3 of its report intervals), `live` otherwise.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_cli.h"
+#include "ks_cli_fleet.h"
+#include "ks_cli_merge.h"
+#include "ks_cli_report.h"
+#include "ks_report.h"
+
+#define KS_FLEET_DEFAULT_TOPIC "keyshift-reports"
+/** Garbage records named one by one on stderr, at most. */
+#define KS_FLEET_GARBAGE_NAMED 10
+
+/** One producer: its records' reports grouped. */
+typedef struct ks_fleet_producer {
+        json_t     *key;     /**< the identity (a record's key without topic) */
+        json_t     *own;     /**< its own record's report (no topic), or NULL */
+        json_t     *topics;  /**< topic -> that topic's report */
+        int64_t     last_ms; /**< its latest record's time */
+        const char *state;
+        int         merged;
+        char        label[400]; /**< "client_id@host pid N": merged_from */
+} ks_fleet_producer_t;
+
+typedef struct ks_fleet_opts {
+        const char *bootstrap, *report_topic, *out;
+        const char *only[64];
+        size_t      only_cnt;
+        double      stale_after_s; /**< < 0: 3 report intervals */
+        double      since_s;
+        int         live_only;
+        size_t      hot_max;
+        int         timeout_ms;
+} ks_fleet_opts_t;
+
+static void ks_fleet_help(FILE *fp)
+{
+        fprintf(
+            fp,
+            "Usage: keyshift fleet --bootstrap HOST:PORT [OPTIONS]\n"
+            "Reads the reports that producers publish with "
+            "keyshift.report.topic, keeps\n"
+            "the latest of each producer and topic, and merges them as "
+            "`keyshift merge`\n"
+            "does into one %s report (source \"fleet\").\n\n"
+            "  -b, --bootstrap B      the cluster (bootstrap.servers)\n"
+            "  -r, --report-topic T   the report topic (default %s)\n"
+            "  -X, --property P=V     a librdkafka consumer property "
+            "(security, ...)\n"
+            "  -t, --topic T          merge only topic T (repeatable)\n"
+            "      --stale-after D    a producer without a record for D is "
+            "stale (default:\n"
+            "                         3 of its report intervals); D: 90s, "
+            "5m, 2h, 1d\n"
+            "      --since D          merge the producers whose last record "
+            "is within D\n"
+            "                         (default 24h), whatever their state\n"
+            "      --live             merge only the live producers\n"
+            "  -k, --hot N            hot keys listed per topic\n"
+            "      --timeout-ms MS    for the cluster's answers (default "
+            "10000)\n"
+            "  -o, --output FILE      the report (default - : standard "
+            "output)\n"
+            "  -h, --help             this help\n\n"
+            "Exit: 0 ok, 1 cluster unreachable, no report topic or no "
+            "producer, 2 usage.\n",
+            KEYSHIFT_REPORT_SCHEMA, KS_FLEET_DEFAULT_TOPIC);
+}
+
+/** @brief Parses a duration "90", "90s", "500ms", "5m", "2h", "1d".
+ *  @returns 0 with @p s seconds, or -1. */
+static int parse_duration(const char *v, double *s)
+{
+        char  *end;
+        double n = strtod(v, &end);
+
+        if (end == v || n < 0)
+                return -1;
+        if (!*end || !strcmp(end, "s"))
+                *s = n;
+        else if (!strcmp(end, "ms"))
+                *s = n / 1000;
+        else if (!strcmp(end, "m"))
+                *s = n * 60;
+        else if (!strcmp(end, "h"))
+                *s = n * 3600;
+        else if (!strcmp(end, "d"))
+                *s = n * 86400;
+        else
+                return -1;
+        return 0;
+}
+
+static int64_t wall_ms(void)
+{
+        struct timeval tv;
+
+        gettimeofday(&tv, NULL);
+        return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/** @returns 1 if topic @p t is selected by --topic. */
+static int selected(const ks_fleet_opts_t *o, const char *t)
+{
+        size_t i;
+
+        for (i = 0; i < o->only_cnt; i++)
+                if (!strcmp(o->only[i], t))
+                        return 1;
+        return !o->only_cnt;
+}
+
+/**
+ * @brief Checks one record: a key {v:1, client_id, host, pid,
+ *        started_at_ms, topic} and a report holding that topic alone
+ *        (none for the producer's own record) that the report check
+ *        passes and whose sketches a merge reads.
+ * @returns 0 with @p key and @p val (new references), or -1 with @p err.
+ */
+static int check_record(const ks_fleet_rec_t *rec, const char *where,
+                        json_t **key, json_t **val, char *err, size_t errsz)
+{
+        json_error_t    je;
+        const char     *topic;
+        json_t         *topics, *m;
+        ks_cli_report_t one;
+
+        *key = json_loads(rec->key, 0, &je);
+        *val = NULL;
+        if (!json_is_object(*key) ||
+            json_integer_value(json_object_get(*key, "v")) != 1 ||
+            !json_is_string(json_object_get(*key, "client_id")) ||
+            !json_is_string(json_object_get(*key, "host")) ||
+            !json_is_integer(json_object_get(*key, "pid")) ||
+            !json_is_integer(json_object_get(*key, "started_at_ms")) ||
+            !json_is_string(json_object_get(*key, "topic"))) {
+                snprintf(err, errsz, "its key is not a keyshift record key");
+                goto bad;
+        }
+        topic = json_string_value(json_object_get(*key, "topic"));
+        if (!(*val = json_loadb(rec->value, rec->value_len, 0, &je))) {
+                snprintf(err, errsz, "its value is not JSON (%s)", je.text);
+                goto bad;
+        }
+        if (ks_cli_report_check(*val, where, err, errsz))
+                goto bad;
+        topics = json_object_get(*val, "topics");
+        if (json_object_size(topics) != (*topic ? 1u : 0u) ||
+            (*topic && !json_object_get(topics, topic))) {
+                snprintf(err, errsz,
+                         "its report does not hold topic \"%s\" alone", topic);
+                goto bad;
+        }
+        if (*topic) { /* its sketches read */
+                one.path = where;
+                one.root = *val;
+                if (!(m = ks_cli_merge_reports(&one, 1, 0, err, errsz)))
+                        goto bad;
+                json_decref(m);
+        }
+        return 0;
+bad:
+        json_decref(*key);
+        json_decref(*val);
+        *key = *val = NULL;
+        return -1;
+}
+
+/** @returns the producer of @p key in @p ps (added if new), or NULL. */
+static ks_fleet_producer_t *producer_of(ks_fleet_producer_t **ps, size_t *n,
+                                        json_t *key)
+{
+        json_t *id = json_deep_copy(key);
+        size_t  i;
+        void   *grown;
+
+        json_object_del(id, "topic");
+        for (i = 0; i < *n; i++)
+                if (json_equal((*ps)[i].key, id)) {
+                        json_decref(id);
+                        return &(*ps)[i];
+                }
+        if (!(grown = realloc(*ps, (*n + 1) * sizeof(**ps)))) {
+                json_decref(id);
+                return NULL;
+        }
+        *ps = grown;
+        memset(&(*ps)[*n], 0, sizeof(**ps));
+        (*ps)[*n].key     = id;
+        (*ps)[*n].topics  = json_object();
+        (*ps)[*n].last_ms = -1;
+        return &(*ps)[(*n)++];
+}
+
+/** @returns one report of producer @p p: its latest head, the topics of
+ *           its records (those --topic selects). A new reference. */
+static json_t *producer_report(const ks_fleet_opts_t     *o,
+                               const ks_fleet_producer_t *p)
+{
+        const char *name;
+        json_t     *t, *head = p->own, *r, *topics = json_object();
+        json_int_t  messages = 0;
+
+        json_object_foreach(p->topics, name, t)
+        {
+                if (!head)
+                        head = t;
+                if (!selected(o, name))
+                        continue;
+                json_object_set(
+                    topics, name,
+                    json_object_get(json_object_get(t, "topics"), name));
+                messages += json_integer_value(json_object_get(
+                    json_object_get(json_object_get(t, "topics"), name),
+                    "messages"));
+        }
+        r = json_copy(head);
+        json_object_set_new(r, "topics", topics);
+        json_object_set_new(r, "messages", json_integer(messages));
+        return r;
+}
+
+/** @brief Sets each producer's state (live, stale, ended). */
+static void set_states(const ks_fleet_opts_t *o, ks_fleet_producer_t *ps,
+                       size_t n, int64_t now)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                ks_fleet_producer_t *p    = &ps[i];
+                const json_t        *head = p->own;
+                const char          *tn;
+                json_t              *t;
+                double               stale_ms;
+                int                  final;
+
+                json_object_foreach(p->topics, tn, t) if (!head) head = t;
+                final    = json_is_true(json_object_get(head, "final"));
+                stale_ms = o->stale_after_s >= 0
+                               ? o->stale_after_s * 1000
+                               : 3.0 * (double)ks_cli_u64(
+                                           json_object_get(head, "producer"),
+                                           "report_interval_ms");
+                if (final)
+                        p->state = "ended";
+                else if (stale_ms > 0 && (double)(now - p->last_ms) > stale_ms)
+                        p->state = "stale";
+                else
+                        p->state = "live";
+                p->merged = (double)(now - p->last_ms) <= o->since_s * 1000 &&
+                            (!o->live_only || !strcmp(p->state, "live"));
+        }
+}
+
+/** @returns the `fleet` object's producers[] entry of @p p. */
+static json_t *producer_json(const ks_fleet_producer_t *p)
+{
+        const json_t *head = p->own, *prod;
+        const char   *tn;
+        json_t       *t, *topics = json_array(), *o;
+        char          started[40], last[40];
+
+        json_object_foreach(p->topics, tn, t)
+        {
+                if (!head)
+                        head = t;
+                json_array_append_new(topics, json_string(tn));
+        }
+        prod = json_object_get(head, "producer");
+        ks_report_rfc3339(
+            json_integer_value(json_object_get(p->key, "started_at_ms")),
+            started, sizeof(started));
+        ks_report_rfc3339(p->last_ms, last, sizeof(last));
+        o = json_pack(
+            "{s:O, s:O, s:O, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, "
+            "s:o, s:b}",
+            "client_id", json_object_get(p->key, "client_id"), "host",
+            json_object_get(p->key, "host"), "pid",
+            json_object_get(p->key, "pid"), "started_at", started, "name",
+            ks_cli_str(prod, "name", ""), "librdkafka_version",
+            ks_cli_str(prod, "librdkafka_version", ""), "keyshift_version",
+            ks_cli_str(prod, "keyshift_version", ""), "partitioner",
+            ks_cli_str(prod, "partitioner", ""), "generated_at",
+            ks_cli_str(head, "generated_at", ""), "last_record_at", last,
+            "report_interval_ms",
+            (json_int_t)ks_cli_u64(prod, "report_interval_ms"), "state",
+            p->state, "topics", topics, "merged", p->merged);
+        return o;
+}
+
+/** @brief Reads, groups, merges and writes. @returns the exit code. */
+static int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+{
+        ks_fleet_read_t      rd;
+        ks_fleet_producer_t *ps = NULL;
+        ks_cli_report_t     *in = NULL;
+        size_t               np = 0, nin = 0, i, garbage = 0;
+        json_t              *merged = NULL, *fleet, *plist, *ws;
+        char                 err[2048], where[600], first_bad[600] = "";
+        int64_t              now;
+        int                  rc     = KS_CLI_EXIT_FAIL;
+        json_int_t           cnt[3] = {0, 0, 0};
+
+        if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
+                          isatty(STDERR_FILENO), &rd, err, sizeof(err)))
+                return ks_cli_fail("fleet", "%s", err);
+        now = wall_ms();
+        for (i = 0; i < rd.cnt; i++) {
+                const ks_fleet_rec_t *rec = &rd.recs[i];
+                json_t               *key, *val;
+                ks_fleet_producer_t  *p;
+                const char           *topic;
+
+                if (!rec->value) /* deleted */
+                        continue;
+                snprintf(where, sizeof(where), "%s [%d] offset %lld",
+                         o->report_topic, (int)rec->partition,
+                         (long long)rec->offset);
+                if (check_record(rec, where, &key, &val, err, sizeof(err))) {
+                        if (garbage < KS_FLEET_GARBAGE_NAMED)
+                                fprintf(stderr,
+                                        "keyshift fleet: skipped the record "
+                                        "at %s: %s\n",
+                                        where, err);
+                        if (!garbage)
+                                snprintf(first_bad, sizeof(first_bad), "%s",
+                                         where);
+                        garbage++;
+                        continue;
+                }
+                topic = json_string_value(json_object_get(key, "topic"));
+                if (!(p = producer_of(&ps, &np, key))) {
+                        json_decref(key);
+                        json_decref(val);
+                        break;
+                }
+                if (*topic)
+                        json_object_set_new(p->topics, topic, val);
+                else {
+                        json_decref(p->own);
+                        p->own = val;
+                }
+                if (rec->timestamp_ms > p->last_ms)
+                        p->last_ms = rec->timestamp_ms;
+                json_decref(key);
+        }
+        if (garbage > KS_FLEET_GARBAGE_NAMED)
+                fprintf(stderr, "keyshift fleet: %zu more records skipped\n",
+                        garbage - KS_FLEET_GARBAGE_NAMED);
+        set_states(o, ps, np, now);
+        in    = calloc(np ? np : 1, sizeof(*in));
+        plist = json_array();
+        for (i = 0; i < np; i++) {
+                json_array_append_new(plist, producer_json(&ps[i]));
+                cnt[!strcmp(ps[i].state, "live")    ? 0
+                    : !strcmp(ps[i].state, "stale") ? 1
+                                                    : 2]++;
+                if (!ps[i].merged)
+                        continue;
+                snprintf(
+                    ps[i].label, sizeof(ps[i].label), "%s@%s pid %lld",
+                    json_string_value(json_object_get(ps[i].key, "client_id")),
+                    json_string_value(json_object_get(ps[i].key, "host")),
+                    (long long)json_integer_value(
+                        json_object_get(ps[i].key, "pid")));
+                in[nin].path   = ps[i].label;
+                in[nin++].root = producer_report(o, &ps[i]);
+        }
+        if (!nin) {
+                ks_cli_fail("fleet",
+                            "no producer to merge: %zu producers on %s, none "
+                            "whose last record is within --since%s (%zu "
+                            "records, %zu skipped)",
+                            np, o->report_topic,
+                            o->live_only ? " and live" : "", (size_t)rd.records,
+                            garbage);
+                json_decref(plist);
+                goto done;
+        }
+        if (!(merged = ks_cli_merge_reports(in, nin, o->hot_max, err,
+                                            sizeof(err)))) {
+                ks_cli_fail("fleet", "%s", err);
+                json_decref(plist);
+                goto done;
+        }
+        {
+                char    name[96], at[40];
+                json_t *prod = json_object_get(merged, "producer");
+                snprintf(name, sizeof(name), "keyshift fleet of %zu producers",
+                         nin);
+                json_object_set_new(prod, "name", json_string(name));
+                ks_report_rfc3339(now, at, sizeof(at));
+                fleet = json_pack(
+                    "{s:s, s:s, s:s, s:I, s:I, s:o, s:f, s:b, s:I, s:I, s:I, "
+                    "s:I, s:o}",
+                    "bootstrap", o->bootstrap, "report_topic", o->report_topic,
+                    "read_at", at, "records", (json_int_t)rd.records,
+                    "records_garbage", (json_int_t)garbage, "stale_after_s",
+                    o->stale_after_s >= 0 ? json_real(o->stale_after_s)
+                                          : json_null(),
+                    "since_s", o->since_s, "live_only", o->live_only, "live",
+                    cnt[0], "stale", cnt[1], "ended", cnt[2], "merged",
+                    (json_int_t)nin, "producers", plist);
+        }
+        ws = json_object_get(merged, "warnings");
+        if (garbage) {
+                snprintf(err, sizeof(err),
+                         "%zu records of the report topic were skipped (not "
+                         "keyshift reports, or unreadable), the first at %s",
+                         garbage, first_bad);
+                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
+                                                    "FLEET_RECORDS_SKIPPED",
+                                                    "message", err));
+        }
+        if (cnt[1]) {
+                size_t n = (size_t)snprintf(
+                    err, sizeof(err),
+                    "%lld of %zu producers are stale (no record within "
+                    "--stale-after):",
+                    (long long)cnt[1], np);
+                for (i = 0; i < np && n < sizeof(err); i++)
+                        if (!strcmp(ps[i].state, "stale"))
+                                n += (size_t)snprintf(
+                                    err + n, sizeof(err) - n, " %s@%s pid %lld",
+                                    json_string_value(json_object_get(
+                                        ps[i].key, "client_id")),
+                                    json_string_value(
+                                        json_object_get(ps[i].key, "host")),
+                                    (long long)json_integer_value(
+                                        json_object_get(ps[i].key, "pid")));
+                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
+                                                    "FLEET_PRODUCERS_STALE",
+                                                    "message", err));
+        }
+        json_object_set_new(merged, "source", json_string("fleet"));
+        json_object_set_new(merged, "fleet", fleet);
+        if (ks_cli_report_check(merged, o->out, err, sizeof(err)))
+                ks_cli_fail("fleet", "internal error, report invalid: %s", err);
+        else if (!strcmp(o->out, "-")) {
+                if (json_dumpf(merged, stdout,
+                               JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
+                    fputc('\n', stdout) == EOF || fflush(stdout))
+                        ks_cli_fail("fleet", "cannot write the output");
+                else
+                        rc = KS_CLI_EXIT_OK;
+        } else if (ks_report_write_atomic(merged, o->out, err, sizeof(err)))
+                ks_cli_fail("fleet", "%s", err);
+        else {
+                fprintf(stderr,
+                        "keyshift fleet: wrote %s (%zu producers merged: "
+                        "%lld live, %lld stale, %lld ended; %zu records "
+                        "skipped)\n",
+                        o->out, nin, (long long)cnt[0], (long long)cnt[1],
+                        (long long)cnt[2], garbage);
+                rc = KS_CLI_EXIT_OK;
+        }
+done:
+        json_decref(merged);
+        for (i = 0; i < nin; i++)
+                json_decref(in[i].root);
+        free(in);
+        for (i = 0; i < np; i++) {
+                json_decref(ps[i].key);
+                json_decref(ps[i].own);
+                json_decref(ps[i].topics);
+        }
+        free(ps);
+        ks_fleet_read_free(&rd);
+        return rc;
+}
+
+int ks_cli_fleet_main(int argc, char **argv)
+{
+        enum { OPT_STALE = 256, OPT_SINCE, OPT_LIVE, OPT_TIMEOUT };
+        static const struct option longopts[] = {
+            {"bootstrap", required_argument, NULL, 'b'},
+            {"report-topic", required_argument, NULL, 'r'},
+            {"property", required_argument, NULL, 'X'},
+            {"topic", required_argument, NULL, 't'},
+            {"stale-after", required_argument, NULL, OPT_STALE},
+            {"since", required_argument, NULL, OPT_SINCE},
+            {"live", no_argument, NULL, OPT_LIVE},
+            {"hot", required_argument, NULL, 'k'},
+            {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+            {"output", required_argument, NULL, 'o'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        ks_fleet_opts_t  o    = {.report_topic  = KS_FLEET_DEFAULT_TOPIC,
+                                 .out           = "-",
+                                 .stale_after_s = -1,
+                                 .since_s       = 86400,
+                                 .timeout_ms    = 10000};
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        char             err[512], *eq;
+        long long        v;
+        int              c;
+
+#define KS_FLEET_USAGE(...)                                                    \
+        do {                                                                   \
+                rd_kafka_conf_destroy(conf);                                   \
+                return ks_cli_usage_error("fleet", __VA_ARGS__);               \
+        } while (0)
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "b:r:X:t:k:o:h", longopts, NULL)) !=
+               -1) {
+                switch (c) {
+                case 'b':
+                        o.bootstrap = optarg;
+                        break;
+                case 'r':
+                        o.report_topic = optarg;
+                        break;
+                case 'X':
+                        if (!(eq = strchr(optarg, '=')))
+                                KS_FLEET_USAGE("-X %s: expected PROP=VALUE",
+                                               optarg);
+                        *eq = '\0';
+                        if (rd_kafka_conf_set(conf, optarg, eq + 1, err,
+                                              sizeof(err)) != RD_KAFKA_CONF_OK)
+                                KS_FLEET_USAGE("-X %s: %s", optarg, err);
+                        break;
+                case 't':
+                        if (o.only_cnt == sizeof(o.only) / sizeof(o.only[0]))
+                                KS_FLEET_USAGE("--topic: at most 64");
+                        o.only[o.only_cnt++] = optarg;
+                        break;
+                case OPT_STALE:
+                        if (parse_duration(optarg, &o.stale_after_s))
+                                KS_FLEET_USAGE("--stale-after %s: expected a "
+                                               "duration (90s, 5m, 2h, 1d)",
+                                               optarg);
+                        break;
+                case OPT_SINCE:
+                        if (parse_duration(optarg, &o.since_s))
+                                KS_FLEET_USAGE("--since %s: expected a "
+                                               "duration (90s, 5m, 2h, 1d)",
+                                               optarg);
+                        break;
+                case OPT_LIVE:
+                        o.live_only = 1;
+                        break;
+                case 'k':
+                        if (ks_cli_parse_long(optarg, 1, 1000, &v, err,
+                                              sizeof(err)))
+                                KS_FLEET_USAGE("--hot: %s", err);
+                        o.hot_max = (size_t)v;
+                        break;
+                case OPT_TIMEOUT:
+                        if (ks_cli_parse_long(optarg, 100, 600000, &v, err,
+                                              sizeof(err)))
+                                KS_FLEET_USAGE("--timeout-ms: %s", err);
+                        o.timeout_ms = (int)v;
+                        break;
+                case 'o':
+                        o.out = optarg;
+                        break;
+                case 'h':
+                        ks_fleet_help(stdout);
+                        rd_kafka_conf_destroy(conf);
+                        return KS_CLI_EXIT_OK;
+                default:
+                        KS_FLEET_USAGE("bad option");
+                }
+        }
+        if (optind < argc)
+                KS_FLEET_USAGE("unexpected argument '%s'", argv[optind]);
+        if (!o.bootstrap)
+                KS_FLEET_USAGE("--bootstrap is required");
+        if (rd_kafka_conf_set(conf, "bootstrap.servers", o.bootstrap, err,
+                              sizeof(err)) != RD_KAFKA_CONF_OK)
+                KS_FLEET_USAGE("--bootstrap: %s", err);
+#undef KS_FLEET_USAGE
+        return ks_fleet_run(&o, conf);
+}

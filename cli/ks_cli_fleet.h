@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file ks_cli_fleet.h
+ * @brief `keyshift fleet`: the reports that producers publish to
+ *        keyshift.report.topic (plugin/ks_publish.h), read back and merged.
+ *
+ *  - ks_cli_fleet_read.c: reads the report topic from its start to its
+ *    end (the high watermarks when it began) with a librdkafka consumer,
+ *    keeping the latest record of each key (producer and topic), as the
+ *    topic's compaction would;
+ *  - ks_cli_fleet.c: the command: each record checked (garbage counted
+ *    and skipped), the producers' states, the merge and the output.
+ */
+#ifndef KS_CLI_FLEET_H
+#define KS_CLI_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <librdkafka/rdkafka.h>
+
+/** One record kept: the latest of its key. */
+typedef struct ks_fleet_rec {
+        char   *key;   /**< as written (compact JSON) */
+        char   *value; /**< NULL: a tombstone (the key deleted) */
+        size_t  value_len;
+        int32_t partition;
+        int64_t offset;
+        int64_t timestamp_ms; /**< the record's time (-1: none) */
+} ks_fleet_rec_t;
+
+/** What was read. */
+typedef struct ks_fleet_read {
+        ks_fleet_rec_t *recs; /**< latest per key, in the order first seen */
+        size_t          cnt, cap;
+        uint64_t        records; /**< records read in all */
+        json_t         *index;   /**< key -> its index in recs */
+} ks_fleet_read_t;
+
+/**
+ * @brief Reads @p topic from its start to the high watermarks it had when
+ *        asked, with consumer configuration @p conf (taken; the command
+ *        set bootstrap.servers and -X properties).
+ * @param timeout_ms how long to wait for metadata, watermarks and records
+ *        that do not come
+ * @param progress 1: a progress line on stderr (a TTY)
+ * @returns 0, or -1 with @p err set (no such topic, the cluster did not
+ *          answer, a record not read within the timeout).
+ * @locality the CLI's only thread.
+ */
+int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
+                  int progress, ks_fleet_read_t *out, char *err, size_t errsz);
+
+/** @brief Frees what ks_fleet_read() kept. */
+void ks_fleet_read_free(ks_fleet_read_t *r);
+
+#endif /* KS_CLI_FLEET_H */
