@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file test_broker_fleet.c
+ * @brief keyshift.report.topic and `keyshift fleet` on the real broker
+ *        (issue 32).
+ *
+ * Three producers in two hosts send overlapping key sets of one topic,
+ * with one hot key split across all three: the C producer of this
+ * program (destroyed cleanly: ended), kcat (exits cleanly: ended) and a
+ * second kcat killed with SIGKILL once its last report is published
+ * (stale). `keyshift fleet`'s report is compared with two oracles:
+ *  - one producer that sent the union of the three streams (to a topic
+ *    of the same partition count): exact figures equal (messages, bytes,
+ *    per-partition loads now and proposed, moved messages and bytes);
+ *  - librdkafka's own partitioner function
+ *    (rd_kafka_msg_partitioner_murmur2_random()) over the union stream:
+ *    per-partition messages at 6 and 12, and the exact number of distinct
+ *    keys that move, against which the estimates (distinct keys, moved
+ *    keys) must lie within 3 of their stated standard errors; the hot key
+ *    comes first with the summed count, within its stated error.
+ * Then garbage records written by hand to the report topic are counted,
+ * skipped, and the figures stay the same; --live leaves out the ended and
+ * the stale producers (none left: exit 1).
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ks_broker_support.h"
+#include "ks_e2e_support.h"
+#include "ks_test.h"
+
+#define KS_STREAMS 3
+#define KS_STREAM_LEN 900 /**< messages per producer */
+#define KS_KEYS_PER 300   /**< distinct keys per producer, overlapping */
+#define KS_PARTS 6
+#define KS_PROPOSED 12
+#define KS_SAMPLE "64" /**< key.sample.size: estimates, not exact */
+
+static const char *cli(void)
+{
+        const char *c = getenv("KS_CLI");
+        if (!c)
+                CU_FAIL_FATAL("KS_CLI is not set (ctest sets it)");
+        return c;
+}
+
+/** @brief Message @p j of stream @p s: every third the hot key, else one
+ *         of the stream's 300 keys (streams overlap by 200 keys). */
+static void message(int s, int j, char *key, size_t ksz, char *val, size_t vsz)
+{
+        if (j % 3 == 0)
+                snprintf(key, ksz, "HOT");
+        else
+                snprintf(key, ksz, "k%d", s * 100 + (j % KS_KEYS_PER));
+        snprintf(val, vsz, "v%d-%d", s, j % 7);
+}
+
+/** @returns a kcat producer's pid, its stdin in @p fd_out. */
+static pid_t kcat_start(const char *topic, const char *rt, const char *report,
+                        int *fd_out)
+{
+        int   fds[2];
+        pid_t pid;
+        char  a[8][600];
+
+        CU_ASSERT_FATAL(pipe(fds) == 0);
+        snprintf(a[0], sizeof(a[0]), "plugin.library.paths=%s",
+                 ks_e2e_plugin());
+        snprintf(a[1], sizeof(a[1]), "keyshift.report.topic=%s", rt);
+        snprintf(a[2], sizeof(a[2]), "keyshift.report.path=%s", report);
+        pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (!pid) {
+                dup2(fds[0], 0);
+                close(fds[0]);
+                close(fds[1]);
+                execlp("kcat", "kcat", "-P", "-b", ks_broker_bootstrap(), "-t",
+                       topic, "-K:", "-X", a[0], "-X", a[1], "-X", a[2], "-X",
+                       "partitioner=murmur2_random", "-X",
+                       "keyshift.partitions.proposed=12", "-X",
+                       "keyshift.key.sample.size=" KS_SAMPLE, "-X",
+                       "keyshift.overload=analyse", "-X",
+                       "keyshift.report.interval.ms=300", (char *)NULL);
+                _exit(127);
+        }
+        close(fds[0]);
+        *fd_out = fds[1];
+        return pid;
+}
+
+static void kcat_send(int fd, int s)
+{
+        char key[32], val[32], line[80];
+        int  j, n;
+
+        for (j = 0; j < KS_STREAM_LEN; j++) {
+                message(s, j, key, sizeof(key), val, sizeof(val));
+                n = snprintf(line, sizeof(line), "%s:%s\n", key, val);
+                CU_ASSERT_EQUAL(write(fd, line, (size_t)n), n);
+        }
+}
+
+/** @returns a new C producer with the plugin; @p rt NULL: no report
+ *           topic. */
+static void c_producer(ks_broker_producer_t *p, const char *rt,
+                       const char *report)
+{
+        rd_kafka_conf_t *conf = ks_e2e_conf(
+            "keyshift.report.path", report, "partitioner", "murmur2_random",
+            "keyshift.partitions.proposed", "12", "keyshift.key.sample.size",
+            KS_SAMPLE, "keyshift.report.interval.ms", "300", NULL);
+        char err[256];
+
+        if (rt)
+                CU_ASSERT_EQUAL(rd_kafka_conf_set(conf, "keyshift.report.topic",
+                                                  rt, err, sizeof(err)),
+                                RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(ks_broker_producer_new(p, conf, 4 * KS_STREAM_LEN) ==
+                        0);
+}
+
+static void c_send(ks_broker_producer_t *p, const char *topic, int s,
+                   size_t *idx)
+{
+        char key[32], val[32];
+        int  j;
+
+        for (j = 0; j < KS_STREAM_LEN; j++) {
+                message(s, j, key, sizeof(key), val, sizeof(val));
+                ks_broker_produce(p, topic, (*idx)++, key, strlen(key), val,
+                                  strlen(val));
+        }
+}
+
+/** @returns the fleet report's topic @p t messages (-1: none). */
+static long long fleet_messages(const char *rt, const char *out, const char *t)
+{
+        char      path[300];
+        json_t   *r;
+        long long n = -1;
+
+        if (ks_e2e_system("%s fleet -b %s -r %s -o %s 2>/dev/null", cli(),
+                          ks_broker_bootstrap(), rt, out))
+                return -1;
+        snprintf(path, sizeof(path), "topics/%s/messages", t);
+        if ((r = ks_e2e_load_json(out)) && ks_e2e_get(r, path))
+                n = ks_e2e_int(r, path);
+        json_decref(r);
+        return n;
+}
+
+/** @brief Asserts that arrays @p a (fleet) and @p b (union) are equal. */
+static void same_array(json_t *a, json_t *b, const char *what)
+{
+        int eq = a && b && json_equal(a, b);
+        if (!eq) {
+                char *x = a ? json_dumps(a, JSON_COMPACT) : NULL;
+                char *y = b ? json_dumps(b, JSON_COMPACT) : NULL;
+                fprintf(stderr, "%s: fleet %s, union %s\n", what,
+                        x ? x : "none", y ? y : "none");
+                free(x);
+                free(y);
+        }
+        CU_ASSERT(eq);
+}
+
+/** The union oracle from librdkafka's partitioner. */
+typedef struct ks_oracle {
+        long long now[KS_PARTS], prop[KS_PROPOSED];
+        long long moved_msgs, distinct, moved_keys;
+} ks_oracle_t;
+
+static void oracle(ks_oracle_t *o)
+{
+        char key[32], val[32];
+        int  s, j, k;
+
+        memset(o, 0, sizeof(*o));
+        for (s = 0; s < KS_STREAMS; s++)
+                for (j = 0; j < KS_STREAM_LEN; j++) {
+                        int32_t a, b;
+                        message(s, j, key, sizeof(key), val, sizeof(val));
+                        a = rd_kafka_msg_partitioner_murmur2_random(
+                            NULL, key, strlen(key), KS_PARTS, NULL, NULL);
+                        b = rd_kafka_msg_partitioner_murmur2_random(
+                            NULL, key, strlen(key), KS_PROPOSED, NULL, NULL);
+                        o->now[a]++;
+                        o->prop[b]++;
+                        o->moved_msgs += a != b;
+                }
+        /* distinct keys: those the streams hold (HOT, and k<n> for the
+         * n that message() gives), each once */
+        {
+                static char seen[(KS_STREAMS - 1) * 100 + KS_KEYS_PER + 1];
+                memset(seen, 0, sizeof(seen));
+                for (s = 0; s < KS_STREAMS; s++)
+                        for (j = 0; j < KS_STREAM_LEN; j++) {
+                                int32_t a, b;
+                                message(s, j, key, sizeof(key), val,
+                                        sizeof(val));
+                                k = key[0] == 'H' ? 0 : 1 + atoi(key + 1);
+                                if (seen[k]++)
+                                        continue;
+                                a = rd_kafka_msg_partitioner_murmur2_random(
+                                    NULL, key, strlen(key), KS_PARTS, NULL,
+                                    NULL);
+                                b = rd_kafka_msg_partitioner_murmur2_random(
+                                    NULL, key, strlen(key), KS_PROPOSED, NULL,
+                                    NULL);
+                                o->distinct++;
+                                o->moved_keys += a != b;
+                        }
+        }
+}
+
+static void check_against_oracles(json_t *f, json_t *u, const char *ft,
+                                  const char *ut)
+{
+        char        fp[300], up[300];
+        ks_oracle_t o;
+        json_t     *arr;
+        long long   i;
+        double      est, err;
+
+        oracle(&o);
+#define KS_BOTH(p)                                                             \
+        (snprintf(fp, sizeof(fp), "topics/%s/%s", ft, p),                      \
+         snprintf(up, sizeof(up), "topics/%s/%s", ut, p))
+        KS_BOTH("messages");
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), KS_STREAMS * KS_STREAM_LEN);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), ks_e2e_int(u, up));
+        KS_BOTH("bytes");
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), ks_e2e_int(u, up));
+        KS_BOTH("current/partitions/messages");
+        same_array(ks_e2e_get(f, fp), ks_e2e_get(u, up), fp);
+        arr = ks_e2e_get(f, fp);
+        for (i = 0; i < KS_PARTS; i++)
+                CU_ASSERT_EQUAL(json_integer_value(json_array_get(arr, i)),
+                                o.now[i]);
+        KS_BOTH("current/partitions/bytes");
+        same_array(ks_e2e_get(f, fp), ks_e2e_get(u, up), fp);
+        KS_BOTH("proposals/0/partitions/messages");
+        same_array(ks_e2e_get(f, fp), ks_e2e_get(u, up), fp);
+        arr = ks_e2e_get(f, fp);
+        for (i = 0; i < KS_PROPOSED; i++)
+                CU_ASSERT_EQUAL(json_integer_value(json_array_get(arr, i)),
+                                o.prop[i]);
+        KS_BOTH("proposals/0/partitions/bytes");
+        same_array(ks_e2e_get(f, fp), ks_e2e_get(u, up), fp);
+        KS_BOTH("proposals/0/moved/messages");
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), ks_e2e_int(u, up));
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), o.moved_msgs);
+        KS_BOTH("proposals/0/moved/bytes");
+        CU_ASSERT_EQUAL(ks_e2e_int(f, fp), ks_e2e_int(u, up));
+
+        /* estimates within 3 stated standard errors of the exact values */
+        KS_BOTH("keys/distinct_estimate");
+        est = json_number_value(ks_e2e_get(f, fp));
+        KS_BOTH("keys/distinct_error");
+        err = json_number_value(ks_e2e_get(f, fp)); /* relative */
+        printf("  distinct keys: fleet %.0f +- %.1f%%, exact %lld\n", est,
+               100 * err, o.distinct);
+        CU_ASSERT(fabs(est - (double)o.distinct) <=
+                  3 * err * (double)o.distinct + 1);
+        CU_ASSERT(err > 0); /* an estimate indeed: the sample is full */
+        KS_BOTH("proposals/0/moved/distinct_keys");
+        est = json_number_value(ks_e2e_get(f, fp));
+        KS_BOTH("proposals/0/moved/distinct_keys_error");
+        err = json_number_value(ks_e2e_get(f, fp));
+        printf("  moved keys: fleet %.0f +- %.1f, exact %lld\n", est, err,
+               o.moved_keys);
+        CU_ASSERT(fabs(est - (double)o.moved_keys) <= 3 * err + 1);
+
+        /* the hot key first, with the three producers' count summed */
+        KS_BOTH("hot_keys/0/key");
+        CU_ASSERT_STRING_EQUAL(json_string_value(ks_e2e_get(f, fp)), "HOT");
+        KS_BOTH("hot_keys/0/messages");
+        est = (double)ks_e2e_int(f, fp);
+        KS_BOTH("hot_keys/0/messages_error");
+        err = json_number_value(ks_e2e_get(f, fp));
+        printf("  hot key: fleet %.0f +- %.0f, exact %d\n", est, err,
+               KS_STREAMS * KS_STREAM_LEN / 3);
+        CU_ASSERT(fabs(est - KS_STREAMS * KS_STREAM_LEN / 3) <= err);
+#undef KS_BOTH
+}
+
+/** @returns the state of the producer @p pid in fleet report @p f. */
+static const char *state_of(json_t *f, long long pid)
+{
+        json_t *ps = ks_e2e_get(f, "fleet/producers");
+        size_t  i;
+
+        for (i = 0; i < json_array_size(ps); i++)
+                if (json_integer_value(
+                        json_object_get(json_array_get(ps, i), "pid")) == pid)
+                        return json_string_value(
+                            json_object_get(json_array_get(ps, i), "state"));
+        return "";
+}
+
+static void test_fleet(void)
+{
+        const char          *dir = ks_e2e_tmpdir("fleet");
+        char                 topic[128], utopic[128], rt[128];
+        char                 rep[4][600], out[600], out2[600];
+        ks_broker_producer_t a, un, raw;
+        int                  fd_b, fd_c, st;
+        pid_t                pb, pc;
+        size_t               idx = 0, uidx = 0;
+        double               deadline;
+        json_t              *f, *u, *f2;
+        int                  s;
+
+        ks_broker_topic_name("fleet", topic, sizeof(topic));
+        ks_broker_topic_name("fleet-union", utopic, sizeof(utopic));
+        ks_broker_topic_name("fleet-reports", rt, sizeof(rt));
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, KS_PARTS) == 0);
+        CU_ASSERT_FATAL(ks_broker_create_topic(utopic, KS_PARTS) == 0);
+        for (s = 0; s < 4; s++)
+                snprintf(rep[s], sizeof(rep[s]), "%s/p%d.json", dir, s);
+        snprintf(out, sizeof(out), "%s/fleet.json", dir);
+        snprintf(out2, sizeof(out2), "%s/fleet2.json", dir);
+
+        /* host 1, the C producer: stream 0, destroyed cleanly */
+        c_producer(&a, rt, rep[0]);
+        c_send(&a, topic, 0, &idx);
+        ks_broker_flush(&a);
+        ks_broker_producer_free(&a);
+        /* host 2, kcat: stream 1, exits cleanly */
+        pb = kcat_start(topic, rt, rep[1], &fd_b);
+        kcat_send(fd_b, 1);
+        close(fd_b);
+        CU_ASSERT(waitpid(pb, &st, 0) == pb && WIFEXITED(st) &&
+                  WEXITSTATUS(st) == 0);
+        /* host 2 again, a kcat killed once its last report is out */
+        pc = kcat_start(topic, rt, rep[2], &fd_c);
+        kcat_send(fd_c, 2);
+        {
+                /* kcat reads stdin in 4 KiB blocks and produces the last
+                 * lines of a block only once the next comes (or EOF): empty
+                 * lines, which it skips, push them out */
+                static const char nl[8192] = {[0 ... 8191] = '\n'};
+                CU_ASSERT_EQUAL(write(fd_c, nl, sizeof(nl)),
+                                (ssize_t)sizeof(nl));
+        }
+        deadline = ks_broker_now_s() + 60;
+        while (fleet_messages(rt, out, topic) != KS_STREAMS * KS_STREAM_LEN &&
+               ks_broker_now_s() < deadline)
+                usleep(300 * 1000);
+        kill(pc, SIGKILL);
+        close(fd_c);
+        waitpid(pc, &st, 0);
+
+        /* the union oracle: one producer, the three streams */
+        c_producer(&un, NULL, rep[3]);
+        for (s = 0; s < KS_STREAMS; s++)
+                c_send(&un, utopic, s, &uidx);
+        ks_broker_flush(&un);
+        ks_broker_producer_free(&un);
+
+        sleep(2); /* the killed one: stale after 1 s */
+        CU_ASSERT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s --stale-after 1s "
+                                      "-o %s",
+                                      cli(), ks_broker_bootstrap(), rt, out),
+                        0);
+        f = ks_e2e_load_json(out);
+        u = ks_e2e_load_json(rep[3]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        CU_ASSERT_STRING_EQUAL(json_string_value(ks_e2e_get(f, "source")),
+                               "fleet");
+        CU_ASSERT_EQUAL(ks_e2e_int(f, "fleet/merged"), 3);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, "fleet/ended"), 2);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, "fleet/stale"), 1);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, "fleet/live"), 0);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, "fleet/records_garbage"), 0);
+        CU_ASSERT_STRING_EQUAL(state_of(f, getpid()), "ended");
+        CU_ASSERT_STRING_EQUAL(state_of(f, pb), "ended");
+        CU_ASSERT_STRING_EQUAL(state_of(f, pc), "stale");
+        CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(f, "warnings"),
+                                     "FLEET_PRODUCERS_STALE"));
+        check_against_oracles(f, u, topic, utopic);
+        CU_ASSERT_EQUAL(
+            ks_e2e_system("%s show %s > %s/show.txt", cli(), out, dir), 0);
+
+        /* --live: the ended and the stale left out, none left */
+        CU_ASSERT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s --stale-after 1s "
+                                      "--live -o %s 2>/dev/null",
+                                      cli(), ks_broker_bootstrap(), rt, out2),
+                        1);
+
+        /* garbage by hand: not JSON, not a keyshift key, another schema */
+        CU_ASSERT_FATAL(ks_broker_producer_new(&raw, rd_kafka_conf_new(), 8) ==
+                        0);
+        {
+                static const char *k1 =
+                    "{\"v\":1,\"client_id\":\"x\",\"host\":\"h\",\"pid\":1,"
+                    "\"started_at_ms\":1,\"topic\":\"t\"}";
+                static const char *k2 =
+                    "{\"v\":1,\"client_id\":\"y\",\"host\":\"h\",\"pid\":2,"
+                    "\"started_at_ms\":1,\"topic\":\"\"}";
+                static const char *v2 = "{\"schema\":\"keyshift.report.v99\"}";
+                ks_broker_produce(&raw, rt, 0, k1, strlen(k1), "not json", 8);
+                ks_broker_produce(&raw, rt, 1, "plain key", 9, "{}", 2);
+                ks_broker_produce(&raw, rt, 2, k2, strlen(k2), v2, strlen(v2));
+        }
+        ks_broker_flush(&raw);
+        ks_broker_producer_free(&raw);
+        CU_ASSERT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s -o %s 2> "
+                                      "%s/garbage.txt",
+                                      cli(), ks_broker_bootstrap(), rt, out2,
+                                      dir),
+                        0);
+        CU_ASSERT_EQUAL(
+            ks_e2e_system("grep -c 'skipped the record at .* "
+                          "offset [0-9]' %s/garbage.txt | grep -qx 3",
+                          dir),
+            0);
+        f2 = ks_e2e_load_json(out2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f2);
+        CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/records_garbage"), 3);
+        CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/merged"), 3);
+        CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(f2, "warnings"),
+                                     "FLEET_RECORDS_SKIPPED"));
+        check_against_oracles(f2, u, topic, utopic);
+        if (getenv("KS_KEEP"))
+                ks_e2e_system("cp %s %s/show.txt /tmp/", out, dir);
+        json_decref(f);
+        json_decref(f2);
+        json_decref(u);
+        ks_broker_delete_topic(topic);
+        ks_broker_delete_topic(utopic);
+        ks_broker_delete_topic(rt);
+        if (!CU_get_number_of_failures())
+                ks_broker_tmpdir_done(dir);
+}
+
+void ks_test_register(void)
+{
+        KS_ADD_SUITE(
+            "keyshift fleet",
+            {"three producers, two hosts: the union's figures", test_fleet});
+}
