@@ -4,10 +4,11 @@
  * @brief keyshift.report.topic and `keyshift fleet` on the real broker
  *        (issue 32).
  *
- * Three producers in two hosts send overlapping key sets of one topic,
+ * Three producers in three hosts send overlapping key sets of one topic,
  * with one hot key split across all three: the C producer of this
- * program (destroyed cleanly: ended), kcat (exits cleanly: ended) and a
- * second kcat killed with SIGKILL once its last report is published
+ * program (destroyed cleanly: ended), kcat (exits cleanly: ended) and
+ * confluent-kafka-python from a PyPI wheel, which carries its own
+ * librdkafka, killed with SIGKILL once its last report is published
  * (stale). `keyshift fleet`'s report is compared with two oracles:
  *  - one producer that sent the union of the three streams (to a topic
  *    of the same partition count): exact figures equal (messages, bytes,
@@ -60,25 +61,57 @@ static void message(int s, int j, char *key, size_t ksz, char *val, size_t vsz)
         snprintf(val, vsz, "v%d-%d", s, j % 7);
 }
 
-/** @returns a kcat producer's pid, its stdin in @p fd_out. */
-static pid_t kcat_start(const char *topic, const char *rt, const char *report,
-                        int *fd_out)
+/**
+ * @returns the pid of a producer process reading "key:value" lines on its
+ *          stdin (@p fd_out): kcat (@p python 0), or confluent-kafka-python
+ *          from a PyPI wheel, with its own librdkafka (tests/hosts/wheels.sh
+ *          unpacks it; KS_FLEET_WHEEL, default 2.13.2), which keyshift binds
+ *          to (plugin/ks_host.h).
+ */
+static pid_t host_start(int python, const char *topic, const char *rt,
+                        const char *report, int *fd_out)
 {
-        int   fds[2];
-        pid_t pid;
-        char  a[8][600];
+        int         fds[2];
+        pid_t       pid;
+        char        a[3][600], script[600], wheel[700];
+        const char *ver = getenv("KS_FLEET_WHEEL");
 
         CU_ASSERT_FATAL(pipe(fds) == 0);
         snprintf(a[0], sizeof(a[0]), "plugin.library.paths=%s",
                  ks_e2e_plugin());
         snprintf(a[1], sizeof(a[1]), "keyshift.report.topic=%s", rt);
         snprintf(a[2], sizeof(a[2]), "keyshift.report.path=%s", report);
+        snprintf(script, sizeof(script), "%s/fleet_python_host.py",
+                 getenv("KS_BROKER_DIR"));
+        snprintf(wheel, sizeof(wheel),
+                 "set -e; . %s/../hosts/wheels.sh; wheel_dir %s",
+                 getenv("KS_BROKER_DIR"), ver ? ver : "2.13.2");
+        if (python) { /* the wheel's path, read before forking */
+                FILE  *fp = popen(wheel, "r");
+                size_t n;
+                CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+                n        = fread(wheel, 1, sizeof(wheel) - 1, fp);
+                wheel[n] = '\0';
+                wheel[strcspn(wheel, "\n")] = '\0';
+                CU_ASSERT_FATAL(pclose(fp) == 0 && n > 0);
+        }
         pid = fork();
         CU_ASSERT_FATAL(pid >= 0);
         if (!pid) {
                 dup2(fds[0], 0);
                 close(fds[0]);
                 close(fds[1]);
+                if (python) {
+                        setenv("PYTHONPATH", wheel, 1);
+                        execl("/usr/bin/python3", "python3", "-s", script,
+                              ks_broker_bootstrap(), topic, a[0], a[1], a[2],
+                              "partitioner=murmur2_random",
+                              "keyshift.partitions.proposed=12",
+                              "keyshift.key.sample.size=" KS_SAMPLE,
+                              "keyshift.overload=analyse",
+                              "keyshift.report.interval.ms=300", (char *)NULL);
+                        _exit(127);
+                }
                 execlp("kcat", "kcat", "-P", "-b", ks_broker_bootstrap(), "-t",
                        topic, "-K:", "-X", a[0], "-X", a[1], "-X", a[2], "-X",
                        "partitioner=murmur2_random", "-X",
@@ -122,6 +155,28 @@ static void c_producer(ks_broker_producer_t *p, const char *rt,
                                 RD_KAFKA_CONF_OK);
         CU_ASSERT_FATAL(ks_broker_producer_new(p, conf, 4 * KS_STREAM_LEN) ==
                         0);
+}
+
+/** @brief Waits (at most 30 s) until the report at @p report has
+ *         @p topic's partition count: a producer destroyed before keyshift
+ *         had it would leave its messages unplaced. */
+static void wait_count(ks_broker_producer_t *p, const char *report,
+                       const char *topic)
+{
+        char    path[300];
+        double  deadline = ks_broker_now_s() + 30;
+        json_t *r;
+        int     have = 0;
+
+        snprintf(path, sizeof(path), "topics/%s/partition_count/current",
+                 topic);
+        while (!have && ks_broker_now_s() < deadline) {
+                rd_kafka_poll(p->rk, 100);
+                r    = access(report, F_OK) ? NULL : ks_e2e_load_json(report);
+                have = r && json_integer_value(ks_e2e_get(r, path)) == KS_PARTS;
+                json_decref(r);
+        }
+        CU_ASSERT(have);
 }
 
 static void c_send(ks_broker_producer_t *p, const char *topic, int s,
@@ -330,20 +385,22 @@ static void test_fleet(void)
         c_producer(&a, rt, rep[0]);
         c_send(&a, topic, 0, &idx);
         ks_broker_flush(&a);
+        wait_count(&a, rep[0], topic);
         ks_broker_producer_free(&a);
         /* host 2, kcat: stream 1, exits cleanly */
-        pb = kcat_start(topic, rt, rep[1], &fd_b);
+        pb = host_start(0, topic, rt, rep[1], &fd_b);
         kcat_send(fd_b, 1);
         close(fd_b);
         CU_ASSERT(waitpid(pb, &st, 0) == pb && WIFEXITED(st) &&
                   WEXITSTATUS(st) == 0);
-        /* host 2 again, a kcat killed once its last report is out */
-        pc = kcat_start(topic, rt, rep[2], &fd_c);
+        /* host 3, confluent-kafka-python (a PyPI wheel), killed once its
+         * last report is out */
+        pc = host_start(1, topic, rt, rep[2], &fd_c);
         kcat_send(fd_c, 2);
         {
                 /* kcat reads stdin in 4 KiB blocks and produces the last
                  * lines of a block only once the next comes (or EOF): empty
-                 * lines, which it skips, push them out */
+                 * lines, which the hosts skip, push them out */
                 static const char nl[8192] = {[0 ... 8191] = '\n'};
                 CU_ASSERT_EQUAL(write(fd_c, nl, sizeof(nl)),
                                 (ssize_t)sizeof(nl));
@@ -361,6 +418,7 @@ static void test_fleet(void)
         for (s = 0; s < KS_STREAMS; s++)
                 c_send(&un, utopic, s, &uidx);
         ks_broker_flush(&un);
+        wait_count(&un, rep[3], utopic);
         ks_broker_producer_free(&un);
 
         sleep(2); /* the killed one: stale after 1 s */
@@ -444,5 +502,5 @@ void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "keyshift fleet",
-            {"three producers, two hosts: the union's figures", test_fleet});
+            {"three producers, three hosts: the union's figures", test_fleet});
 }
