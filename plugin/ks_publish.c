@@ -71,9 +71,11 @@ static int64_t mono_ms(void)
 }
 
 /**
- * @brief Warns once per @p cause: a REPORT_TOPIC_FAILED line on stderr
- *        and in the next report. @locality any of keyshift's threads.
- *        @locks takes p->lock.
+ * @brief Warns once per @p cause: a REPORT_TOPIC_FAILED warning in the
+ *        next report, whose writer logs it on stderr with the report's
+ *        other warnings (logged here too, it came twice); one raised after
+ *        the final report is logged by ks_publish_destroy().
+ * @locality any of keyshift's threads. @locks takes p->lock.
  */
 static void warn_once(ks_publish_t *p, const char *cause, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -98,8 +100,6 @@ static void warn_once(ks_publish_t *p, const char *cause, const char *fmt, ...)
         va_end(ap);
         ks_warn_add(&p->pending, KS_WARN_REPORT_TOPIC_FAILED, NULL,
                     "report topic %s: %s", p->topic, msg);
-        ks_warn_log_line(stderr, 4, p->name, "%s: report topic %s: %s",
-                         KS_WARN_REPORT_TOPIC_FAILED, p->topic, msg);
         pthread_mutex_unlock(&p->lock);
 }
 
@@ -257,7 +257,9 @@ static void dr_msg_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         char cause[48];
 
         (void)rk;
-        if (!m->err)
+        /* purged at destroy: said once, with the count, by publish_main */
+        if (!m->err || m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
+            m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT)
                 return;
         snprintf(cause, sizeof(cause), "delivery %d", (int)m->err);
         warn_once(opaque, cause, "a record was not delivered: %s",
@@ -592,6 +594,11 @@ void ks_publish_destroy(ks_publish_t *p)
         pthread_mutex_unlock(&p->lock);
         if (p->thread_running)
                 pthread_join(p->thread, NULL);
+        /* raised after the final report took its warnings */
+        for (i = 0; i < p->pending.cnt; i++)
+                ks_warn_log_line(stderr, 4, p->name, "%s: %s",
+                                 p->pending.items[i].code,
+                                 p->pending.items[i].message);
         for (i = 0; i < p->q_cnt; i++)
                 rec_free(&p->q[i]);
         for (i = 0; i < 2 * p->prop_cnt; i++)
