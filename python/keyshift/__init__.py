@@ -253,7 +253,11 @@ def config(proposed: Optional[Union[int, str, Iterable[int]]] = None,
 
     known = _properties()
     for prop in values:
-        if prop not in known:
+        # keyshift.report.topic.<X>: a librdkafka property of the report
+        # producer, any X (the plugin checks it with librdkafka)
+        if prop not in known and not (
+                prop.startswith(_PREFIX + "report.topic.") and
+                len(prop) > len(_PREFIX + "report.topic.")):
             raise _unknown(prop, given[prop], known)
     texts = {prop: _text(prop, given[prop], value)
              for prop, value in values.items()}
