@@ -45,7 +45,7 @@ static int keep(ks_fleet_read_t *r, const rd_kafka_message_t *m)
                 rec = &r->recs[r->cnt];
                 memset(rec, 0, sizeof(*rec));
                 if (!(rec->key = strndup(m->key, m->key_len)) ||
-                    json_object_setn_nocheck(
+                    json_object_setn_new_nocheck(
                         r->index, m->key, m->key_len,
                         json_integer((json_int_t)r->cnt))) {
                         free(rec->key);

@@ -452,7 +452,8 @@ static void test_fleet(void)
                                       cli(), ks_broker_bootstrap(), rt, out2),
                         1);
 
-        /* garbage by hand: not JSON, not a keyshift key, another schema */
+        /* garbage by hand: not JSON, not a keyshift key, another schema,
+         * a corrupted sketch */
         CU_ASSERT_FATAL(ks_broker_producer_new(&raw, rd_kafka_conf_new(), 8) ==
                         0);
         {
@@ -467,6 +468,30 @@ static void test_fleet(void)
                 ks_broker_produce(&raw, rt, 1, "plain key", 9, "{}", 2);
                 ks_broker_produce(&raw, rt, 2, k2, strlen(k2), v2, strlen(v2));
         }
+        {
+                /* a report whose key sample does not read: the C
+                 * producer's topic, one base64 character changed */
+                static const char *k3 =
+                    "{\"v\":1,\"client_id\":\"z\",\"host\":\"h\",\"pid\":3,"
+                    "\"started_at_ms\":1,\"topic\":\"%s\"}";
+                char    k[300], path[300], *v, *b64;
+                json_t *r = ks_e2e_load_json(rep[0]), *ks;
+
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                snprintf(k, sizeof(k), k3, topic);
+                snprintf(path, sizeof(path), "topics/%s/merge/key_sample",
+                         topic);
+                ks  = ks_e2e_get(r, path);
+                b64 = strdup(json_string_value(json_object_get(ks, "packed")));
+                CU_ASSERT_FATAL(b64 && strlen(b64) > 40);
+                b64[30] = b64[30] == 'A' ? 'B' : 'A';
+                json_object_set_new(ks, "packed", json_string(b64));
+                v = json_dumps(r, JSON_COMPACT);
+                ks_broker_produce(&raw, rt, 3, k, strlen(k), v, strlen(v));
+                free(v);
+                free(b64);
+                json_decref(r);
+        }
         ks_broker_flush(&raw);
         ks_broker_producer_free(&raw);
         CU_ASSERT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s -o %s 2> "
@@ -476,12 +501,12 @@ static void test_fleet(void)
                         0);
         CU_ASSERT_EQUAL(
             ks_e2e_system("grep -c 'skipped the record at .* "
-                          "offset [0-9]' %s/garbage.txt | grep -qx 3",
+                          "offset [0-9]' %s/garbage.txt | grep -qx 4",
                           dir),
             0);
         f2 = ks_e2e_load_json(out2);
         CU_ASSERT_PTR_NOT_NULL_FATAL(f2);
-        CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/records_garbage"), 3);
+        CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/records_garbage"), 4);
         CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/merged"), 3);
         CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(f2, "warnings"),
                                      "FLEET_RECORDS_SKIPPED"));
