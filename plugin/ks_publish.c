@@ -337,7 +337,8 @@ static int make_producer(ks_publish_t *p)
         rd_kafka_conf_t *conf = ks_rdk.rd_kafka_conf_new();
         char             err[512];
         size_t           i;
-        /* keyshift's settings first, so the host's and the user's win */
+        /* keyshift's settings first, so the inherited and the user's
+         * keyshift.report.topic.X win */
         static const char *const base[] = {
             "client.id",
             "keyshift-report",
@@ -347,8 +348,13 @@ static int make_producer(ks_publish_t *p)
             "100",
             "allow.auto.create.topics",
             "false",
+            /* the memory records may hold while the cluster is away:
+             * past it, newer records are dropped (REPORT_TOPIC_FAILED,
+             * queue full) rather than the host's memory taken */
             "queue.buffering.max.messages",
-            "100000",
+            "20000",
+            "queue.buffering.max.kbytes",
+            "32768",
             "message.timeout.ms",
             "300000",
         };

@@ -523,9 +523,113 @@ static void test_fleet(void)
                 ks_broker_tmpdir_done(dir);
 }
 
+/**
+ * @brief The report producer inherits the host's security settings: a
+ *        host configured for SASL/PLAIN, against the test broker's
+ *        plaintext listener, fails to connect, and so does keyshift's
+ *        report producer (REPORT_TOPIC_FAILED saying so, the host's report
+ *        file written); with keyshift.report.topic.security.protocol=
+ *        plaintext the report producer's own setting wins and its records
+ *        arrive, while the host still cannot connect.
+ */
+static void run_sasl_host(const char *topic, const char *rt, const char *report,
+                          int override, char *warned, size_t warned_size)
+{
+        rd_kafka_conf_t *conf = ks_e2e_conf(
+            "keyshift.report.path", report, "keyshift.report.interval.ms",
+            "200", "keyshift.partitions.current", "6", "keyshift.report.topic",
+            rt, "keyshift.report.topic.flush.ms", "3000", "security.protocol",
+            "sasl_plaintext", "sasl.mechanism", "PLAIN", "sasl.username",
+            "keyshift", "sasl.password", "secret", "bootstrap.servers",
+            ks_broker_bootstrap(), NULL);
+        char        err[256];
+        rd_kafka_t *rk;
+        int         i;
+
+        if (override)
+                CU_ASSERT_EQUAL(
+                    rd_kafka_conf_set(conf,
+                                      "keyshift.report.topic.security.protocol",
+                                      "plaintext", err, sizeof(err)),
+                    RD_KAFKA_CONF_OK);
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        for (i = 0; i < 10; i++) {
+                char key[8];
+                int  kl = snprintf(key, sizeof(key), "s%d", i);
+                rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic),
+                                  RD_KAFKA_V_KEY(key, (size_t)kl),
+                                  RD_KAFKA_V_VALUE("v", 1), RD_KAFKA_V_END);
+        }
+        /* the warning is in the report that follows its cause */
+        for (i = 0; i < 30; i++) {
+                json_t     *r;
+                const char *m;
+                rd_kafka_poll(rk, 100);
+                r = access(report, F_OK) ? NULL : ks_e2e_load_json(report);
+                if (r && !*warned &&
+                    (m = ks_e2e_warning_message(ks_e2e_get(r, "warnings"),
+                                                "REPORT_TOPIC_FAILED")))
+                        snprintf(warned, warned_size, "%s", m);
+                json_decref(r);
+        }
+        rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+        rd_kafka_destroy(rk);
+}
+
+static void test_inherits_security(void)
+{
+        const char *dir = ks_e2e_tmpdir("fleet-sasl");
+        char        topic[128], rt[128], rt2[128], report[600], out[600];
+        json_t     *r;
+        char        msg[1024] = "";
+
+        ks_broker_topic_name("fleet-sasl", topic, sizeof(topic));
+        ks_broker_topic_name("fleet-sasl-reports", rt, sizeof(rt));
+        ks_broker_topic_name("fleet-sasl-reports2", rt2, sizeof(rt2));
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, KS_PARTS) == 0);
+        snprintf(report, sizeof(report), "%s/sasl.json", dir);
+        snprintf(out, sizeof(out), "%s/fleet.json", dir);
+
+        run_sasl_host(topic, rt, report, 0, msg, sizeof(msg));
+        r = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "messages"), 10);
+        printf("  inherited SASL: %s\n", *msg ? msg : "(no warning)");
+        CU_ASSERT_PTR_NOT_NULL(strstr(msg, "SASL"));
+        json_decref(r);
+        /* nothing published: the topic was not even created */
+        CU_ASSERT_NOT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s --timeout-ms "
+                                          "3000 -o %s 2>/dev/null",
+                                          cli(), ks_broker_bootstrap(), rt,
+                                          out),
+                            0);
+
+        msg[0] = '\0';
+        run_sasl_host(topic, rt2, report, 1, msg, sizeof(msg));
+        CU_ASSERT_PTR_NULL(strstr(msg, "SASL"));
+        CU_ASSERT_EQUAL(ks_e2e_system("%s fleet -b %s -r %s -o %s", cli(),
+                                      ks_broker_bootstrap(), rt2, out),
+                        0);
+        r = ks_e2e_load_json(out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "fleet/merged"), 1);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "fleet/ended"), 1);
+        CU_ASSERT_EQUAL(ks_e2e_int(r, "messages"), 10);
+        json_decref(r);
+        ks_broker_delete_topic(topic);
+        ks_broker_delete_topic(rt);
+        ks_broker_delete_topic(rt2);
+        if (!CU_get_number_of_failures())
+                ks_broker_tmpdir_done(dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "keyshift fleet",
-            {"three producers, three hosts: the union's figures", test_fleet});
+            {"three producers, three hosts: the union's figures", test_fleet},
+            {"the report producer inherits the host's security settings; "
+             "keyshift.report.topic.X wins",
+             test_inherits_security});
 }
