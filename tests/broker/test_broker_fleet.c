@@ -344,6 +344,51 @@ static void check_against_oracles(json_t *f, json_t *u, const char *ft,
 #undef KS_BOTH
 }
 
+/** @brief The figures, fleet vs the union's producer vs librdkafka, in the
+ *         broker suite's summary. */
+static void summary(json_t *f, json_t *u, const char *ft, const char *ut)
+{
+        static const char *const rows[][2] = {
+            {"messages", "messages"},
+            {"bytes", "bytes"},
+            {"moved messages 6 -> 12", "proposals/0/moved/messages"},
+            {"moved bytes 6 -> 12", "proposals/0/moved/bytes"},
+            {"distinct keys (estimate)", "keys/distinct_estimate"},
+            {"moved keys (estimate)", "proposals/0/moved/distinct_keys"},
+            {"hot key HOT's messages", "hot_keys/0/messages"},
+        };
+        ks_oracle_t o;
+        long long   exact[7];
+        char        fp[300], up[300], table[2048];
+        size_t      i, n;
+
+        oracle(&o);
+        exact[0] = KS_STREAMS * KS_STREAM_LEN;
+        exact[1] = -1;
+        exact[2] = o.moved_msgs;
+        exact[3] = -1;
+        exact[4] = o.distinct;
+        exact[5] = o.moved_keys;
+        exact[6] = KS_STREAMS * KS_STREAM_LEN / 3;
+        n        = (size_t)snprintf(table, sizeof(table),
+                                    "### keyshift fleet: 3 producers vs the union\n\n"
+                                           "| figure | fleet | union's producer | exact "
+                                           "(librdkafka) |\n|---|---|---|---|\n");
+        for (i = 0; i < sizeof(rows) / sizeof(rows[0]) && n < sizeof(table);
+             i++) {
+                snprintf(fp, sizeof(fp), "topics/%s/%s", ft, rows[i][1]);
+                snprintf(up, sizeof(up), "topics/%s/%s", ut, rows[i][1]);
+                char ex[32] = "-";
+                if (exact[i] >= 0)
+                        snprintf(ex, sizeof(ex), "%lld", exact[i]);
+                n += (size_t)snprintf(table + n, sizeof(table) - n,
+                                      "| %s | %.0f | %.0f | %s |\n", rows[i][0],
+                                      json_number_value(ks_e2e_get(f, fp)),
+                                      json_number_value(ks_e2e_get(u, up)), ex);
+        }
+        ks_broker_summary("fleet", "%s", table);
+}
+
 /** @returns the state of the producer @p pid in fleet report @p f. */
 static const char *state_of(json_t *f, long long pid)
 {
@@ -443,6 +488,7 @@ static void test_fleet(void)
         CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(f, "warnings"),
                                      "FLEET_PRODUCERS_STALE"));
         check_against_oracles(f, u, topic, utopic);
+        summary(f, u, topic, utopic);
         CU_ASSERT_EQUAL(
             ks_e2e_system("%s show %s > %s/show.txt", cli(), out, dir), 0);
 
