@@ -16,8 +16,6 @@
  * final report's, `stale` when its last record is older than --stale-after
  * (default 3 of its report intervals), `live` otherwise.
  */
-#include <ctype.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +27,9 @@
 #include "ks_cli_fleet.h"
 #include "ks_cli_merge.h"
 #include "ks_cli_report.h"
+#include "ks_metrics.h"
 #include "ks_report.h"
 
-#define KS_FLEET_DEFAULT_TOPIC "keyshift-reports"
 /** Garbage records named one by one on stderr, at most. */
 #define KS_FLEET_GARBAGE_NAMED 10
 
@@ -45,75 +43,6 @@ typedef struct ks_fleet_producer {
         int         merged;
         char        label[400]; /**< "client_id@host pid N": merged_from */
 } ks_fleet_producer_t;
-
-typedef struct ks_fleet_opts {
-        const char *bootstrap, *report_topic, *out;
-        const char *only[64];
-        size_t      only_cnt;
-        double      stale_after_s; /**< < 0: 3 report intervals */
-        double      since_s;
-        int         live_only;
-        size_t      hot_max;
-        int         timeout_ms;
-} ks_fleet_opts_t;
-
-static void ks_fleet_help(FILE *fp)
-{
-        fprintf(
-            fp,
-            "Usage: keyshift fleet --bootstrap HOST:PORT [OPTIONS]\n"
-            "Reads the reports that producers publish with "
-            "keyshift.report.topic, keeps\n"
-            "the latest of each producer and topic, and merges them as "
-            "`keyshift merge`\n"
-            "does into one %s report (source \"fleet\").\n\n"
-            "  -b, --bootstrap B      the cluster (bootstrap.servers)\n"
-            "  -r, --report-topic T   the report topic (default %s)\n"
-            "  -X, --property P=V     a librdkafka consumer property "
-            "(security, ...)\n"
-            "  -t, --topic T          merge only topic T (repeatable)\n"
-            "      --stale-after D    a producer without a record for D is "
-            "stale (default:\n"
-            "                         3 of its report intervals); D: 90s, "
-            "5m, 2h, 1d\n"
-            "      --since D          merge the producers whose last record "
-            "is within D\n"
-            "                         (default 24h), whatever their state\n"
-            "      --live             merge only the live producers\n"
-            "  -k, --hot N            hot keys listed per topic\n"
-            "      --timeout-ms MS    for the cluster's answers (default "
-            "10000)\n"
-            "  -o, --output FILE      the report (default - : standard "
-            "output)\n"
-            "  -h, --help             this help\n\n"
-            "Exit: 0 ok, 1 cluster unreachable, no report topic or no "
-            "producer, 2 usage.\n",
-            KEYSHIFT_REPORT_SCHEMA, KS_FLEET_DEFAULT_TOPIC);
-}
-
-/** @brief Parses a duration "90", "90s", "500ms", "5m", "2h", "1d".
- *  @returns 0 with @p s seconds, or -1. */
-static int parse_duration(const char *v, double *s)
-{
-        char  *end;
-        double n = strtod(v, &end);
-
-        if (end == v || n < 0)
-                return -1;
-        if (!*end || !strcmp(end, "s"))
-                *s = n;
-        else if (!strcmp(end, "ms"))
-                *s = n / 1000;
-        else if (!strcmp(end, "m"))
-                *s = n * 60;
-        else if (!strcmp(end, "h"))
-                *s = n * 3600;
-        else if (!strcmp(end, "d"))
-                *s = n * 86400;
-        else
-                return -1;
-        return 0;
-}
 
 static int64_t wall_ms(void)
 {
@@ -312,8 +241,29 @@ static json_t *producer_json(const ks_fleet_producer_t *p)
         return o;
 }
 
-/** @brief Reads, groups, merges and writes. @returns the exit code. */
-static int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+/** @brief Writes @p report's Prometheus metrics (ks_metrics.h) to
+ *         @p path atomically. @returns 0, or -1 with @p err set. */
+static int write_metrics(const json_t *report, const char *path, char *err,
+                         size_t errsz)
+{
+        ks_metrics_t *m = ks_metrics_new(report);
+        const char   *name;
+        json_t       *t;
+        int           r;
+
+        if (!m) {
+                snprintf(err, errsz, "out of memory");
+                return -1;
+        }
+        json_object_foreach(json_object_get(report, "topics"), name, t)
+            ks_metrics_topic(m, name, t);
+        ks_metrics_warnings(m, json_object_get(report, "warnings"));
+        r = ks_metrics_write_atomic(m, path, err, errsz);
+        ks_metrics_free(m);
+        return r;
+}
+
+int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
 {
         ks_fleet_read_t      rd;
         ks_fleet_producer_t *ps = NULL;
@@ -458,7 +408,9 @@ static int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
         }
         json_object_set_new(merged, "source", json_string("fleet"));
         json_object_set_new(merged, "fleet", fleet);
-        if (ks_cli_report_check(merged, o->out, err, sizeof(err)))
+        if (o->metrics && write_metrics(merged, o->metrics, err, sizeof(err)))
+                ks_cli_fail("fleet", "%s", err);
+        else if (ks_cli_report_check(merged, o->out, err, sizeof(err)))
                 ks_cli_fail("fleet", "internal error, report invalid: %s", err);
         else if (!strcmp(o->out, "-")) {
                 if (json_dumpf(merged, stdout,
@@ -491,108 +443,4 @@ done:
         free(ps);
         ks_fleet_read_free(&rd);
         return rc;
-}
-
-int ks_cli_fleet_main(int argc, char **argv)
-{
-        enum { OPT_STALE = 256, OPT_SINCE, OPT_LIVE, OPT_TIMEOUT };
-        static const struct option longopts[] = {
-            {"bootstrap", required_argument, NULL, 'b'},
-            {"report-topic", required_argument, NULL, 'r'},
-            {"property", required_argument, NULL, 'X'},
-            {"topic", required_argument, NULL, 't'},
-            {"stale-after", required_argument, NULL, OPT_STALE},
-            {"since", required_argument, NULL, OPT_SINCE},
-            {"live", no_argument, NULL, OPT_LIVE},
-            {"hot", required_argument, NULL, 'k'},
-            {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
-            {"output", required_argument, NULL, 'o'},
-            {"help", no_argument, NULL, 'h'},
-            {NULL, 0, NULL, 0}};
-        ks_fleet_opts_t  o    = {.report_topic  = KS_FLEET_DEFAULT_TOPIC,
-                                 .out           = "-",
-                                 .stale_after_s = -1,
-                                 .since_s       = 86400,
-                                 .timeout_ms    = 10000};
-        rd_kafka_conf_t *conf = rd_kafka_conf_new();
-        char             err[512], *eq;
-        long long        v;
-        int              c;
-
-#define KS_FLEET_USAGE(...)                                                    \
-        do {                                                                   \
-                rd_kafka_conf_destroy(conf);                                   \
-                return ks_cli_usage_error("fleet", __VA_ARGS__);               \
-        } while (0)
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "b:r:X:t:k:o:h", longopts, NULL)) !=
-               -1) {
-                switch (c) {
-                case 'b':
-                        o.bootstrap = optarg;
-                        break;
-                case 'r':
-                        o.report_topic = optarg;
-                        break;
-                case 'X':
-                        if (!(eq = strchr(optarg, '=')))
-                                KS_FLEET_USAGE("-X %s: expected PROP=VALUE",
-                                               optarg);
-                        *eq = '\0';
-                        if (rd_kafka_conf_set(conf, optarg, eq + 1, err,
-                                              sizeof(err)) != RD_KAFKA_CONF_OK)
-                                KS_FLEET_USAGE("-X %s: %s", optarg, err);
-                        break;
-                case 't':
-                        if (o.only_cnt == sizeof(o.only) / sizeof(o.only[0]))
-                                KS_FLEET_USAGE("--topic: at most 64");
-                        o.only[o.only_cnt++] = optarg;
-                        break;
-                case OPT_STALE:
-                        if (parse_duration(optarg, &o.stale_after_s))
-                                KS_FLEET_USAGE("--stale-after %s: expected a "
-                                               "duration (90s, 5m, 2h, 1d)",
-                                               optarg);
-                        break;
-                case OPT_SINCE:
-                        if (parse_duration(optarg, &o.since_s))
-                                KS_FLEET_USAGE("--since %s: expected a "
-                                               "duration (90s, 5m, 2h, 1d)",
-                                               optarg);
-                        break;
-                case OPT_LIVE:
-                        o.live_only = 1;
-                        break;
-                case 'k':
-                        if (ks_cli_parse_long(optarg, 1, 1000, &v, err,
-                                              sizeof(err)))
-                                KS_FLEET_USAGE("--hot: %s", err);
-                        o.hot_max = (size_t)v;
-                        break;
-                case OPT_TIMEOUT:
-                        if (ks_cli_parse_long(optarg, 100, 600000, &v, err,
-                                              sizeof(err)))
-                                KS_FLEET_USAGE("--timeout-ms: %s", err);
-                        o.timeout_ms = (int)v;
-                        break;
-                case 'o':
-                        o.out = optarg;
-                        break;
-                case 'h':
-                        ks_fleet_help(stdout);
-                        rd_kafka_conf_destroy(conf);
-                        return KS_CLI_EXIT_OK;
-                default:
-                        KS_FLEET_USAGE("bad option");
-                }
-        }
-        if (optind < argc)
-                KS_FLEET_USAGE("unexpected argument '%s'", argv[optind]);
-        if (!o.bootstrap)
-                KS_FLEET_USAGE("--bootstrap is required");
-        if (rd_kafka_conf_set(conf, "bootstrap.servers", o.bootstrap, err,
-                              sizeof(err)) != RD_KAFKA_CONF_OK)
-                KS_FLEET_USAGE("--bootstrap: %s", err);
-#undef KS_FLEET_USAGE
-        return ks_fleet_run(&o, conf);
 }

@@ -8,8 +8,9 @@
  *    end (the high watermarks when it began) with a librdkafka consumer,
  *    keeping the latest record of each key (producer and topic), as the
  *    topic's compaction would;
- *  - ks_cli_fleet.c: the command: each record checked (garbage counted
- *    and skipped), the producers' states, the merge and the output.
+ *  - ks_cli_fleet.c: one round: each record checked (garbage counted
+ *    and skipped), the producers' states, the merge and the output;
+ *  - ks_cli_fleet_args.c: the command line, the help, --follow.
  */
 #ifndef KS_CLI_FLEET_H
 #define KS_CLI_FLEET_H
@@ -54,5 +55,29 @@ int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
 
 /** @brief Frees what ks_fleet_read() kept. */
 void ks_fleet_read_free(ks_fleet_read_t *r);
+
+/** What `keyshift fleet` was asked (ks_cli_fleet_args.c). */
+typedef struct ks_fleet_opts {
+        const char *bootstrap, *report_topic, *out;
+        const char *only[64];
+        size_t      only_cnt;
+        double      stale_after_s; /**< < 0: 3 report intervals */
+        double      since_s;
+        int         live_only;
+        size_t      hot_max;
+        int         timeout_ms;
+        const char *metrics; /**< --metrics PATH, or NULL */
+        int         follow;  /**< --follow: again every `every_s` */
+        double      every_s;
+} ks_fleet_opts_t;
+
+/**
+ * @brief One round: reads the report topic (ks_fleet_read()), checks the
+ *        records, gives each producer its state, merges the selected ones
+ *        and writes the report (and its metrics with --metrics).
+ * @param conf the consumer's configuration (taken).
+ * @returns KS_CLI_EXIT_OK, or KS_CLI_EXIT_FAIL (said on stderr).
+ */
+int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf);
 
 #endif /* KS_CLI_FLEET_H */

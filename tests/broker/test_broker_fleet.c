@@ -545,6 +545,26 @@ static void test_fleet(void)
                                       cli(), ks_broker_bootstrap(), rt, out2,
                                       dir),
                         0);
+        /* --follow --metrics: the Prometheus textfile kept up to date,
+         * ended by SIGTERM */
+        CU_ASSERT_EQUAL(
+            ks_e2e_system("%s fleet -b %s -r %s --follow --every 1s --metrics "
+                          "%s/fleet.prom 2>/dev/null & pid=$!; i=0; while [ "
+                          "$i -lt 100 ] && ! [ -s %s/fleet.prom ]; do sleep "
+                          "0.1; i=$((i+1)); done; kill -TERM $pid; wait $pid",
+                          cli(), ks_broker_bootstrap(), rt, dir, dir),
+            0);
+        {
+                /* its bytes are the union's */
+                char up[300];
+                snprintf(up, sizeof(up), "topics/%s/bytes", utopic);
+                CU_ASSERT_EQUAL(
+                    ks_e2e_system(
+                        "grep -Eq '^keyshift_bytes_total\\{[^}]*topic=\"%s\""
+                        "\\} %lld$' %s/fleet.prom",
+                        topic, ks_e2e_int(u, up), dir),
+                    0);
+        }
         CU_ASSERT_EQUAL(
             ks_e2e_system("grep -c 'skipped the record at .* "
                           "offset [0-9]' %s/garbage.txt | grep -qx 4",

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/**
+ * @file ks_cli_fleet_args.c
+ * @brief `keyshift fleet`'s command line, help and --follow loop
+ *        (ks_cli_fleet.h; the work is ks_fleet_run(), ks_cli_fleet.c).
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "keyshift/keyshift.h"
+#include "ks_cli.h"
+#include "ks_cli_fleet.h"
+
+#define KS_FLEET_DEFAULT_TOPIC "keyshift-reports"
+
+/** Set by SIGINT/SIGTERM: --follow ends after the current round. */
+static volatile sig_atomic_t ks_fleet_stop;
+
+static void on_stop_signal(int sig)
+{
+        (void)sig;
+        ks_fleet_stop = 1;
+}
+
+static void ks_fleet_help(FILE *fp)
+{
+        fprintf(
+            fp,
+            "Usage: keyshift fleet --bootstrap HOST:PORT [OPTIONS]\n"
+            "Reads the reports that producers publish with "
+            "keyshift.report.topic, keeps\n"
+            "the latest of each producer and topic, and merges them as "
+            "`keyshift merge`\n"
+            "does into one %s report (source \"fleet\").\n\n"
+            "  -b, --bootstrap B      the cluster (bootstrap.servers)\n"
+            "  -r, --report-topic T   the report topic (default %s)\n"
+            "  -X, --property P=V     a librdkafka consumer property "
+            "(security, ...)\n"
+            "  -t, --topic T          merge only topic T (repeatable)\n"
+            "      --stale-after D    a producer without a record for D is "
+            "stale (default:\n"
+            "                         3 of its report intervals); D: 90s, "
+            "5m, 2h, 1d\n"
+            "      --since D          merge the producers whose last record "
+            "is within D\n"
+            "                         (default 24h), whatever their state\n"
+            "      --live             merge only the live producers\n"
+            "  -k, --hot N            hot keys listed per topic\n"
+            "      --timeout-ms MS    for the cluster's answers (default "
+            "10000)\n"
+            "  -o, --output FILE      the report (default - : standard "
+            "output)\n"
+            "      --metrics PATH     also its Prometheus metrics, written "
+            "atomically to PATH\n"
+            "                         (a .prom file for node_exporter's "
+            "textfile collector)\n"
+            "      --follow           again and again, every --every D "
+            "(default 30s), until\n"
+            "                         SIGINT or SIGTERM\n"
+            "  -h, --help             this help\n\n"
+            "Exit: 0 ok, 1 cluster unreachable, no report topic or no "
+            "producer, 2 usage.\n",
+            KEYSHIFT_REPORT_SCHEMA, KS_FLEET_DEFAULT_TOPIC);
+}
+
+/** @brief Parses a duration "90", "90s", "500ms", "5m", "2h", "1d".
+ *  @returns 0 with @p s seconds, or -1. */
+static int parse_duration(const char *v, double *s)
+{
+        char  *end;
+        double n = strtod(v, &end);
+
+        if (end == v || n < 0)
+                return -1;
+        if (!*end || !strcmp(end, "s"))
+                *s = n;
+        else if (!strcmp(end, "ms"))
+                *s = n / 1000;
+        else if (!strcmp(end, "m"))
+                *s = n * 60;
+        else if (!strcmp(end, "h"))
+                *s = n * 3600;
+        else if (!strcmp(end, "d"))
+                *s = n * 86400;
+        else
+                return -1;
+        return 0;
+}
+
+int ks_cli_fleet_main(int argc, char **argv)
+{
+        enum {
+                OPT_STALE = 256,
+                OPT_SINCE,
+                OPT_LIVE,
+                OPT_TIMEOUT,
+                OPT_METRICS,
+                OPT_FOLLOW,
+                OPT_EVERY
+        };
+        static const struct option longopts[] = {
+            {"bootstrap", required_argument, NULL, 'b'},
+            {"report-topic", required_argument, NULL, 'r'},
+            {"property", required_argument, NULL, 'X'},
+            {"topic", required_argument, NULL, 't'},
+            {"stale-after", required_argument, NULL, OPT_STALE},
+            {"since", required_argument, NULL, OPT_SINCE},
+            {"live", no_argument, NULL, OPT_LIVE},
+            {"hot", required_argument, NULL, 'k'},
+            {"timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+            {"metrics", required_argument, NULL, OPT_METRICS},
+            {"follow", no_argument, NULL, OPT_FOLLOW},
+            {"every", required_argument, NULL, OPT_EVERY},
+            {"output", required_argument, NULL, 'o'},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        ks_fleet_opts_t  o    = {.report_topic  = KS_FLEET_DEFAULT_TOPIC,
+                                 .out           = "-",
+                                 .stale_after_s = -1,
+                                 .since_s       = 86400,
+                                 .every_s       = 30,
+                                 .timeout_ms    = 10000};
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        char             err[512], *eq;
+        long long        v;
+        int              c;
+
+#define KS_FLEET_USAGE(...)                                                    \
+        do {                                                                   \
+                rd_kafka_conf_destroy(conf);                                   \
+                return ks_cli_usage_error("fleet", __VA_ARGS__);               \
+        } while (0)
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "b:r:X:t:k:o:h", longopts, NULL)) !=
+               -1) {
+                switch (c) {
+                case 'b':
+                        o.bootstrap = optarg;
+                        break;
+                case 'r':
+                        o.report_topic = optarg;
+                        break;
+                case 'X':
+                        if (!(eq = strchr(optarg, '=')))
+                                KS_FLEET_USAGE("-X %s: expected PROP=VALUE",
+                                               optarg);
+                        *eq = '\0';
+                        if (rd_kafka_conf_set(conf, optarg, eq + 1, err,
+                                              sizeof(err)) != RD_KAFKA_CONF_OK)
+                                KS_FLEET_USAGE("-X %s: %s", optarg, err);
+                        break;
+                case 't':
+                        if (o.only_cnt == sizeof(o.only) / sizeof(o.only[0]))
+                                KS_FLEET_USAGE("--topic: at most 64");
+                        o.only[o.only_cnt++] = optarg;
+                        break;
+                case OPT_STALE:
+                        if (parse_duration(optarg, &o.stale_after_s))
+                                KS_FLEET_USAGE("--stale-after %s: expected a "
+                                               "duration (90s, 5m, 2h, 1d)",
+                                               optarg);
+                        break;
+                case OPT_SINCE:
+                        if (parse_duration(optarg, &o.since_s))
+                                KS_FLEET_USAGE("--since %s: expected a "
+                                               "duration (90s, 5m, 2h, 1d)",
+                                               optarg);
+                        break;
+                case OPT_LIVE:
+                        o.live_only = 1;
+                        break;
+                case 'k':
+                        if (ks_cli_parse_long(optarg, 1, 1000, &v, err,
+                                              sizeof(err)))
+                                KS_FLEET_USAGE("--hot: %s", err);
+                        o.hot_max = (size_t)v;
+                        break;
+                case OPT_TIMEOUT:
+                        if (ks_cli_parse_long(optarg, 100, 600000, &v, err,
+                                              sizeof(err)))
+                                KS_FLEET_USAGE("--timeout-ms: %s", err);
+                        o.timeout_ms = (int)v;
+                        break;
+                case 'o':
+                        o.out = optarg;
+                        break;
+                case OPT_METRICS:
+                        o.metrics = optarg;
+                        break;
+                case OPT_FOLLOW:
+                        o.follow = 1;
+                        break;
+                case OPT_EVERY:
+                        if (parse_duration(optarg, &o.every_s) || o.every_s < 1)
+                                KS_FLEET_USAGE("--every %s: expected a "
+                                               "duration of 1s or more",
+                                               optarg);
+                        break;
+                case 'h':
+                        ks_fleet_help(stdout);
+                        rd_kafka_conf_destroy(conf);
+                        return KS_CLI_EXIT_OK;
+                default:
+                        KS_FLEET_USAGE("bad option");
+                }
+        }
+        if (optind < argc)
+                KS_FLEET_USAGE("unexpected argument '%s'", argv[optind]);
+        if (!o.bootstrap)
+                KS_FLEET_USAGE("--bootstrap is required");
+        if (rd_kafka_conf_set(conf, "bootstrap.servers", o.bootstrap, err,
+                              sizeof(err)) != RD_KAFKA_CONF_OK)
+                KS_FLEET_USAGE("--bootstrap: %s", err);
+        if (o.follow && !o.metrics && !strcmp(o.out, "-"))
+                KS_FLEET_USAGE("--follow needs --metrics PATH or -o FILE");
+#undef KS_FLEET_USAGE
+        if (!o.follow)
+                return ks_fleet_run(&o, conf);
+        signal(SIGINT, on_stop_signal);
+        signal(SIGTERM, on_stop_signal);
+        while (!ks_fleet_stop) {
+                double slept;
+                /* a failed round (the cluster away) is said and retried */
+                ks_fleet_run(&o, rd_kafka_conf_dup(conf));
+                for (slept = 0; slept < o.every_s && !ks_fleet_stop;
+                     slept += 0.1)
+                        usleep(100 * 1000);
+        }
+        rd_kafka_conf_destroy(conf);
+        return KS_CLI_EXIT_OK;
+}
