@@ -268,7 +268,7 @@ int ks_cli_merge_main(int argc, char **argv)
         const char      *out     = "-";
         size_t           hot_max = 0, n, i;
         ks_cli_report_t *r;
-        json_t          *merged;
+        json_t          *merged, *file = NULL;
         char             err[2048];
         long long        v;
         int              c, rc = KS_CLI_EXIT_OK;
@@ -307,14 +307,17 @@ int ks_cli_merge_main(int argc, char **argv)
                 rc = ks_cli_fail("merge", "%s", err);
                 goto done;
         }
-        /* what we write must read back as a report */
-        if (ks_cli_report_check(merged, out, err, sizeof(err))) {
+        /* what we write must read back as a report: its file form */
+        file = ks_report_file_form(merged);
+        if (!file) {
+                rc = ks_cli_fail("merge", "out of memory");
+        } else if (ks_cli_report_check(file, out, err, sizeof(err))) {
                 rc = ks_cli_fail("merge",
                                  "internal error, merged report "
                                  "invalid: %s",
                                  err);
         } else if (!strcmp(out, "-")) {
-                if (json_dumpf(merged, stdout,
+                if (json_dumpf(file, stdout,
                                JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
                     fputc('\n', stdout) == EOF || fflush(stdout))
                         rc = ks_cli_fail("merge", "cannot write the output");
@@ -327,6 +330,7 @@ int ks_cli_merge_main(int argc, char **argv)
                         out, n,
                         json_object_size(json_object_get(merged, "topics")));
         }
+        json_decref(file);
         json_decref(merged);
 done:
         for (i = 0; i < n; i++)

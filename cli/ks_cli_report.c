@@ -43,9 +43,32 @@ int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                                          : " (the file is empty)");
                 return -1;
         }
-        if (ks_cli_report_check(r->root, path, err, errsz)) {
+        if (ks_cli_report_check(r->root, path, err, errsz) ||
+            ks_cli_report_rows(r->root, path, err, errsz)) {
                 ks_cli_report_free(r);
                 return -1;
+        }
+        return 0;
+}
+
+int ks_cli_report_rows(json_t *root, const char *path, char *err, size_t errsz)
+{
+        json_t     *t;
+        const char *name;
+        char        why[256];
+
+        json_object_foreach(json_object_get(root, "topics"), name, t)
+        {
+                json_t *h = json_object_get(t, "hot_keys");
+                json_t *rows;
+                if (!json_is_object(h))
+                        continue;
+                if (!(rows = ks_report_hot_keys_rows(h, why, sizeof(why)))) {
+                        snprintf(err, errsz, "%s: topics.%s.hot_keys: %s", path,
+                                 name, *why ? why : "out of memory");
+                        return -1;
+                }
+                json_object_set_new(t, "hot_keys", rows);
         }
         return 0;
 }

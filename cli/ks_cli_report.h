@@ -5,6 +5,9 @@
  *        uses, so that the subcommands can read them without checks and
  *        a bad file is refused with the file and the field at fault.
  *
+ * A topic's `hot_keys`, columns in the file, are given to the subcommands
+ * as an array of objects, one per key (ks_cli_report_rows()).
+ *
  * Checked: the whole report against docs/keyshift.report.v2.schema.json
  * (compiled in, ks_cli_schema.h: every member present, of its type, no
  * member the schema lacks), then what a schema cannot say: every
@@ -44,6 +47,15 @@ int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
  */
 int ks_cli_report_check(json_t *root, const char *path, char *err,
                         size_t errsz);
+
+/**
+ * @brief Turns each topic's `hot_keys` of checked report @p root from the
+ *        file's columns into the array of objects, one per key, that the
+ *        subcommands read (ks_report_hot_keys_rows(); ks_cli_report_load()
+ *        does it after the check).
+ * @returns 0, or -1 with @p err = "PATH: FIELD: problem".
+ */
+int ks_cli_report_rows(json_t *root, const char *path, char *err, size_t errsz);
 
 /** @brief Releases what @p r holds. */
 void ks_cli_report_free(ks_cli_report_t *r);

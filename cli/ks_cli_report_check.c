@@ -157,20 +157,17 @@ static json_t *ks_vget(ks_vctx_t *v, json_t *obj, const char *key, int kind)
         return j;
 }
 
-/** @brief Checks that @p key holds an even-length hex string of at most
- *         @p max_bytes bytes (exactly, when @p exact). */
-static void ks_vhex(ks_vctx_t *v, json_t *obj, const char *key,
-                    size_t max_bytes, int exact)
+/** @brief Checks that @p j (at the current path) is an even-length hex
+ *         string of at most @p max_bytes bytes (exactly, when @p exact). */
+static void ks_vhex_value(ks_vctx_t *v, json_t *j, size_t max_bytes, int exact)
 {
-        json_t     *j = ks_vget(v, obj, key, KS_V_STR);
         const char *s;
-        size_t      n, i, mark;
+        size_t      n, i;
 
-        if (!j)
+        if (!ks_vis(v, j, KS_V_STR))
                 return;
-        s    = json_string_value(j);
-        n    = strlen(s);
-        mark = ks_vpush(v, "%s", key);
+        s = json_string_value(j);
+        n = strlen(s);
         for (i = 0; i < n; i++)
                 if (!strchr("0123456789abcdefABCDEF", s[i]))
                         break;
@@ -179,7 +176,6 @@ static void ks_vhex(ks_vctx_t *v, json_t *obj, const char *key,
         else if (n / 2 > max_bytes || (exact && n / 2 != max_bytes))
                 ks_vfail(v, "%zu bytes, expected %s%zu", n / 2,
                          exact ? "" : "at most ", max_bytes);
-        ks_vpop(v, mark);
 }
 
 /** @brief Checks that each of the NULL-terminated @p keys of @p obj
@@ -363,22 +359,91 @@ static void ks_check_hot_sampling(ks_vctx_t *v, json_t *o, const char *one_in,
         }
 }
 
-/** @brief One hot_keys[] entry. */
-static void ks_check_hot_key(ks_vctx_t *v, json_t *h)
+/** @brief Column @p key of @p obj: exactly @p n values (one per hot key),
+ *         each of @p kind (KS_V_OPTION: the column may be absent), hex
+ *         strings of a key's kept bytes when @p hex. @returns it or NULL. */
+static json_t *ks_check_list(ks_vctx_t *v, json_t *obj, const char *key,
+                             size_t n, int kind, int hex)
 {
-        static const char *const f[] = {"key_length", "messages",
-                                        "messages_error", "bytes", NULL};
+        json_t *col = ks_vget(v, obj, key, KS_V_ARR | (kind & KS_V_OPTION));
+        size_t  i, mark, m2;
 
-        if (!ks_vis(v, h, KS_V_OBJ))
+        if (!col)
+                return NULL;
+        mark = ks_vpush(v, "%s", key);
+        if (json_array_size(col) != n)
+                ks_vfail(v, "expected %zu values (the hot keys), got %zu", n,
+                         json_array_size(col));
+        for (i = 0; !v->failed && i < n; i++) {
+                m2 = ks_vpush(v, "[%zu]", i);
+                if (hex)
+                        ks_vhex_value(v, json_array_get(col, i),
+                                      KS_TOPK_KEY_MAX, 0);
+                else
+                        ks_vis(v, json_array_get(col, i), kind & ~KS_V_OPTION);
+                ks_vpop(v, m2);
+        }
+        ks_vpop(v, mark);
+        return v->failed ? NULL : col;
+}
+
+/** @brief Per-count column object @p key of @p obj: `{"<count>": [n
+ *         values of @p kind]}`. */
+static void ks_check_count_lists(ks_vctx_t *v, json_t *obj, const char *key,
+                                 size_t n, int kind)
+{
+        json_t     *o = ks_vget(v, obj, key, KS_V_OBJ | (kind & KS_V_OPTION));
+        const char *count;
+        json_t     *c;
+        size_t      mark;
+
+        if (!o)
                 return;
-        ks_vget(v, h, "key", KS_V_STR | KS_V_NULL);
-        ks_vhex(v, h, "key_hex", KS_TOPK_KEY_MAX, 0);
-        ks_vints(v, h, f);
-        ks_vget(v, h, "share", KS_V_NUM);
-        ks_vget(v, h, "messages_sampling_error", KS_V_INT | KS_V_OPTION);
-        ks_vget(v, h, "partition_current", KS_V_INT | KS_V_NULL);
-        ks_vget(v, h, "partition_proposed", KS_V_OBJ);
-        ks_vget(v, h, "moves", KS_V_OBJ);
+        mark = ks_vpush(v, "%s", key);
+        json_object_foreach(o, count, c)
+            ks_check_list(v, o, count, n, kind & ~KS_V_OPTION, 0);
+        ks_vpop(v, mark);
+}
+
+/**
+ * @brief A topic's `hot_keys`: columns of one value per key
+ *        (docs/report-schema.md; ks_report_hot_keys_columns()), `{}` when
+ *        the topic has none. The sizing columns come together or not at
+ *        all, as ks_report_topic() writes them.
+ */
+static void ks_check_hot_keys(ks_vctx_t *v, json_t *h)
+{
+        static const char *const ints[] = {
+            "key_length",     "messages",
+            "messages_error", "messages_sampling_error",
+            "bytes",          NULL};
+        const char *const *k;
+        json_t            *key;
+        size_t             n;
+
+        if (!json_object_size(h))
+                return;
+        if (!(key = ks_vget(v, h, "key", KS_V_ARR)))
+                return;
+        n = json_array_size(key);
+        ks_check_list(v, h, "key", n, KS_V_STR | KS_V_NULL, 0);
+        ks_check_list(v, h, "key_hex", n, KS_V_STR, 1);
+        ks_check_list(v, h, "key_truncated", n, KS_V_BOOL, 0);
+        for (k = ints; *k; k++)
+                ks_check_list(v, h, *k, n, KS_V_INT, 0);
+        ks_check_list(v, h, "share", n, KS_V_NUM, 0);
+        ks_check_list(v, h, "partition_current", n, KS_V_INT | KS_V_NULL, 0);
+        ks_check_count_lists(v, h, "partition_proposed", n, KS_V_INT);
+        ks_check_count_lists(v, h, "moves", n, KS_V_BOOL);
+        ks_check_list(v, h, "msgs_per_s", n, KS_V_NUM | KS_V_OPTION, 0);
+        ks_check_list(v, h, "share_of_partition", n,
+                      KS_V_NUM | KS_V_NULL | KS_V_OPTION, 0);
+        ks_check_count_lists(v, h, "share_of_partition_proposed", n,
+                             KS_V_NUM | KS_V_NULL | KS_V_OPTION);
+        ks_check_list(v, h, "fixable_by_partitions", n, KS_V_BOOL | KS_V_OPTION,
+                      0);
+        ks_check_list(v, h, "salt_buckets", n, KS_V_INT | KS_V_OPTION, 0);
+        ks_vget(v, h, "ordering_given_up", KS_V_STR | KS_V_NULL | KS_V_OPTION);
 }
 
 /** What a packed sketch decodes to (ks_pack.h), for the checks below. */
@@ -786,10 +851,9 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                          KEYSHIFT_PROPOSED_MAX);
                 ks_vpop(v, mark);
         }
-        arr = ks_vget(v, t, "hot_keys", KS_V_ARR);
-        for (i = 0; !v->failed && i < json_array_size(arr); i++) {
-                mark = ks_vpush(v, "hot_keys[%zu]", i);
-                ks_check_hot_key(v, json_array_get(arr, i));
+        if ((o = ks_vget(v, t, "hot_keys", KS_V_OBJ))) {
+                mark = ks_vpush(v, "hot_keys");
+                ks_check_hot_keys(v, o);
                 ks_vpop(v, mark);
         }
         if ((o = ks_vget(v, t, "hot_keys_sampling", KS_V_OBJ | KS_V_OPTION))) {

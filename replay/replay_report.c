@@ -97,7 +97,8 @@ static void replay_print_load(const char *label, json_t *parts)
 /** @brief Prints one topic of the report: counts, moves, top 5 hot keys. */
 static void replay_print_topic(const char *name, json_t *t)
 {
-        json_t     *pc      = json_object_get(t, "partition_count"), *p, *v;
+        json_t     *pc = json_object_get(t, "partition_count"), *p, *v;
+        json_t     *hot;
         int         current = (int)replay_num(pc, "current");
         const char *cnt;
         size_t      i;
@@ -128,20 +129,27 @@ static void replay_print_topic(const char *name, json_t *t)
                          "load at %d:", (int)replay_num(p, "partition_count"));
                 replay_print_load(label, json_object_get(p, "partitions"));
         }
-        json_array_foreach(json_object_get(t, "hot_keys"), i, p)
-        {
-                json_t *mv = json_object_get(p, "moves");
-                if (i >= 5)
-                        break;
+        /* hot keys are columns in the file: key i is each column's [i] */
+        hot = json_object_get(t, "hot_keys");
+        for (i = 0; i < 5 && i < json_array_size(json_object_get(hot, "key"));
+             i++) {
+                json_t *mv = json_object_get(hot, "moves");
+                json_t *k  = json_array_get(json_object_get(hot, "key"), i);
                 printf("    hot key %-12s %8.0f msgs %6.2f%%  p%d",
-                       replay_str(p, "key"), replay_num(p, "messages"),
-                       100 * replay_num(p, "share"),
-                       (int)replay_num(p, "partition_current"));
-                json_object_foreach(json_object_get(p, "partition_proposed"),
+                       json_is_string(k) ? json_string_value(k) : "?",
+                       json_number_value(
+                           json_array_get(json_object_get(hot, "messages"), i)),
+                       100 * json_number_value(json_array_get(
+                                 json_object_get(hot, "share"), i)),
+                       (int)json_number_value(json_array_get(
+                           json_object_get(hot, "partition_current"), i)));
+                json_object_foreach(json_object_get(hot, "partition_proposed"),
                                     cnt, v)
                 {
-                        printf(" -> %s:p%d%s", cnt, (int)json_number_value(v),
-                               json_is_true(json_object_get(mv, cnt))
+                        printf(" -> %s:p%d%s", cnt,
+                               (int)json_number_value(json_array_get(v, i)),
+                               json_is_true(
+                                   json_array_get(json_object_get(mv, cnt), i))
                                    ? " (moves)"
                                    : "");
                 }

@@ -683,7 +683,20 @@ int ks_metrics_report(const json_t *report, FILE *fp)
         if (!m)
                 return -1;
         json_object_foreach(json_object_get(report, "topics"), name, t)
-            ks_metrics_topic(m, name, t);
+        {
+                json_t *h = json_object_get(t, "hot_keys"), *c = NULL;
+                json_t *rows = NULL;
+                char    why[128];
+                /* as its file holds it: hot keys as columns */
+                if (json_is_object(h) &&
+                    (rows = ks_report_hot_keys_rows(h, why, sizeof(why))) &&
+                    (c = json_copy(t)))
+                        json_object_set_new(c, "hot_keys", rows);
+                else if (json_is_object(h))
+                        json_decref(rows);
+                ks_metrics_topic(m, name, c ? c : t);
+                json_decref(c);
+        }
         ks_metrics_warnings(m, json_object_get(report, "warnings"));
         r = ks_metrics_print(m, fp);
         ks_metrics_free(m);

@@ -74,7 +74,9 @@ int ks_metrics_write_atomic(const ks_metrics_t *m, const char *path,
 void ks_metrics_free(ks_metrics_t *m);
 
 /** @brief The whole of a parsed report: ks_metrics_new(), every topic,
- *         the producer warnings, ks_metrics_print(). @returns 0 or -1. */
+ *         the producer warnings, ks_metrics_print(). A topic's `hot_keys`
+ *         may be rows (ks_report_topic()'s) or the file's columns
+ *         (ks_report_hot_keys_rows() reads them). @returns 0 or -1. */
 int ks_metrics_report(const json_t *report, FILE *fp);
 
 #endif /* KS_METRICS_H */

@@ -96,7 +96,8 @@ json_t *ks_report_head(const ks_report_producer_t *producer,
  * @brief Writes @p report to @p path atomically: a temporary file in the
  *        same directory, fsync'ed, then rename()d over @p path, so a reader
  *        sees the previous report or this one, never part of one. Compact
- *        JSON, members in the order they were set.
+ *        JSON, members in the order they were set, in the file's form
+ *        (ks_report_file_form(): each topic's hot keys as columns).
  * @returns 0, or -1 with @p errstr set (the temporary file is removed).
  */
 int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
@@ -256,6 +257,22 @@ uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
  *           new reference), or NULL with @p err saying what is wrong. */
 json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
                              char *err, size_t errsz);
+
+/* A topic's hot keys in the file (ks_report_hot_cols.c): columns. */
+/** @returns @p rows (the `hot_keys` array ks_report_topic() builds) as
+ *           the file's columns object: each member an array of one value
+ *           per key, per-count objects objects of such arrays,
+ *           `ordering_given_up` once; a new reference (NULL on ENOMEM). */
+json_t *ks_report_hot_keys_columns(const json_t *rows);
+/** @returns the rows of columns object @p cols (the inverse of
+ *           ks_report_hot_keys_columns()): a new reference, or NULL with
+ *           @p err naming the column that is not one value per key. */
+json_t *ks_report_hot_keys_rows(const json_t *cols, char *err, size_t errsz);
+/** @returns @p report as its file holds it (each topic's `hot_keys` as
+ *           columns): a new reference sharing @p report's values but the
+ *           topics' objects, NULL on ENOMEM. What ks_report_write_atomic()
+ *           writes. */
+json_t *ks_report_file_form(const json_t *report);
 
 /** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
 void ks_report_rfc3339(int64_t ms, char *out, size_t size);

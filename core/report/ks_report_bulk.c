@@ -233,6 +233,10 @@ int ks_report_writer_topic_keep(ks_report_writer_t        *w,
                         PUT_LIT(&o, "]");
                 } else if (!strcmp(key, "merge") && json_is_null(m)) {
                         put_merge(&o, s);
+                } else if (!strcmp(key, "hot_keys") && json_is_array(m)) {
+                        json_t *cols = ks_report_hot_keys_columns(m);
+                        ks_jout_put_json(&o, cols); /* NULL: fails */
+                        json_decref(cols);
                 } else {
                         ks_jout_put_json(&o, m);
                 }

@@ -421,14 +421,17 @@ int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
                            size_t errstr_size)
 {
         ks_report_writer_t w;
+        json_t            *file;
 
         if (ks_report_writer_open(&w, path)) {
                 snprintf(errstr, errstr_size, "%s", w.errstr);
                 return -1;
         }
         errno = 0;
-        if (json_dumpf(report, w.fp, KS_REPORT_DUMP_FLAGS) ||
+        file  = ks_report_file_form(report); /* hot keys as columns */
+        if (!file || json_dumpf(file, w.fp, KS_REPORT_DUMP_FLAGS) ||
             fputc('\n', w.fp) == EOF)
                 writer_fail(&w, "write");
+        json_decref(file);
         return ks_report_writer_finish(&w, errstr, errstr_size);
 }

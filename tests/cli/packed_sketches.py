@@ -132,6 +132,15 @@ def key_sample(s, where):
     return out
 
 
+def hot_key_rows(cols):
+    """A topic's hot_keys, columns in the file, as one dict per key."""
+    n = len(cols.get("key", []))
+    return [{k: (v[i] if isinstance(v, list) else
+                 {c: col[i] for c, col in v.items()} if isinstance(v, dict)
+                 else v)
+             for k, v in cols.items()} for i in range(n)]
+
+
 def hot_keys(s, where):
     form, param, entries, pl = unpack(s, 3, where)
     if form or param:
@@ -197,7 +206,7 @@ def check_topic(name, t):
         fail(f"{where}.hot_keys: {len(hot)} counters, capacity {hk['capacity']}")
     if any(hot[i]["count"] < hot[i + 1]["count"] for i in range(len(hot) - 1)):
         fail(f"{where}.hot_keys: not busiest first")
-    for i, h in enumerate(t.get("hot_keys") or []):
+    for i, h in enumerate(hot_key_rows(t.get("hot_keys") or {})):
         c = hot[i]
         if (h["key_hex"] != c["key"].hex() or h["key_length"] != c["key_length"]
                 or h["messages"] != c["count"] or h["messages_error"] != c["error"]

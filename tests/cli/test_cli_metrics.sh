@@ -152,7 +152,11 @@ for topic, t in report['topics'].items():
     for n, s in t.get('skew', {}).get('partitions', {}).items():
         expect('keyshift_partition_skew_ratio', s['max_over_median'], topic=topic, partitions=n,
                scenario='current' if int(n) == cur else 'proposed')
-    for rank, k in enumerate(t.get('hot_keys', [])[:10], 1):
+    hk = t.get('hot_keys', {})  # columns: key i is each column's [i]
+    rows = [{c: (v[i] if isinstance(v, list) else
+                 {n: col[i] for n, col in v.items()} if isinstance(v, dict) else v)
+             for c, v in hk.items()} for i in range(len(hk.get('key', [])))]
+    for rank, k in enumerate(rows[:10], 1):
         hot_keys.add(k.get('key') or '')
         hot_keys.add(k['key_hex'])
         expect('keyshift_hot_key_share_ratio', k['share'], topic=topic, rank=rank)

@@ -259,3 +259,18 @@ json_t *ks_e2e_flow(json_t *proposal, long long rows)
                 fprintf(stderr, "report: flow_nonzero%s\n", err);
         return m;
 }
+
+json_t *ks_e2e_hot_keys(const json_t *topic)
+{
+        const json_t *h = json_object_get(topic, "hot_keys");
+        json_t       *rows;
+        char          err[256];
+
+        if (json_is_array(h))
+                return json_incref((json_t *)h);
+        rows = ks_report_hot_keys_rows(h, err, sizeof(err));
+        if (!rows)
+                fprintf(stderr, "report: hot_keys: %s\n", err);
+        CU_ASSERT_PTR_NOT_NULL(rows);
+        return rows;
+}

@@ -75,6 +75,12 @@ json_t   *ks_e2e_get(json_t *root, const char *path);
  *           reference), or NULL when it has none or it is malformed. */
 json_t *ks_e2e_flow(json_t *proposal, long long rows);
 
+/** @returns topic @p topic's `hot_keys` as an array of objects, one per
+ *           key (a new reference), from the file's columns
+ *           (ks_report_hot_keys_rows()) or as it is when already an
+ *           array; NULL (failing the test) when malformed. */
+json_t *ks_e2e_hot_keys(const json_t *topic);
+
 /** @returns 1 if the warnings array @p warnings has code @p code. */
 int ks_e2e_has_warning(json_t *warnings, const char *code);
 

@@ -123,8 +123,8 @@ static void run_kcat(const char *partitioner, rk_partitioner_f *fn,
         }
         /* The hottest key is the MMSI sent 3 times in 10. */
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(ks_e2e_get(t, "hot_keys/0/key")), "211234567");
-        CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/0/messages"), LINES * 3 / 10);
+            json_string_value(ks_e2e_get(t, "hot_keys/key/0")), "211234567");
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/messages/0"), LINES * 3 / 10);
         json_decref(r);
         ks_e2e_system("rm -rf '%s'", dir);
 }

@@ -127,8 +127,8 @@ static void learned_from_tconf(const char *partitioner, rk_partitioner_f *fn)
         /* the hot key's partition is the learned partitioner's */
         kl = key_of(0, key, sizeof(key));
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(ks_e2e_get(t, "hot_keys/0/key")), key);
-        CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/0/partition_current"),
+            json_string_value(ks_e2e_get(t, "hot_keys/key/0")), key);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/partition_current/0"),
                         fn(NULL, key, (size_t)kl, CUR, NULL, NULL));
         json_decref(r);
         ks_e2e_producer_free(&p);
@@ -200,10 +200,9 @@ static void test_partitioner_cb_unexplained(void)
         }
         /* nothing placed by the wrong model: hot keys' partitions unknown,
          * no comparison with other clients */
-        CU_ASSERT(json_is_null(ks_e2e_get(t, "hot_keys/0/partition_current")));
+        CU_ASSERT(json_is_null(ks_e2e_get(t, "hot_keys/partition_current/0")));
         CU_ASSERT_EQUAL(
-            json_object_size(ks_e2e_get(t, "hot_keys/0/partition_proposed")),
-            0);
+            json_object_size(ks_e2e_get(t, "hot_keys/partition_proposed")), 0);
         CU_ASSERT(json_is_null(json_object_get(t, "other_clients")));
         json_decref(r);
         /* the CLI reads it */

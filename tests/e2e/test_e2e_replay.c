@@ -218,8 +218,8 @@ static void run_replay(const char *file, int synth_n, const char *partitioner,
                 char top[16];
                 snprintf(top, sizeof(top), "%u", e.top_mmsi);
                 CU_ASSERT_STRING_EQUAL(
-                    json_string_value(ks_e2e_get(t, "hot_keys/0/key")), top);
-                CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/0/messages"),
+                    json_string_value(ks_e2e_get(t, "hot_keys/key/0")), top);
+                CU_ASSERT_EQUAL(ks_e2e_int(t, "hot_keys/messages/0"),
                                 (long long)e.top_count);
         }
         /* The summary says where the report went. */

@@ -173,7 +173,11 @@ static void test_bulk_writer_same_json(void)
         CU_ASSERT(json_array_size(json_object_get(
                       json_object_get(json_object_get(back, "topics"), "a"),
                       "proposals")) == 2);
-        CU_ASSERT(json_equal(whole, back));
+        { /* as the file holds it: hot keys as columns */
+                json_t *wf = ks_report_file_form(whole);
+                CU_ASSERT(json_equal(wf, back));
+                json_decref(wf);
+        }
         json_decref(whole);
         json_decref(back);
         ks_warn_list_clear(&wl1);

@@ -648,7 +648,11 @@ static void test_bulk_writer(void)
         CU_ASSERT(json_is_integer(
             at(back,
                "topics/t/proposals/0/partitions/messages_sampling_error/11")));
-        CU_ASSERT(json_equal(whole, back));
+        { /* as the file holds it: hot keys as columns */
+                json_t *wf = ks_report_file_form(whole);
+                CU_ASSERT(json_equal(wf, back));
+                json_decref(wf);
+        }
         if (getenv("KS_TEST_VERBOSE")) {
                 json_dump_file(whole, "/tmp/ks-whole.json", JSON_INDENT(1));
                 json_dump_file(back, "/tmp/ks-back.json", JSON_INDENT(1));
