@@ -307,6 +307,25 @@ static void edit_capacity(json_t *j)
                             "capacity", json_integer(3));
 }
 
+/* hot keys are columns: one of them a value short */
+static void edit_short_hot_column(json_t *j)
+{
+        json_t *m = ks_e2e_get(j, "topics/orders/hot_keys/messages");
+
+        CU_ASSERT_FATAL(json_array_size(m) > 1);
+        json_array_remove(m, json_array_size(m) - 1);
+}
+
+/* a per-count column of the hot keys a value short */
+static void edit_short_hot_count_column(json_t *j)
+{
+        json_t *pp = ks_e2e_get(j, "topics/orders/hot_keys/partition_proposed");
+        void   *it = json_object_iter(pp);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(it);
+        json_array_remove(json_object_iter_value(it), 0);
+}
+
 static void edit_flow_shape(json_t *j)
 {
         json_array_append_new(ks_e2e_get(j, "topics/orders/proposals/0/flow"),
@@ -400,6 +419,13 @@ static void test_wrong_fields(void)
         expect_refused(edited("capacity.json", edit_capacity), 1,
                        "topics.orders.merge.key_sample.packed",
                        "above the sketch's capacity 3");
+        expect_refused(edited("hot-column.json", edit_short_hot_column), 1,
+                       "topics.orders.hot_keys.messages",
+                       "values (the hot keys), got");
+        expect_refused(
+            edited("hot-count-column.json", edit_short_hot_count_column), 1,
+            "topics.orders.hot_keys.partition_proposed.",
+            "values (the hot keys), got");
         expect_refused(edited("flow.json", edit_flow_shape), 1,
                        "topics.orders.proposals[0].flow", "rows");
         expect_refused(edited("flow-twice.json", edit_flow_twice), 1,
