@@ -236,20 +236,22 @@ size_t ks_report_flow_nonzero(const uint64_t *flow, int32_t rows, int32_t cols);
  *           than as the dense `flow`. */
 int ks_report_flow_sparse(size_t nonzero, int32_t rows, int32_t cols);
 /** @brief Sets @p proposal's `flow` (dense, or null) and, when shorter,
- *         `flow_nonzero`, from @p flow (NULL: `flow` null: not kept). */
+ *         `flow_nonzero` (sparse columns `{from, to, messages}` of the
+ *         cells not 0, row by row), from @p flow (NULL: `flow` null: not
+ *         kept). */
 void ks_report_flow_set(json_t *proposal, const uint64_t *flow, int32_t rows,
                         int32_t cols);
 /**
  * @brief Reads @p proposal's flow, whichever form it was written in
- *        (`flow` dense, or `flow_nonzero`, which must list each cell once,
- *        row by row), into a new @p rows x @p cols matrix of messages
+ *        (`flow` dense, or `flow_nonzero`, whose three columns must be of
+ *        one length and list each cell once, row by row), into a new @p rows x @p cols matrix of messages
  *        (row-major). What readers of many reports use: a C matrix of the
  *        kept cells, not a JSON value per cell (90,000 a topic at 100 ->
  *        200, 300, 400 partitions).
  * @returns the matrix (free() it), or NULL: with @p err "" when the
  *          proposal has no flow (null, as over keyshift.flow.max.cells),
- *          else with @p err saying what is wrong ("[3]: not [from 0..5,
- *          ...]").
+ *          else with @p err saying what is wrong ("cell 3: not from
+ *          0..5, ...").
  */
 uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
                               int32_t cols, char *err, size_t errsz);

@@ -80,51 +80,67 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
         json_decref(m);
 }
 
-/** @brief A kept flow matrix as ks_report_flow_set() writes it: the value
- *         of `flow` (the dense rows, or null followed by
- *         `,"flow_nonzero":[[from,to,messages],...]`). */
-static void put_flow(ks_jout_t *o, const uint64_t *flow, int32_t rows,
-                     int32_t cols)
+/** @brief One column of the sparse flow: of each cell that is not 0, its
+ *         row (@p what 0), column (1) or messages (2). */
+static void put_flow_column(ks_jout_t *o, const uint64_t *flow, int32_t rows,
+                            int32_t cols, int what)
 {
-        int sparse = ks_report_flow_sparse(
-            ks_report_flow_nonzero(flow, rows, cols), rows, cols);
         int32_t i, j;
         size_t  n = 0;
 
-        if (sparse)
-                PUT_LIT(o, "null,\"flow_nonzero\":[");
-        else
-                PUT_LIT(o, "[");
+        PUT_LIT(o, "[");
         for (i = 0; i < rows; i++) {
                 const uint64_t *row = flow + (size_t)i * cols;
-                if (!sparse && i)
-                        PUT_LIT(o, ",[");
-                else if (!sparse)
-                        PUT_LIT(o, "[");
                 for (j = 0; j < cols; j++) {
                         char *d, *b;
-                        if (sparse && !row[j])
+                        if (!row[j])
                                 continue;
-                        d = b = jout_room(o, 64);
-                        if (sparse) {
-                                if (n++)
-                                        *d++ = ',';
-                                *d++ = '[';
-                                d    = fmt_u64(d, (uint64_t)i);
+                        d = b = jout_room(o, 32);
+                        if (n++)
                                 *d++ = ',';
-                                d    = fmt_u64(d, (uint64_t)j);
-                                *d++ = ',';
-                                d    = fmt_u64(d, row[j]);
-                                *d++ = ']';
-                        } else {
-                                if (j)
-                                        *d++ = ',';
-                                d = fmt_u64(d, row[j]);
-                        }
+                        d = fmt_u64(d, what == 0   ? (uint64_t)i
+                                       : what == 1 ? (uint64_t)j
+                                                   : row[j]);
                         o->n += (size_t)(d - b);
                 }
-                if (!sparse)
-                        PUT_LIT(o, "]");
+        }
+        PUT_LIT(o, "]");
+}
+
+/** @brief A kept flow matrix as ks_report_flow_set() writes it: the value
+ *         of `flow` (the dense rows, or null followed by
+ *         `,"flow_nonzero":{"from":[...],"to":[...],"messages":[...]}`). */
+static void put_flow(ks_jout_t *o, const uint64_t *flow, int32_t rows,
+                     int32_t cols)
+{
+        int32_t i, j;
+
+        if (ks_report_flow_sparse(ks_report_flow_nonzero(flow, rows, cols),
+                                  rows, cols)) {
+                PUT_LIT(o, "null,\"flow_nonzero\":{\"from\":");
+                put_flow_column(o, flow, rows, cols, 0);
+                PUT_LIT(o, ",\"to\":");
+                put_flow_column(o, flow, rows, cols, 1);
+                PUT_LIT(o, ",\"messages\":");
+                put_flow_column(o, flow, rows, cols, 2);
+                PUT_LIT(o, "}");
+                return;
+        }
+        PUT_LIT(o, "[");
+        for (i = 0; i < rows; i++) {
+                const uint64_t *row = flow + (size_t)i * cols;
+                if (i)
+                        PUT_LIT(o, ",[");
+                else
+                        PUT_LIT(o, "[");
+                for (j = 0; j < cols; j++) {
+                        char *d = jout_room(o, 32), *b = d;
+                        if (j)
+                                *d++ = ',';
+                        d = fmt_u64(d, row[j]);
+                        o->n += (size_t)(d - b);
+                }
+                PUT_LIT(o, "]");
         }
         PUT_LIT(o, "]");
 }

@@ -256,7 +256,7 @@ json_t *ks_e2e_flow(json_t *proposal, long long rows)
                                      proposal, "partition_count")),
                                  err, sizeof(err));
         if (!m)
-                fprintf(stderr, "report: flow_nonzero%s\n", err);
+                fprintf(stderr, "report: flow_nonzero: %s\n", err);
         return m;
 }
 
