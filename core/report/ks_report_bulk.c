@@ -26,7 +26,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ks_report_jout.h"
@@ -80,31 +82,44 @@ static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
         json_decref(m);
 }
 
-/** @brief One column of the sparse flow: of each cell that is not 0, its
- *         row (@p what 0), column (1) or messages (2). */
-static void put_flow_column(ks_jout_t *o, const uint64_t *flow, int32_t rows,
-                            int32_t cols, int what)
+/** @brief One column of the sparse flow from its @p n cells @p at (row x
+ *         cols + column, ascending): each cell's row (@p what 0), column
+ *         (1) or messages (2). */
+static void put_flow_column(ks_jout_t *o, const uint64_t *flow, int32_t cols,
+                            const uint32_t *at, size_t n, int what)
 {
-        int32_t i, j;
-        size_t  n = 0;
+        size_t k;
 
         PUT_LIT(o, "[");
-        for (i = 0; i < rows; i++) {
-                const uint64_t *row = flow + (size_t)i * cols;
-                for (j = 0; j < cols; j++) {
-                        char *d, *b;
-                        if (!row[j])
-                                continue;
-                        d = b = jout_room(o, 32);
-                        if (n++)
-                                *d++ = ',';
-                        d = fmt_u64(d, what == 0   ? (uint64_t)i
-                                       : what == 1 ? (uint64_t)j
-                                                   : row[j]);
-                        o->n += (size_t)(d - b);
-                }
+        for (k = 0; k < n; k++) {
+                char *d = jout_room(o, 32), *b = d;
+                if (k)
+                        *d++ = ',';
+                d = fmt_u64(d, what == 0   ? at[k] / (uint32_t)cols
+                               : what == 1 ? at[k] % (uint32_t)cols
+                                           : flow[at[k]]);
+                o->n += (size_t)(d - b);
         }
         PUT_LIT(o, "]");
+}
+
+/** @returns the cells of @p flow that are not 0 into @p at (row x cols +
+ *           column, ascending), or -1 once there are too many for the
+ *           sparse form (ks_report_flow_sparse(): then dense). One pass
+ *           over the matrix, stopped early when it is dense. */
+static long flow_cells(const uint64_t *flow, int32_t rows, int32_t cols,
+                       uint32_t *at)
+{
+        size_t cells = (size_t)rows * (size_t)cols, i, n = 0;
+
+        for (i = 0; i < cells; i++) {
+                if (!flow[i])
+                        continue;
+                if (!ks_report_flow_sparse(n + 1, rows, cols))
+                        return -1;
+                at[n++] = (uint32_t)i;
+        }
+        return (long)n;
 }
 
 /** @brief A kept flow matrix as ks_report_flow_set() writes it: the value
@@ -113,17 +128,27 @@ static void put_flow_column(ks_jout_t *o, const uint64_t *flow, int32_t rows,
 static void put_flow(ks_jout_t *o, const uint64_t *flow, int32_t rows,
                      int32_t cols)
 {
-        int32_t i, j;
+        size_t    cells = (size_t)rows * (size_t)cols;
+        uint32_t *at = cells <= UINT32_MAX ? malloc((cells / 4 + 1) * 4) : NULL;
+        long      n  = at ? flow_cells(flow, rows, cols, at) : -2;
+        int32_t   i, j;
 
-        if (ks_report_flow_sparse(ks_report_flow_nonzero(flow, rows, cols),
-                                  rows, cols)) {
+        if (n >= 0) {
                 PUT_LIT(o, "null,\"flow_nonzero\":{\"from\":");
-                put_flow_column(o, flow, rows, cols, 0);
+                put_flow_column(o, flow, cols, at, (size_t)n, 0);
                 PUT_LIT(o, ",\"to\":");
-                put_flow_column(o, flow, rows, cols, 1);
+                put_flow_column(o, flow, cols, at, (size_t)n, 1);
                 PUT_LIT(o, ",\"messages\":");
-                put_flow_column(o, flow, rows, cols, 2);
+                put_flow_column(o, flow, cols, at, (size_t)n, 2);
                 PUT_LIT(o, "}");
+                free(at);
+                return;
+        }
+        free(at);
+        if (n == -2 &&
+            ks_report_flow_sparse(ks_report_flow_nonzero(flow, rows, cols),
+                                  rows, cols)) {
+                o->failed = 1; /* out of memory for the sparse form */
                 return;
         }
         PUT_LIT(o, "[");
