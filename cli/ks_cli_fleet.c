@@ -95,7 +95,8 @@ static int check_record(const ks_fleet_rec_t *rec, const char *where,
                 snprintf(err, errsz, "its value is not JSON (%s)", je.text);
                 goto bad;
         }
-        if (ks_cli_report_check(*val, where, err, errsz))
+        if (ks_cli_report_check(*val, where, err, errsz) ||
+            ks_cli_report_rows(*val, where, err, errsz)) /* hot keys */
                 goto bad;
         topics = json_object_get(*val, "topics");
         if (json_object_size(topics) != (*topic ? 1u : 0u) ||
@@ -269,7 +270,7 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
         ks_fleet_producer_t *ps = NULL;
         ks_cli_report_t     *in = NULL;
         size_t               np = 0, nin = 0, i, garbage = 0;
-        json_t              *merged = NULL, *fleet, *plist, *ws;
+        json_t              *merged = NULL, *file = NULL, *fleet, *plist, *ws;
         char                 err[2048], where[600], first_bad[600] = "";
         int64_t              now;
         int                  rc     = KS_CLI_EXIT_FAIL;
@@ -410,10 +411,12 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
         json_object_set_new(merged, "fleet", fleet);
         if (o->metrics && write_metrics(merged, o->metrics, err, sizeof(err)))
                 ks_cli_fail("fleet", "%s", err);
-        else if (ks_cli_report_check(merged, o->out, err, sizeof(err)))
-                ks_cli_fail("fleet", "internal error, report invalid: %s", err);
+        else if (!(file = ks_report_file_form(merged)) ||
+                 ks_cli_report_check(file, o->out, err, sizeof(err)))
+                ks_cli_fail("fleet", "internal error, report invalid: %s",
+                            file ? err : "out of memory");
         else if (!strcmp(o->out, "-")) {
-                if (json_dumpf(merged, stdout,
+                if (json_dumpf(file, stdout,
                                JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
                     fputc('\n', stdout) == EOF || fflush(stdout))
                         ks_cli_fail("fleet", "cannot write the output");
@@ -431,6 +434,7 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 rc = KS_CLI_EXIT_OK;
         }
 done:
+        json_decref(file);
         json_decref(merged);
         for (i = 0; i < nin; i++)
                 json_decref(in[i].root);

@@ -332,11 +332,11 @@ static void check_against_oracles(json_t *f, json_t *u, const char *ft,
         CU_ASSERT(fabs(est - (double)o.moved_keys) <= 3 * err + 1);
 
         /* the hot key first, with the three producers' count summed */
-        KS_BOTH("hot_keys/0/key");
+        KS_BOTH("hot_keys/key/0");
         CU_ASSERT_STRING_EQUAL(json_string_value(ks_e2e_get(f, fp)), "HOT");
-        KS_BOTH("hot_keys/0/messages");
+        KS_BOTH("hot_keys/messages/0");
         est = (double)ks_e2e_int(f, fp);
-        KS_BOTH("hot_keys/0/messages_error");
+        KS_BOTH("hot_keys/messages_error/0");
         err = json_number_value(ks_e2e_get(f, fp));
         printf("  hot key: fleet %.0f +- %.0f, exact %d\n", est, err,
                KS_STREAMS * KS_STREAM_LEN / 3);
@@ -355,7 +355,7 @@ static void summary(json_t *f, json_t *u, const char *ft, const char *ut)
             {"moved bytes 6 -> 12", "proposals/0/moved/bytes"},
             {"distinct keys (estimate)", "keys/distinct_estimate"},
             {"moved keys (estimate)", "proposals/0/moved/distinct_keys"},
-            {"hot key HOT's messages", "hot_keys/0/messages"},
+            {"hot key HOT's messages", "hot_keys/messages/0"},
         };
         ks_oracle_t o;
         long long   exact[7];
