@@ -60,6 +60,12 @@ struct ks_publish {
         rd_kafka_topic_t *rkt;
         rd_kafka_queue_t *admin_q;
         int               create_failed; /**< rd_kafka_new() failed */
+
+        /* the reporter thread's only (then the final report's thread):
+         * the records of the last report read back, queued again as they
+         * are while the report does not change (no re-read, no re-parse) */
+        ks_pub_rec_t *last;
+        size_t        last_cnt, last_cap;
 };
 
 static int64_t mono_ms(void)
@@ -512,10 +518,61 @@ static void enqueue(ks_publish_t *p, char *key, size_t key_len, char *val,
         pthread_mutex_unlock(&p->lock);
 }
 
+/** @returns a copy of @p n bytes of @p s, NUL-terminated (NULL: ENOMEM). */
+static char *dup_bytes(const char *s, size_t n)
+{
+        char *d = malloc(n + 1);
+
+        if (d) {
+                memcpy(d, s, n);
+                d[n] = '\0';
+        }
+        return d;
+}
+
+/** @brief Forgets the records of the last report. */
+static void last_clear(ks_publish_t *p)
+{
+        size_t i;
+
+        for (i = 0; i < p->last_cnt; i++)
+                rec_free(&p->last[i]);
+        p->last_cnt = 0;
+}
+
+/** @brief Remembers a copy of record @p k / @p v for the unchanged reports
+ *         that follow; on ENOMEM forgets them all (the next unchanged
+ *         report is read back again). @returns 0, or -1 on ENOMEM. */
+static int last_add(ks_publish_t *p, const char *k, size_t kl, const char *v,
+                    size_t vl)
+{
+        ks_pub_rec_t r;
+
+        if (p->last_cnt == p->last_cap) {
+                size_t        cap = p->last_cap ? 2 * p->last_cap : 8;
+                ks_pub_rec_t *n   = realloc(p->last, cap * sizeof(*n));
+                if (!n)
+                        goto oom;
+                p->last     = n;
+                p->last_cap = cap;
+        }
+        r = (ks_pub_rec_t){dup_bytes(k, kl), dup_bytes(v, vl), kl, vl};
+        if (!r.key || !r.val) {
+                rec_free(&r);
+                goto oom;
+        }
+        p->last[p->last_cnt++] = r;
+        return 0;
+oom:
+        last_clear(p);
+        return -1;
+}
+
 /** @brief Queues the record of @p topic (NULL: the producer's own, with
- *         no topic) of report @p root. */
+ *         no topic) of report @p root, and remembers it (@p *remember
+ *         set to 0 once that failed). */
 static void queue_record(ks_publish_t *p, json_t *root, const char *name,
-                         json_t *topic)
+                         json_t *topic, int *remember)
 {
         json_t *key = json_pack(
             "{s:i, s:s, s:s, s:I, s:I, s:s}", "v", 1, "client_id", p->client_id,
@@ -536,9 +593,12 @@ static void queue_record(ks_publish_t *p, json_t *root, const char *name,
                 k = json_dumps(key, JSON_COMPACT | JSON_PRESERVE_ORDER);
                 v = json_dumps(val, JSON_COMPACT | JSON_PRESERVE_ORDER);
         }
-        if (k && v)
-                enqueue(p, k, strlen(k), v, strlen(v));
-        else {
+        if (k && v) {
+                size_t kl = strlen(k), vl = strlen(v);
+                if (*remember && last_add(p, k, kl, v, vl))
+                        *remember = 0;
+                enqueue(p, k, kl, v, vl);
+        } else {
                 free(k);
                 free(v);
                 warn_once(p, "oom", "out of memory building a record");
@@ -548,11 +608,13 @@ static void queue_record(ks_publish_t *p, json_t *root, const char *name,
 }
 
 void ks_publish_report(ks_publish_t *p, const char *report_path,
-                       const char *name)
+                       const char *name, int unchanged)
 {
         json_error_t jerr;
         json_t      *root, *topics, *t;
         const char  *tn;
+        size_t       i;
+        int          remember = 1;
 
         if (!p)
                 return;
@@ -562,14 +624,34 @@ void ks_publish_report(ks_publish_t *p, const char *report_path,
             !pthread_create(&p->thread, NULL, publish_main, p))
                 p->thread_running = 1;
         pthread_mutex_unlock(&p->lock);
+        if (unchanged && p->last_cnt) { /* the same records again */
+                for (i = 0; i < p->last_cnt; i++) {
+                        const ks_pub_rec_t *r = &p->last[i];
+                        char               *k = dup_bytes(r->key, r->key_len);
+                        char               *v = dup_bytes(r->val, r->val_len);
+                        if (k && v)
+                                enqueue(p, k, r->key_len, v, r->val_len);
+                        else {
+                                free(k);
+                                free(v);
+                                warn_once(p, "oom",
+                                          "out of memory building a record");
+                        }
+                }
+                return;
+        }
+        last_clear(p);
         if (!(root = json_load_file(report_path, 0, &jerr))) {
                 warn_once(p, "read", "cannot read the report back (%s): %s",
                           report_path, jerr.text);
                 return;
         }
         topics = json_object_get(root, "topics");
-        json_object_foreach(topics, tn, t) queue_record(p, root, tn, t);
-        queue_record(p, root, NULL, NULL);
+        json_object_foreach(topics, tn, t)
+            queue_record(p, root, tn, t, &remember);
+        queue_record(p, root, NULL, NULL, &remember);
+        if (!remember) /* incomplete: read back the next time */
+                last_clear(p);
         json_decref(root);
 }
 
@@ -607,6 +689,8 @@ void ks_publish_destroy(ks_publish_t *p)
                                  p->pending.items[i].message);
         for (i = 0; i < p->q_cnt; i++)
                 rec_free(&p->q[i]);
+        last_clear(p);
+        free(p->last);
         for (i = 0; i < 2 * p->prop_cnt; i++)
                 free(p->props[i]);
         free(p->props);

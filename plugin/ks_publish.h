@@ -74,12 +74,19 @@ ks_publish_t *ks_publish_new(const rd_kafka_conf_t *host_conf,
  * @brief Queues the records of the report at @p report_path (just written:
  *        read back, split per topic) for the publisher thread, started
  *        here the first time. Returns at once. Does nothing for @p p NULL.
+ *        The records are remembered (a copy: as much memory again as the
+ *        queued records): while the report is @p unchanged, the same
+ *        records are queued again without reading the file back, so a
+ *        producer whose figures stand costs a copy per interval, not a
+ *        parse of its whole report.
  * @param name the host producer's name, for log lines
+ * @param unchanged 1: the file is the one of the last call (the reporter
+ *        found nothing new, ks_reporter.c unchanged()); 0: read it back
  * @locality the reporter thread; the application thread for the final
  *           report (rd_kafka_destroy()).
  */
 void ks_publish_report(ks_publish_t *p, const char *report_path,
-                       const char *name);
+                       const char *name, int unchanged);
 
 /** @brief Moves the REPORT_TOPIC_FAILED warnings raised since the last
  *         call into @p wl (each cause once in the producer's life).

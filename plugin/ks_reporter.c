@@ -282,7 +282,8 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_list_clear(&wl);
                 /* published again: the records' time says it is alive */
                 if (!c->report_failed)
-                        ks_publish_report(c->publish, c->report_path, c->name);
+                        ks_publish_report(c->publish, c->report_path, c->name,
+                                          1);
                 return;
         }
         for (i = 0; i < c->carry.cnt; i++)
@@ -348,7 +349,7 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (*c->metrics_path)
                 write_metrics(c, &wl, rt.metrics);
         if (!c->report_failed)
-                ks_publish_report(c->publish, c->report_path, c->name);
+                ks_publish_report(c->publish, c->report_path, c->name, 0);
         ks_warn_list_log(&wl, stderr, c->name);
         ks_warn_list_clear(&wl);
 }
