@@ -27,6 +27,10 @@
 #define KS_PUBLISH_DELETE_RETENTION_MS "604800000"
 /** Timeout of the CreateTopics request (asynchronous: never waited on). */
 #define KS_PUBLISH_ADMIN_TIMEOUT_MS 10000
+/** An unanswered CreateTopics is sent again after 1 s, doubling up to
+ *  60 s while unanswered. */
+#define KS_PUBLISH_CREATE_BACKOFF_MS 1000
+#define KS_PUBLISH_CREATE_BACKOFF_MAX 60000
 
 typedef struct ks_pub_rec {
         char  *key, *val;
@@ -60,6 +64,9 @@ struct ks_publish {
         rd_kafka_topic_t *rkt;
         rd_kafka_queue_t *admin_q;
         int               create_failed; /**< rd_kafka_new() failed */
+        /** CreateTopics unanswered (cluster away): sent again at this
+         *  monotonic ms (0: not to be), after create_backoff_ms */
+        int64_t create_again_ms, create_backoff_ms;
 
         /* the reporter thread's only (then the final report's thread):
          * the records of the last report read back, queued again as they
@@ -300,38 +307,64 @@ static void create_topic(ks_publish_t *p)
         ks_rdk.rd_kafka_NewTopic_destroy(nt);
 }
 
+/** @returns 1 if @p e says the request got no answer from the cluster
+ *           (down, unreachable, no controller yet): worth sending again. */
+static int unanswered(rd_kafka_resp_err_t e)
+{
+        switch (e) {
+        case RD_KAFKA_RESP_ERR__TIMED_OUT:
+        case RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE:
+        case RD_KAFKA_RESP_ERR__TRANSPORT:
+        case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+        case RD_KAFKA_RESP_ERR_NOT_CONTROLLER:
+                return 1;
+        default:
+                return 0;
+        }
+}
+
 /** @brief Reads the CreateTopics answer, if it came: logged at info
- *         level when the topic was created or could not be. */
+ *         level when the topic was created or could not be; unanswered
+ *         (the cluster down when the producer started, for longer than
+ *         the request's timeout), sent again after a backoff, else the
+ *         topic would never be created while the records wait for it. */
 static void take_create_result(ks_publish_t *p)
 {
         rd_kafka_event_t                     *ev;
         const rd_kafka_CreateTopics_result_t *res;
-        const rd_kafka_topic_result_t       **tr;
-        size_t                                n = 0;
+        const rd_kafka_topic_result_t       **tr = NULL;
+        size_t                                n  = 0;
+        rd_kafka_resp_err_t                   e;
 
         if (!p->admin_q || !(ev = ks_rdk.rd_kafka_queue_poll(p->admin_q, 0)))
                 return;
-        if ((res = ks_rdk.rd_kafka_event_CreateTopics_result(ev)) &&
-            (tr = ks_rdk.rd_kafka_CreateTopics_result_topics(res, &n)) &&
-            n == 1) {
-                rd_kafka_resp_err_t e =
-                    ks_rdk.rd_kafka_topic_result_error(tr[0]);
-                if (!e)
-                        ks_warn_log_line(stderr, 6, p->name,
-                                         "created the report topic %s "
-                                         "(compacted)",
-                                         p->topic);
-                else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
-                        ks_warn_log_line(
-                            stderr, 6, p->name,
-                            "could not create the report topic %s (%s: %s); "
-                            "records go to it if it exists",
-                            p->topic, ks_rdk.rd_kafka_err2str(e),
+        /* a request-level error (timed out) comes with no topic result */
+        if ((res = ks_rdk.rd_kafka_event_CreateTopics_result(ev)))
+                tr = ks_rdk.rd_kafka_CreateTopics_result_topics(res, &n);
+        e = tr && n == 1 ? ks_rdk.rd_kafka_topic_result_error(tr[0])
+                         : ks_rdk.rd_kafka_event_error(ev);
+        if (unanswered(e)) { /* the cluster is away: again later */
+                p->create_backoff_ms = p->create_backoff_ms
+                                           ? 2 * p->create_backoff_ms
+                                           : KS_PUBLISH_CREATE_BACKOFF_MS;
+                if (p->create_backoff_ms > KS_PUBLISH_CREATE_BACKOFF_MAX)
+                        p->create_backoff_ms = KS_PUBLISH_CREATE_BACKOFF_MAX;
+                p->create_again_ms = mono_ms() + p->create_backoff_ms;
+        } else if (!e)
+                ks_warn_log_line(stderr, 6, p->name,
+                                 "created the report topic %s (compacted)",
+                                 p->topic);
+        else if (e != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+                ks_warn_log_line(
+                    stderr, 6, p->name,
+                    "could not create the report topic %s (%s: %s); records "
+                    "go to it if it exists",
+                    p->topic, ks_rdk.rd_kafka_err2str(e),
+                    tr && n == 1 &&
                             ks_rdk.rd_kafka_topic_result_error_string(tr[0])
-                                ? ks_rdk.rd_kafka_topic_result_error_string(
-                                      tr[0])
-                                : "");
-        }
+                        ? ks_rdk.rd_kafka_topic_result_error_string(tr[0])
+                        : "");
         ks_rdk.rd_kafka_event_destroy(ev);
         ks_rdk.rd_kafka_queue_destroy(p->admin_q);
         p->admin_q = NULL;
@@ -456,6 +489,11 @@ static void *publish_main(void *arg)
                 if (stop)
                         break;
                 if (p->rk) {
+                        if (p->create_again_ms && !p->admin_q &&
+                            mono_ms() >= p->create_again_ms) {
+                                p->create_again_ms = 0;
+                                create_topic(p);
+                        }
                         take_create_result(p);
                         ks_rdk.rd_kafka_poll(p->rk, KS_PUBLISH_POLL_MS);
                 }

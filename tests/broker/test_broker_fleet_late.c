@@ -30,6 +30,8 @@
 
 #define KS_LATE_MSGS 3000
 #define KS_LATE_PARTS "6"
+/** Seconds the broker stays down after the producers started. */
+#define KS_LATE_DOWN_S 12.0
 
 static char late_port[16];
 static int  broker_started;
@@ -125,8 +127,9 @@ static void test_broker_late(void)
         send_all(&host, topic);
         send_all(&twin, twin_topic);
         /* reports written (and publishing failing) while the broker is
-         * down: the host's report file counts every message */
-        deadline = ks_broker_now_s() + 2.0;
+         * down, longer than keyshift's CreateTopics request may wait
+         * (10 s): the host's report file counts every message */
+        deadline = ks_broker_now_s() + KS_LATE_DOWN_S;
         while (ks_broker_now_s() < deadline) {
                 rd_kafka_poll(host.rk, 100);
                 rd_kafka_poll(twin.rk, 0);
