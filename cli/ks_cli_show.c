@@ -138,15 +138,66 @@ static void ks_show_unchecked(const ks_cli_show_t *s, const ks_cli_report_t *r)
                (int)ks_cli_num(o, "delivery_check_one_in"), s->st->off);
 }
 
-/** @brief Which producer (or which merged reports), when, how final. */
+/** Stale producers a fleet report's header lists, at most. */
+#define KS_SHOW_STALE_MAX 20
+
+/**
+ * @brief A fleet report's producers (`fleet`, written by `keyshift
+ *        fleet`): how many it merges of how many, by state, and the stale
+ *        ones by name, each with its last record and whether it is
+ *        merged (docs/report-schema.md).
+ */
+static void ks_show_fleet(const json_t *fleet)
+{
+        const json_t *ps = json_object_get(fleet, "producers");
+        size_t        i, listed = 0;
+
+        printf("  fleet: merges %lld of %zu producers (%lld live, %lld "
+               "stale, %lld ended%s), report topic %s on %s, read %s\n",
+               (long long)ks_cli_u64(fleet, "merged"), json_array_size(ps),
+               (long long)ks_cli_u64(fleet, "live"),
+               (long long)ks_cli_u64(fleet, "stale"),
+               (long long)ks_cli_u64(fleet, "ended"),
+               json_is_true(json_object_get(fleet, "live_only"))
+                   ? "; --live: live ones only"
+                   : "",
+               ks_cli_str(fleet, "report_topic", "?"),
+               ks_cli_str(fleet, "bootstrap", "?"),
+               ks_cli_str(fleet, "read_at", "?"));
+        for (i = 0; i < json_array_size(ps); i++) {
+                const json_t *p = json_array_get(ps, i);
+                if (strcmp(ks_cli_str(p, "state", ""), "stale"))
+                        continue;
+                if (!listed)
+                        printf("  stale producers (no record within "
+                               "--stale-after):\n");
+                if (++listed > KS_SHOW_STALE_MAX)
+                        continue;
+                printf(
+                    "    %s@%s pid %lld (%s), last record %s, %s\n",
+                    ks_cli_str(p, "client_id", "?"), ks_cli_str(p, "host", "?"),
+                    (long long)ks_cli_u64(p, "pid"), ks_cli_str(p, "name", "?"),
+                    ks_cli_str(p, "last_record_at", "?"),
+                    json_is_true(json_object_get(p, "merged")) ? "merged"
+                                                               : "not merged");
+        }
+        if (listed > KS_SHOW_STALE_MAX)
+                printf("    ... and %zu more\n", listed - KS_SHOW_STALE_MAX);
+}
+
+/** @brief Which producer (or which merged reports, or which fleet), when,
+ *         how final. */
 static void ks_show_header(const ks_cli_report_t *r)
 {
-        const json_t *pr = json_object_get(r->root, "producer");
-        const json_t *mf = json_object_get(pr, "merged_from");
-        double        up = ks_cli_num(r->root, "uptime_s");
+        const json_t *pr    = json_object_get(r->root, "producer");
+        const json_t *mf    = json_object_get(pr, "merged_from");
+        const json_t *fleet = json_object_get(r->root, "fleet");
+        double        up    = ks_cli_num(r->root, "uptime_s");
 
         printf("keyshift report %s\n", r->path);
-        if (json_array_size(mf)) {
+        if (json_is_object(fleet))
+                ks_show_fleet(fleet);
+        else if (json_array_size(mf)) {
                 size_t i;
                 printf("  merged from %zu producer reports:",
                        json_array_size(mf));

@@ -505,6 +505,83 @@ static void test_show_producer_warnings_first(void)
         json_decref(rep);
 }
 
+/**
+ * @brief A fleet report (`fleet`, as `keyshift fleet` writes it) says how
+ *        many producers it merges of how many, and lists every stale one
+ *        with its last record and whether it is merged; live and ended
+ *        ones are not listed. The expected lines are built from the
+ *        `fleet` object written here.
+ */
+static void test_show_fleet(void)
+{
+        static const char *state[]  = {"live", "stale", "ended", "stale",
+                                       "live"};
+        static const int   merged[] = {1, 1, 1, 0, 1};
+        char               path[700], line[300];
+        json_t            *rep = ks_e2e_load_json(report), *ps, *fleet;
+        ks_clit_run_t      r;
+        long long          cnt[3] = {0, 0, 0}, nmerged = 0;
+        size_t             i;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+        ps = json_array();
+        for (i = 0; i < 5; i++) {
+                json_array_append_new(
+                    ps,
+                    json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, "
+                              "s:s, s:i, s:s, s:[s], s:b}",
+                              "client_id", "app", "host", "h1", "pid",
+                              (json_int_t)(100 + i), "started_at",
+                              "2026-01-01T00:00:00Z", "name", "app#producer-1",
+                              "librdkafka_version", "2.0.2", "keyshift_version",
+                              "0.1.0", "partitioner", "consistent_random",
+                              "generated_at", "2026-01-01T00:00:01Z",
+                              "last_record_at",
+                              i == 1 ? "2026-01-01T00:00:01Z"
+                                     : "2026-01-01T00:00:03Z",
+                              "report_interval_ms", 1000, "state", state[i],
+                              "topics", "orders", "merged", merged[i]));
+                cnt[!strcmp(state[i], "stale")   ? 1
+                    : !strcmp(state[i], "ended") ? 2
+                                                 : 0]++;
+                nmerged += merged[i];
+        }
+        fleet = json_pack(
+            "{s:s, s:s, s:s, s:i, s:i, s:n, s:f, s:I, s:I, s:I, s:I, s:b, "
+            "s:o}",
+            "bootstrap", "b:9092", "report_topic", "keyshift-reports",
+            "read_at", "2026-01-01T00:00:05Z", "records", 12, "records_garbage",
+            0, "stale_after_s", "since_s", 86400.0, "live", (json_int_t)cnt[0],
+            "stale", (json_int_t)cnt[1], "ended", (json_int_t)cnt[2], "merged",
+            (json_int_t)nmerged, "live_only", 0, "producers", ps);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fleet);
+        json_object_set_new(rep, "fleet", fleet);
+        snprintf(path, sizeof(path), "%s.fleet.json", report);
+        CU_ASSERT_EQUAL_FATAL(json_dump_file(rep, path, JSON_COMPACT), 0);
+        CU_ASSERT_EQUAL_FATAL(ks_clit_run(&r, "show '%s'", path), 0);
+        snprintf(line, sizeof(line),
+                 "  fleet: merges %lld of 5 producers (%lld live, %lld stale, "
+                 "%lld ended), report topic keyshift-reports on b:9092, "
+                 "read 2026-01-01T00:00:05Z\n",
+                 nmerged, cnt[0], cnt[1], cnt[2]);
+        CU_ASSERT(ks_clit_has(r.out, line));
+        CU_ASSERT(ks_clit_has(r.out, "  stale producers (no record within "
+                                     "--stale-after):\n"));
+        for (i = 0; i < 5; i++) {
+                snprintf(line, sizeof(line),
+                         "    app@h1 pid %zu (app#producer-1), last record "
+                         "%s, %s\n",
+                         100 + i,
+                         i == 1 ? "2026-01-01T00:00:01Z"
+                                : "2026-01-01T00:00:03Z",
+                         merged[i] ? "merged" : "not merged");
+                CU_ASSERT_EQUAL(ks_clit_has(r.out, line),
+                                !strcmp(state[i], "stale"));
+        }
+        ks_clit_run_free(&r);
+        json_decref(rep);
+}
+
 /** @returns what `keyshift show` printed on a pseudo-terminal (owned). */
 static char *show_on_tty(const char *no_color)
 {
@@ -722,6 +799,8 @@ void ks_test_register(void)
         CU_add_test(s, "producer warnings before the topics",
                     test_show_producer_warnings_first);
         CU_add_test(s, "the AIS replay's report", test_show_ais_replay);
+        CU_add_test(s, "a fleet report's producers, the stale ones listed",
+                    test_show_fleet);
         CU_add_test(s, "a grown topic's audit states the switch",
                     test_show_audit_switch);
 }
