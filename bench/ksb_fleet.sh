@@ -15,7 +15,7 @@
 # started_at_ms, topic}, value the report holding that one topic) and its
 # own record (topic "", topics {}), P x (T + 1) records written with kcat
 # to a report topic. Then `keyshift fleet` reads and merges them, R times
-# (after one warm-up); it must merge P producers and T topics, each topic
+# (after one warm-up; KSB_FLEET_WRAP="perf record -o F" profiles them); it must merge P producers and T topics, each topic
 # with P times the source's messages. Prints each run's wall time, the
 # records' size and a RESULT line (bench/run's table).
 set -euo pipefail
@@ -94,7 +94,7 @@ echo "records: $nrec ($producers producers x ($topics topics + 1)), $((bytes / n
 
 now_ns() { date +%s%N; }
 run_fleet() {
-  "$cli" fleet -b "$bootstrap" -r "$report_topic" -o "$work/fleet.json" > /dev/null 2> "$work/fleet.err"
+  ${KSB_FLEET_WRAP:-} "$cli" fleet -b "$bootstrap" -r "$report_topic" -o "$work/fleet.json" > /dev/null 2> "$work/fleet.err"
 }
 run_fleet # warm-up (page cache, broker's segments)
 python3 - "$work/fleet.json" "$producers" "$topics" "$msgs" <<'PY'
