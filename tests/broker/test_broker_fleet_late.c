@@ -17,7 +17,8 @@
  * The oracles: the delivery reports (every message delivered, none failed,
  * each to the partition its twin's went to) and `keyshift fleet` reading
  * the report topic (the host is there, live while it runs, then ended,
- * with every message counted).
+ * with every message counted). While the host is idle, the records that
+ * keyshift publishes again from memory are the report file's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,50 @@ static json_t *fleet(const char *rt, const char *out)
                           cli(), late_port, rt, out))
                 return NULL;
         return ks_e2e_load_json(out);
+}
+
+/**
+ * @brief While the host is idle its reports do not change, and keyshift
+ *        publishes the same records again from memory (ks_publish.h):
+ *        each interval adds records (`fleet.records`, compaction aside),
+ *        and the latest are the report file's (its `generated_at`, its
+ *        topic's messages and bytes).
+ */
+static void check_idle_records(ks_broker_producer_t *host, const char *rt,
+                               const char *topic, const char *report,
+                               const char *out)
+{
+        json_t   *file, *f;
+        long long before = -1, after = -1;
+        double    until;
+        char      path[300];
+
+        until = ks_broker_now_s() + 1.5; /* acknowledged: unchanged now */
+        while (ks_broker_now_s() < until)
+                rd_kafka_poll(host->rk, 100);
+        if ((f = fleet(rt, out)))
+                before = ks_e2e_int(f, "fleet/records");
+        json_decref(f);
+        until = ks_broker_now_s() + 1.5; /* 5 intervals: republished */
+        while (ks_broker_now_s() < until)
+                rd_kafka_poll(host->rk, 100);
+        f    = fleet(rt, out);
+        file = ks_e2e_load_json(report);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+        after = ks_e2e_int(f, "fleet/records");
+        printf("  idle host: %lld records on the report topic, then %lld\n",
+               before, after);
+        CU_ASSERT(before > 0 && after >= before + 4);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(f, "fleet/producers/0/generated_at")),
+            json_string_value(json_object_get(file, "generated_at")));
+        snprintf(path, sizeof(path), "topics/%s/messages", topic);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, path), ks_e2e_int(file, path));
+        snprintf(path, sizeof(path), "topics/%s/bytes", topic);
+        CU_ASSERT_EQUAL(ks_e2e_int(f, path), ks_e2e_int(file, path));
+        json_decref(f);
+        json_decref(file);
 }
 
 static void send_all(ks_broker_producer_t *p, const char *topic)
@@ -166,6 +211,7 @@ static void test_broker_late(void)
                 json_decref(r);
         }
         CU_ASSERT_EQUAL(live_msgs, KS_LATE_MSGS);
+        check_idle_records(&host, rt, topic, report, out);
 
         ks_broker_producer_close(&host); /* the final report: ended */
         ks_broker_producer_close(&twin);
