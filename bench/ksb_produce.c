@@ -48,24 +48,7 @@
 #include "ksb_stats.h"
 
 #define KSB_TOPIC "ais"
-#define KSB_VALUE_LEN 64
 #define KSB_ROUNDS_MAX 64
-
-static char ksb_value[KSB_VALUE_LEN];
-
-/** Produces one message, serving the queue while it is full. */
-static void produce_one(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
-                        const ksb_key_t *k)
-{
-        while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                                ksb_value, KSB_VALUE_LEN, k->bytes, k->len,
-                                NULL) == -1) {
-                if (rd_kafka_last_error() != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-                        ksb_die("produce: %s",
-                                rd_kafka_err2str(rd_kafka_last_error()));
-                rd_kafka_poll(rk, 1);
-        }
-}
 
 typedef struct worker {
         rd_kafka_t        *rk;
@@ -89,7 +72,7 @@ static void *worker_main(void *arg)
         ksb_spin_take();
         c0 = ksb_thread_cpu_ns();
         for (i = 0; i < w->n; i++)
-                produce_one(w->rk, w->rkt, &w->msgs[i]);
+                ksb_produce_one(w->rk, w->rkt, &w->msgs[i]);
         w->cpu_ns  = ksb_thread_cpu_ns() - c0;
         w->bracket = ksb_bracket_take();
         w->spin    = ksb_spin_take();
@@ -196,7 +179,7 @@ static void run_latency(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
                 off = 0;
         for (i = 0; i < n; i++) {
                 uint64_t t0 = ksb_tsc(), t1;
-                produce_one(rk, rkt, &st->msgs[off + i]);
+                ksb_produce_one(rk, rkt, &st->msgs[off + i]);
                 t1     = ksb_tsc();
                 lat[i] = t1 - t0 > ovh ? (uint32_t)(t1 - t0 - ovh) : 0;
         }
@@ -464,14 +447,14 @@ static block_t mock_block(int with, const ksb_stream_t *st, size_t off,
         if (off + msgs > st->n)
                 off = 0;
         for (i = 0; i < 10000; i++) /* warm-up: metadata, keyshift's count */
-                produce_one(rk, rkt, &st->msgs[i]);
+                ksb_produce_one(rk, rkt, &st->msgs[i]);
         rd_kafka_flush(rk, 30000);
         usleep(500000);
         c0 = ksb_process_cpu_ns();
         k0 = ksb_threads_cpu_ns("rdk:broker");
         t0 = ksb_now_ns();
         for (i = 0; i < msgs; i++)
-                produce_one(rk, rkt, &st->msgs[off + i]);
+                ksb_produce_one(rk, rkt, &st->msgs[off + i]);
         if (rd_kafka_flush(rk, 120000))
                 ksb_die("flush timed out");
         t1 = ksb_now_ns();
@@ -655,7 +638,6 @@ int main(int argc, char **argv)
                 ksb_die("say --queue, --mock or --broker HOST:PORT");
         if (rounds < 1 || rounds > KSB_ROUNDS_MAX)
                 ksb_die("rounds: 1..%d", KSB_ROUNDS_MAX);
-        memset(ksb_value, 'v', sizeof(ksb_value));
         if (!msgs)
                 msgs = mock ? 300000 : 400000;
         ksb_note("plugin %s", ksb_plugin_path());

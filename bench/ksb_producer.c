@@ -271,3 +271,19 @@ void ksb_producer_drain(rd_kafka_t *rk)
         while (rd_kafka_outq_len(rk) > 0)
                 rd_kafka_poll(rk, 10);
 }
+
+void ksb_produce_one(rd_kafka_t *rk, rd_kafka_topic_t *rkt, const ksb_key_t *k)
+{
+        /* copied by librdkafka (F_COPY), never written */
+        static const char value[KSB_VALUE_LEN + 1] =
+            "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv";
+
+        while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
+                                (void *)value, KSB_VALUE_LEN, k->bytes, k->len,
+                                NULL) == -1) {
+                if (rd_kafka_last_error() != RD_KAFKA_RESP_ERR__QUEUE_FULL)
+                        ksb_die("produce: %s",
+                                rd_kafka_err2str(rd_kafka_last_error()));
+                rd_kafka_poll(rk, 1);
+        }
+}

@@ -25,6 +25,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "ksb_keys.h"
+
 typedef enum ksb_setup {
         KSB_QUEUE_ONLY,
         KSB_MOCK_CLUSTER,
@@ -98,5 +100,13 @@ rd_kafka_t *ksb_producer_new(ksb_setup_t setup, const char *plugin,
 /** @brief Drops every queued message (purge, then serve the purge's
  *         delivery reports) so memory stays flat between blocks. */
 void ksb_producer_drain(rd_kafka_t *rk);
+
+/** Bytes of every message's value ('v's). */
+#define KSB_VALUE_LEN 64
+
+/** @brief Produces @p k's key with a KSB_VALUE_LEN-byte value to @p rkt
+ *         (the partitioner's choice), serving the queue while it is full;
+ *         dies on any other error. */
+void ksb_produce_one(rd_kafka_t *rk, rd_kafka_topic_t *rkt, const ksb_key_t *k);
 
 #endif /* KSB_PRODUCER_H */

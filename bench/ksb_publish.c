@@ -41,10 +41,8 @@
 
 #define KSB_TOPIC "ais"
 #define KSB_REPORT_TOPIC "keyshift-reports"
-#define KSB_VALUE_LEN 64
 #define KSB_ROUNDS_MAX 64
 
-static char ksb_value[KSB_VALUE_LEN];
 static char ksb_boot[512];
 
 static void set(rd_kafka_conf_t *conf, const char *name, const char *value)
@@ -88,19 +86,6 @@ static rd_kafka_t *producer(int on, const char *report)
         return rk;
 }
 
-static void produce_one(rd_kafka_t *rk, rd_kafka_topic_t *rkt,
-                        const ksb_key_t *k)
-{
-        while (rd_kafka_produce(rkt, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY,
-                                ksb_value, KSB_VALUE_LEN, k->bytes, k->len,
-                                NULL) == -1) {
-                if (rd_kafka_last_error() != RD_KAFKA_RESP_ERR__QUEUE_FULL)
-                        ksb_die("produce: %s",
-                                rd_kafka_err2str(rd_kafka_last_error()));
-                rd_kafka_poll(rk, 1);
-        }
-}
-
 typedef struct block {
         double proc_per_msg; /**< process CPU ns per message */
         double ks_per_msg;   /**< keyshift's threads' (ks:*) */
@@ -120,7 +105,7 @@ static block_t run_block(int on, const ksb_stream_t *st, size_t off,
         if (off + msgs > st->n)
                 off = 0;
         for (i = 0; i < 10000; i++)
-                produce_one(rk, rkt, &st->msgs[i]);
+                ksb_produce_one(rk, rkt, &st->msgs[i]);
         rd_kafka_flush(rk, 30000);
         usleep(1500000);
         c0 = ksb_process_cpu_ns();
@@ -128,7 +113,7 @@ static block_t run_block(int on, const ksb_stream_t *st, size_t off,
         p0 = ksb_threads_cpu_ns("ks:publish");
         t0 = ksb_now_ns();
         for (i = 0; i < msgs; i++)
-                produce_one(rk, rkt, &st->msgs[off + i]);
+                ksb_produce_one(rk, rkt, &st->msgs[off + i]);
         if (rd_kafka_flush(rk, 120000))
                 ksb_die("flush timed out");
         t1 = ksb_now_ns();
@@ -208,7 +193,6 @@ int main(int argc, char **argv)
         }
         if (rounds < 1 || rounds > KSB_ROUNDS_MAX)
                 ksb_die("rounds: 1..%d", KSB_ROUNDS_MAX);
-        memset(ksb_value, 'v', sizeof(ksb_value));
         ksb_note("plugin %s", ksb_plugin_path());
         /* the cluster outlives every block: its owner makes nothing else */
         conf = rd_kafka_conf_new();
