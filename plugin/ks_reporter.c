@@ -354,15 +354,6 @@ void ks_reporter_write(ks_client_t *c, int final)
         ks_warn_list_clear(&wl);
 }
 
-/** @returns CLOCK_MONOTONIC ns. */
-static uint64_t mono_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /**
  * @brief The reporter's look at the host's CPU (ks_cpuwatch.h), once per
  *        KS_CPUWATCH_WINDOW_MS: opens the drainer's schedstat once the
@@ -375,7 +366,7 @@ static uint64_t mono_ns(void)
 static int64_t watch_cpu(ks_client_t *c, ks_cpuwatch_t *w, int *tried,
                          int64_t now_ms)
 {
-        uint64_t now = mono_ns();
+        uint64_t now = ks_stage_mono_ns();
         int64_t  before;
         long     tid;
 

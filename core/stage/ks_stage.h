@@ -279,6 +279,10 @@ void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms);
  */
 uint64_t ks_stage_slept_ns(ks_stage_t *s, uint64_t now_ns);
 
+/** @returns CLOCK_MONOTONIC in ns: ks_stage_slept_ns()'s clock.
+ *  @locality any thread. */
+uint64_t ks_stage_mono_ns(void);
+
 /**
  * @brief Asks the consumer for a flush and waits for it: when it returns 0,
  *        every message staged before the call is counted in its topic.

@@ -269,7 +269,7 @@ size_t ks_stage_drain(ks_stage_t *s)
         return n;
 }
 
-static uint64_t mono_ns(void)
+uint64_t ks_stage_mono_ns(void)
 {
         struct timespec ts;
 
@@ -306,13 +306,13 @@ void ks_stage_pause(ks_stage_t *s, size_t collected, int *period_ms)
                 until.tv_nsec -= 1000000000;
         }
         atomic_store(&s->waiting, *period_ms);
-        from = mono_ns();
+        from = ks_stage_mono_ns();
         atomic_store(&s->sleep_from, from);
         do /* a post, the deadline, or an error other than a signal */
                 kicked = !sem_clockwait(&s->wake, CLOCK_MONOTONIC, &until);
         while (!kicked && errno == EINTR);
         atomic_store(&s->waiting, 0);
-        atomic_fetch_add(&s->slept_ns, mono_ns() - from);
+        atomic_fetch_add(&s->slept_ns, ks_stage_mono_ns() - from);
         atomic_store(&s->sleep_from, 0);
         while (!sem_trywait(&s->wake)) /* posts meanwhile: one wake is enough */
                 ;
