@@ -121,20 +121,29 @@ static void ks_show_partial(const ks_cli_show_t *s, const ks_cli_report_t *r,
 /**
  * @brief When deliveries went unchecked while the host was out of CPU
  *        (producer.out_of_cpu, core/stage/ks_cpuwatch.h): "delivery checks
- *        sampled: ...", so that `acknowledged` reads as a sample.
+ *        sampled: ...", how long, and how long of it a delivery thread
+ *        was short of CPU, so that `acknowledged` reads as a
+ *        sample.
  */
 static void ks_show_unchecked(const ks_cli_show_t *s, const ks_cli_report_t *r)
 {
         const json_t *o =
             json_object_get(json_object_get(r->root, "producer"), "out_of_cpu");
-        double n = ks_cli_num(o, "deliveries_unchecked");
+        double n       = ks_cli_num(o, "deliveries_unchecked");
+        double dt      = ks_cli_num(o, "delivery_thread_seconds");
+        char   why[96] = "";
 
         if (!json_is_object(o) || !(n > 0))
                 return;
-        printf("%sdelivery checks sampled: the host was out of CPU for %.1f s; "
-               "%.0f deliveries were not checked (1 in %d checked "
+        if (dt > 0)
+                snprintf(why, sizeof(why),
+                         " (%.1f s of it a delivery thread with no CPU to "
+                         "spare)",
+                         dt);
+        printf("%sdelivery checks sampled: the host was out of CPU for %.1f "
+               "s%s; %.0f deliveries were not checked (1 in %d checked "
                "meanwhile)%s\n",
-               s->st->red, ks_cli_num(o, "seconds"), n,
+               s->st->red, ks_cli_num(o, "seconds"), why, n,
                (int)ks_cli_num(o, "delivery_check_one_in"), s->st->off);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,6 +124,30 @@ static _Thread_local struct {
 /** The calling thread's acknowledgements while sampled: which to check. */
 static _Thread_local uint32_t ks_ack_seq
     __attribute__((tls_model("initial-exec")));
+
+/** The producer (ks_client_t id) whose ack_tids holds the calling thread:
+ *  a broker thread says its tid once, not per delivery. */
+static _Thread_local uint64_t ks_ack_told
+    __attribute__((tls_model("initial-exec")));
+
+/** @brief Adds the calling thread to @p c's delivery threads, which the
+ *         reporter watches (ks_cpuwatch.h, KS_CPUWATCH_DELIVERY); beyond
+ *         KS_ACK_THREADS_WATCHED, it goes unwatched. */
+static void tell_ack_thread(ks_client_t *c)
+{
+        long tid = (long)syscall(SYS_gettid);
+        int  i;
+
+        ks_ack_told = c->id;
+        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++) {
+                long had = 0;
+
+                if (atomic_compare_exchange_strong(&c->ack_tids[i], &had,
+                                                   tid) ||
+                    had == tid)
+                        return;
+        }
+}
 
 ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            const ks_config_t *kconf, char *errstr,
@@ -328,6 +353,8 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
         const char *name;
         int shift = atomic_load_explicit(&c->ack_shift, memory_order_relaxed);
 
+        if (ks_ack_told != c->id)
+                tell_ack_thread(c);
         /* the host out of CPU (ks_cpuwatch.h): 1 in 1 << shift checked;
          * the others are counted without touching the message, whose
          * first touch here is a cache miss on the thread that bounds

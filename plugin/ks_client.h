@@ -46,6 +46,11 @@
  *  tens of thousands of deliveries a second at the rates that fill a CPU. */
 #define KS_ACK_SAMPLE_SHIFT 4
 
+/** librdkafka threads that call on_acknowledgement watched, at most: a
+ *  producer's broker threads (one per broker it writes to; beyond these,
+ *  unwatched). */
+#define KS_ACK_THREADS_WATCHED 8
+
 typedef struct ks_client {
         rd_kafka_t       *rk; /**< NULL once on_destroy has run */
         ks_config_t       conf;
@@ -72,14 +77,19 @@ typedef struct ks_client {
         /** the priority each of keyshift's threads got (ks_priority_t,
          *  ks_priority.h), set by that thread first thing */
         atomic_int drainer_priority, reporter_priority;
-        /** the drainer's verdict (ks_cpuwatch.h): while the host is out of
-         *  CPU, 1 delivery in 1 << ack_shift is checked (0: all) */
+        /** the reporter's verdict (ks_cpuwatch.h): while the host is out
+         *  of CPU, 1 delivery in 1 << ack_shift is checked (0: all) */
         atomic_int  ack_shift;
         atomic_int  cpu_watched; /**< 1: the reporter watches the CPU (else
                                   *   every delivery is checked) */
         atomic_long drainer_tid; /**< the drainer's, once it runs; 0 */
         atomic_uint_fast64_t acks_unchecked; /**< deliveries not checked */
         atomic_int_fast64_t  out_of_cpu_ms;  /**< ms found out of CPU */
+        /** of out_of_cpu_ms, the ms a delivery thread had no CPU to spare */
+        atomic_int_fast64_t delivery_bound_ms;
+        /** the threads that called on_acknowledgement (Linux tids; 0:
+         *  a free slot), for the reporter's look at them */
+        atomic_long ack_tids[KS_ACK_THREADS_WATCHED];
 
         /* reporter thread */
         pthread_t       thread;

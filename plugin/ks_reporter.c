@@ -239,6 +239,7 @@ void ks_reporter_write(ks_client_t *c, int final)
                 (ks_priority_t)atomic_load(&c->reporter_priority)),
             .cpu_watched          = 1,
             .out_of_cpu_ms        = atomic_load(&c->out_of_cpu_ms),
+            .delivery_thread_ms   = atomic_load(&c->delivery_bound_ms),
             .out_of_cpu_now       = atomic_load(&c->ack_shift) != 0,
             .deliveries_unchecked = atomic_load(&c->acks_unchecked),
             .delivery_check_one_in =
@@ -354,45 +355,111 @@ void ks_reporter_write(ks_client_t *c, int final)
         ks_warn_list_clear(&wl);
 }
 
+/** What the reporter watches (ks_cpuwatch.h): the drainer, and each
+ *  thread that has called on_acknowledgement (ks_client_t ack_tids). */
+typedef struct cpu_watches {
+        ks_cpuwatch_t drainer;
+        int           drainer_tried; /**< 1: opened, or found unreadable */
+        ks_cpuwatch_t ack[KS_ACK_THREADS_WATCHED];
+        long          ack_tid[KS_ACK_THREADS_WATCHED]; /**< what ack[i]
+                                                        *   watches */
+        uint64_t      last_ns;                         /**< the last look */
+} cpu_watches_t;
+
+/** @brief @p ws with nothing watched yet. */
+static void cpu_watches_init(cpu_watches_t *ws)
+{
+        int i;
+
+        memset(ws, 0, sizeof(*ws));
+        ws->drainer.fd = -1;
+        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++)
+                ws->ack[i].fd = -1;
+}
+
+/** @brief Closes every watch of @p ws. */
+static void cpu_watches_close(cpu_watches_t *ws)
+{
+        int i;
+
+        ks_cpuwatch_close(&ws->drainer);
+        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++)
+                ks_cpuwatch_close(&ws->ack[i]);
+}
+
+/**
+ * @brief Judges the delivery threads @p c has met (opening the watch of a
+ *        new one) at @p now.
+ * @returns 1 when one had no CPU to spare (KS_CPUWATCH_DELIVERY), else 0.
+ */
+static int watch_delivery_threads(ks_client_t *c, cpu_watches_t *ws,
+                                  uint64_t now)
+{
+        int i, bound = 0;
+
+        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++) {
+                long tid = atomic_load(&c->ack_tids[i]);
+
+                if (!tid)
+                        break; /* the slots fill in order */
+                if (tid != ws->ack_tid[i]) {
+                        ws->ack_tid[i] = tid;
+                        ks_cpuwatch_close(&ws->ack[i]);
+                        ks_cpuwatch_open(&ws->ack[i], tid, KS_CPUWATCH_DELIVERY,
+                                         now, 0);
+                        continue;
+                }
+                bound |= ks_cpuwatch_step(&ws->ack[i], now, 0);
+        }
+        return bound;
+}
+
 /**
  * @brief The reporter's look at the host's CPU (ks_cpuwatch.h), once per
  *        KS_CPUWATCH_WINDOW_MS: opens the drainer's schedstat once the
- *        drainer has said its tid; while the host is out of CPU,
- *        deliveries are checked 1 in 1 << KS_ACK_SAMPLE_SHIFT.
+ *        drainer has said its tid, and each delivery thread's once it has
+ *        called on_acknowledgement. While the drainer waits for a CPU, or
+ *        a delivery thread has none to spare, deliveries are checked 1 in
+ *        1 << KS_ACK_SAMPLE_SHIFT.
  * @returns when to look next (wall ms), INT64_MAX: never (exact figures
  *          asked for, keyshift.overload=analyse, or nothing to watch).
  * @locality reporter thread.
  */
-static int64_t watch_cpu(ks_client_t *c, ks_cpuwatch_t *w, int *tried,
-                         int64_t now_ms)
+static int64_t watch_cpu(ks_client_t *c, cpu_watches_t *ws, int64_t now_ms)
 {
         uint64_t now = ks_stage_mono_ns();
-        int64_t  before;
         long     tid;
+        int      starved, bound;
+        int64_t  ms;
 
         if (c->conf.overload_analyse)
                 return INT64_MAX;
-        if (!*tried) {
+        if (!ws->drainer_tried) {
                 if (!(tid = atomic_load(&c->drainer_tid)))
                         return now_ms + KS_CPUWATCH_WINDOW_MS;
-                *tried = 1;
-                if (ks_cpuwatch_open(w, tid, now,
-                                     ks_stage_slept_ns(c->stage, now)))
+                ws->drainer_tried = 1;
+                /* no schedstat to read: never sampled, as documented */
+                if (ks_cpuwatch_open(&ws->drainer, tid, KS_CPUWATCH_DRAINER,
+                                     now, ks_stage_slept_ns(c->stage, now)))
                         return INT64_MAX;
                 atomic_store(&c->cpu_watched, 1);
+                ws->last_ns = now;
                 return now_ms + KS_CPUWATCH_WINDOW_MS;
         }
-        if (w->fd < 0)
+        if (ws->drainer.fd < 0)
                 return INT64_MAX;
-        before = w->out_ms_total;
-        atomic_store_explicit(
-            &c->ack_shift,
-            ks_cpuwatch_step(w, now, ks_stage_slept_ns(c->stage, now))
-                ? KS_ACK_SAMPLE_SHIFT
-                : 0,
-            memory_order_relaxed);
-        if (w->out_ms_total != before)
-                atomic_fetch_add(&c->out_of_cpu_ms, w->out_ms_total - before);
+        starved = ks_cpuwatch_step(&ws->drainer, now,
+                                   ks_stage_slept_ns(c->stage, now));
+        bound   = watch_delivery_threads(c, ws, now);
+        atomic_store_explicit(&c->ack_shift,
+                              starved || bound ? KS_ACK_SAMPLE_SHIFT : 0,
+                              memory_order_relaxed);
+        ms          = (int64_t)((now - ws->last_ns) / 1000000);
+        ws->last_ns = now;
+        if (starved || bound)
+                atomic_fetch_add(&c->out_of_cpu_ms, ms);
+        if (bound)
+                atomic_fetch_add(&c->delivery_bound_ms, ms);
         return now_ms + KS_CPUWATCH_WINDOW_MS;
 }
 
@@ -405,13 +472,13 @@ static void *reporter_main(void *arg)
                                          ? now + c->conf.report_interval_ms
                                          : INT64_MAX;
         int64_t       next_watch   = now;
-        ks_cpuwatch_t watch        = {.fd = -1};
-        int           watch_tried  = 0;
+        cpu_watches_t watches;
 
         size_t stale;
 
         /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
         pthread_setname_np(pthread_self(), "ks:reporter");
+        cpu_watches_init(&watches);
         /* as created: it is latency-bound (ks_priority.h) */
         atomic_store(&c->reporter_priority, (int)KS_PRIORITY_NORMAL);
         if ((stale =
@@ -444,7 +511,7 @@ static void *reporter_main(void *arg)
 
                 ks_metadata_take_admin_results(c);
                 if (now >= next_watch)
-                        next_watch = watch_cpu(c, &watch, &watch_tried, now);
+                        next_watch = watch_cpu(c, &watches, now);
 
                 if (refresh) {
                         ks_refresh_ctx_t ctx = {c, now, 0, 0, ""};
@@ -476,7 +543,7 @@ static void *reporter_main(void *arg)
                 pthread_mutex_lock(&c->lock);
         }
         pthread_mutex_unlock(&c->lock);
-        ks_cpuwatch_close(&watch);
+        cpu_watches_close(&watches);
         atomic_store(&c->ack_shift, 0); /* the final report's acks: all */
         ks_metadata_take_admin_results(c);
         if (c->admin_q)

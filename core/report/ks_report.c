@@ -613,8 +613,10 @@ json_t *ks_report_head(const ks_report_producer_t *p,
         if (o && p->cpu_watched)
                 json_object_set_new(
                     json_object_get(o, "producer"), "out_of_cpu",
-                    json_pack("{s:f, s:b, s:I, s:i}", "seconds",
-                              (double)p->out_of_cpu_ms / 1000.0, "now",
+                    json_pack("{s:f, s:f, s:b, s:I, s:i}", "seconds",
+                              (double)p->out_of_cpu_ms / 1000.0,
+                              "delivery_thread_seconds",
+                              (double)p->delivery_thread_ms / 1000.0, "now",
                               p->out_of_cpu_now, "deliveries_unchecked",
                               (json_int_t)p->deliveries_unchecked,
                               "delivery_check_one_in",

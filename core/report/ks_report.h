@@ -42,10 +42,13 @@ typedef struct ks_report_producer {
          *  run yet) */
         const char *drainer_priority, *reporter_priority;
         /** 1: the out_of_cpu figures below are written (plugin reports) */
-        int      cpu_watched;
-        int64_t  out_of_cpu_ms;  /**< ms keyshift found the host out of CPU
+        int     cpu_watched;
+        int64_t out_of_cpu_ms; /**< ms keyshift found the host out of CPU
                                   *   (core/stage/ks_cpuwatch.h) */
-        int      out_of_cpu_now; /**< out of CPU at this report */
+        /** of out_of_cpu_ms, the ms a delivery thread had no CPU to
+         *  spare (KS_CPUWATCH_DELIVERY), whatever the other CPUs did */
+        int64_t  delivery_thread_ms;
+        int      out_of_cpu_now;       /**< out of CPU at this report */
         uint64_t deliveries_unchecked; /**< deliveries (of every topic) not
                                         *   checked while sampled */
         /** while out of CPU, 1 delivery in N is checked (1: every one,

@@ -28,12 +28,13 @@ static int look(int fd, ks_cpuwatch_look_t *l)
         return 0;
 }
 
-int ks_cpuwatch_open(ks_cpuwatch_t *w, long tid, uint64_t now_ns,
-                     uint64_t slept_ns)
+int ks_cpuwatch_open(ks_cpuwatch_t *w, long tid, ks_cpuwatch_kind_t kind,
+                     uint64_t now_ns, uint64_t slept_ns)
 {
         char path[96];
 
         memset(w, 0, sizeof(*w));
+        w->kind           = kind;
         w->since.at_ns    = now_ns;
         w->since.slept_ns = slept_ns;
         snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
@@ -65,17 +66,27 @@ int ks_cpuwatch_judge(ks_cpuwatch_t *w, const ks_cpuwatch_look_t *l)
         uint64_t busy   = since(w->since.ran_ns, l->ran_ns) +
                         since(w->since.slept_ns, l->slept_ns);
 
+        uint64_t out_pct = KS_CPUWATCH_OUT_PCT, free_pct = KS_CPUWATCH_FREE_PCT;
+
         if (span < (uint64_t)KS_CPUWATCH_WINDOW_MS * 1000000)
                 return w->out;
-        /* what it neither ran nor paused, it waited: a drainer starved
-         * outright has no run delay counted until it runs again */
-        if (span > busy && span - busy > waited)
+        if (w->kind == KS_CPUWATCH_DELIVERY) {
+                /* no CPU to spare: it ran or waited for one; its pauses
+                 * are not known, so only its run delay is a wait */
+                waited += since(w->since.ran_ns, l->ran_ns);
+                out_pct  = KS_CPUWATCH_BOUND_PCT;
+                free_pct = KS_CPUWATCH_UNBOUND_PCT;
+        } else if (span > busy && span - busy > waited) {
+                /* what it neither ran nor paused, it waited: a drainer
+                 * starved outright has no run delay counted until it
+                 * runs again */
                 waited = span - busy;
+        }
         if (waited > span)
                 waited = span;
-        if (waited * 100 >= span * KS_CPUWATCH_OUT_PCT)
+        if (waited * 100 >= span * out_pct)
                 w->out = 1;
-        else if (waited * 100 < span * KS_CPUWATCH_FREE_PCT)
+        else if (waited * 100 < span * free_pct)
                 w->out = 0;
         if (w->out)
                 w->out_ms_total += (int64_t)(span / 1000000);

@@ -227,14 +227,28 @@ static int says_out_now(const char *path)
         return out;
 }
 
-/** @brief Produces keyed messages, 10,000 at a time, while a thread spins
- *         on every CPU, with keyshift.overload=@p overload: @p n of them,
- *         or with @p until_out until a periodic report says the host is
- *         out of CPU, then another 100,000 (at most 5,000,000 in all).
+/** @returns whether @p path, a periodic report, says a delivery thread
+ *           had no CPU to spare (out_of_cpu.delivery_thread_seconds). */
+static int says_delivery_bound(const char *path)
+{
+        json_t *r = json_load_file(path, 0, NULL);
+        double  s = json_number_value(json_object_get(
+             json_object_get(json_object_get(r, "producer"), "out_of_cpu"),
+             "delivery_thread_seconds"));
+
+        json_decref(r);
+        return s > 0;
+}
+
+/** @brief Produces keyed messages, 10,000 at a time, with a thread spinning
+ *         on every CPU unless @p quiet, with keyshift.overload=@p overload:
+ *         @p n of them, or with @p until until a periodic report says so
+ *         (then another 100,000; at most 5,000,000 in all).
  *  @returns the final report (decref it); the messages sent in *@p sent,
  *           the deliveries in *@p delivered. */
-static json_t *produce_busy(const char *overload, size_t n, int until_out,
-                            size_t *sent, size_t *delivered)
+static json_t *produce_until(const char *overload, size_t        n,
+                             int (*until)(const char *path), int quiet,
+                             size_t *sent, size_t *delivered)
 {
         const char       *dir  = ks_e2e_tmpdir("out-of-cpu");
         long              cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
@@ -252,6 +266,8 @@ static json_t *produce_busy(const char *overload, size_t n, int until_out,
                         "keyshift.report.interval.ms", "100",
                         "keyshift.overload", overload, NULL),
             "busy", 4));
+        if (quiet)
+                cpus = 0;
         atomic_store(&spin_stop, 0);
         for (i = 0; i < cpus; i++)
                 CU_ASSERT_FATAL(
@@ -260,10 +276,9 @@ static json_t *produce_busy(const char *overload, size_t n, int until_out,
                 int len =
                     snprintf(key, sizeof(key), "%zu", 219000000 + k % 997);
                 if (k % 10000 == 0 &&
-                    (until_out ? (more ? k >= more
-                                       : says_out_now(path) &&
-                                             (more = k + 100000) == 0)
-                               : k >= n))
+                    (until ? (more ? k >= more
+                                   : until(path) && (more = k + 100000) == 0)
+                           : k >= n))
                         break;
                 ks_e2e_produce(&p, "busy", key, (size_t)len, -1, "v", 1);
         }
@@ -284,7 +299,7 @@ static json_t *produce_busy(const char *overload, size_t n, int until_out,
 static void test_out_of_cpu(void)
 {
         size_t    n, delivered;
-        json_t   *r = produce_busy("skip", 0, 1, &n, &delivered);
+        json_t   *r = produce_until("skip", 0, says_out_now, 0, &n, &delivered);
         json_t   *t = ks_e2e_get(r, "topics/busy");
         long long unchecked, one_in, acked;
 
@@ -312,7 +327,7 @@ static void test_out_of_cpu(void)
         json_decref(r);
 
         /* exact figures asked for: every delivery checked */
-        r = produce_busy("analyse", 50000, 0, &n, &delivered);
+        r = produce_until("analyse", 50000, NULL, 0, &n, &delivered);
         t = ks_e2e_get(r, "topics/busy");
         CU_ASSERT_EQUAL(n, 50000);
         CU_ASSERT_EQUAL(delivered, n);
@@ -325,6 +340,43 @@ static void test_out_of_cpu(void)
         json_decref(r);
 }
 
+/* No spinner: the application produces as fast as it can, so the thread
+ * that delivers to the mock cluster has no CPU to spare, whatever the
+ * other CPU does (ks_cpuwatch.h, KS_CPUWATCH_DELIVERY): deliveries are
+ * checked 1 in 16 and `delivery_thread_seconds` says for how long; checked
+ * and unchecked are still every delivery, none wrong. */
+static void test_delivery_bound(void)
+{
+        size_t  n, delivered;
+        json_t *r =
+            produce_until("skip", 0, says_delivery_bound, 1, &n, &delivered);
+        json_t   *t = ks_e2e_get(r, "topics/busy");
+        long long unchecked, acked;
+        double    bound;
+
+        CU_ASSERT_EQUAL(delivered, n);
+        unchecked = ks_e2e_int(r, "producer/out_of_cpu/deliveries_unchecked");
+        acked     = ks_e2e_int(t, "acknowledged/messages");
+        bound     = json_number_value(
+                ks_e2e_get(r, "producer/out_of_cpu/delivery_thread_seconds"));
+        printf("\n    a delivery thread with no CPU to spare for %.1f s (out "
+               "of CPU %.1f s): %lld of %zu deliveries checked, %lld not ",
+               bound,
+               json_number_value(ks_e2e_get(r, "producer/out_of_cpu/seconds")),
+               acked, delivered, unchecked);
+        CU_ASSERT_EQUAL(acked + unchecked, (long long)delivered);
+        CU_ASSERT_EQUAL(ks_e2e_int(t, "acknowledged/mismatched"), 0);
+        if (ks_e2e_int(r, "producer/out_of_cpu/delivery_check_one_in") == 1) {
+                printf("NOTE: no schedstat on this kernel ");
+        } else {
+                CU_ASSERT(bound > 0);
+                CU_ASSERT(unchecked > 0);
+                CU_ASSERT(bound <= json_number_value(ks_e2e_get(
+                                       r, "producer/out_of_cpu/seconds")));
+        }
+        json_decref(r);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("plugin thread priority",
@@ -333,5 +385,8 @@ void ks_test_register(void)
                       test_threads_priority},
                      {"out of CPU: deliveries checked 1 in 16, and said; "
                       "all with keyshift.overload=analyse",
-                      test_out_of_cpu});
+                      test_out_of_cpu},
+                     {"a delivery thread with no CPU to spare: deliveries "
+                      "checked 1 in 16, and said",
+                      test_delivery_bound});
 }

@@ -73,6 +73,33 @@ static void test_judge(void)
         CU_ASSERT_EQUAL(judge(&w, 100, 45, 5, 50), 0);
 }
 
+/* A delivery thread (KS_CPUWATCH_DELIVERY): its pauses are not known; it
+ * has no CPU to spare when it ran or waited KS_CPUWATCH_BOUND_PCT % of
+ * the window, and has again under KS_CPUWATCH_UNBOUND_PCT %. */
+static void test_judge_delivery(void)
+{
+        ks_cpuwatch_t w = {.fd    = -1,
+                           .kind  = KS_CPUWATCH_DELIVERY,
+                           .since = {1000 * MS, 7 * MS, 3 * MS, 0}};
+
+        /* ran 60, waited 0: time to spare (a drainer's "neither ran nor
+         * paused" is not a wait here) */
+        CU_ASSERT_EQUAL(judge(&w, 100, 60, 0, 0), 0);
+        /* ran 89, waited 1: at the threshold, bound */
+        CU_ASSERT_EQUAL(judge(&w, 100, 89, 1, 0), 1);
+        CU_ASSERT_EQUAL(w.out_ms_total, 100);
+        /* ran 50, waited 30: in the band, still bound */
+        CU_ASSERT_EQUAL(judge(&w, 100, 50, 30, 0), 1);
+        /* ran 74: free again */
+        CU_ASSERT_EQUAL(judge(&w, 100, 74, 0, 0), 0);
+        /* in the band from free: stays free */
+        CU_ASSERT_EQUAL(judge(&w, 100, 80, 0, 0), 0);
+        /* just under, then a CPU it mostly waited for */
+        CU_ASSERT_EQUAL(judge(&w, 100, 89, 0, 0), 0);
+        CU_ASSERT_EQUAL(judge(&w, 200, 20, 170, 0), 1);
+        CU_ASSERT_EQUAL(w.out_ms_total, 400);
+}
+
 static atomic_int stop;
 
 /** A thread with work and never a pause, as a drainer with a backlog. */
@@ -115,7 +142,8 @@ static void test_kernel(void)
         while (!atomic_load(&tid))
                 usleep(1000);
         t0     = mono_ns();
-        opened = !ks_cpuwatch_open(&w, atomic_load(&tid), t0, 0);
+        opened = !ks_cpuwatch_open(&w, atomic_load(&tid), KS_CPUWATCH_DRAINER,
+                                   t0, 0);
         while (opened && !out && mono_ns() - t0 < 3000 * MS) {
                 usleep(KS_CPUWATCH_WINDOW_MS * 1000);
                 out = ks_cpuwatch_step(&w, mono_ns(), 0);
@@ -137,10 +165,77 @@ static void test_kernel(void)
         CU_ASSERT(out);
 }
 
+/** A normal thread that works `permille` per mille of each 10 ms and
+ *  sleeps the rest, its tid said in `tid`: a broker thread with time to
+ *  spare, or, at 1000 (never sleeping), the thread that bounds delivery. */
+typedef struct duty {
+        atomic_long tid;
+        int         permille;
+} duty_t;
+
+static void *work(void *arg)
+{
+        duty_t *d = arg;
+
+        atomic_store(&d->tid, (long)syscall(SYS_gettid));
+        while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+                uint64_t t0 = mono_ns();
+                while (mono_ns() - t0 < (uint64_t)d->permille * 10000u)
+                        ; /* permille of 10 ms */
+                if (d->permille < 1000)
+                        usleep((useconds_t)(1000 - d->permille) * 10);
+        }
+        return NULL;
+}
+
+/** @returns the verdicts after 3 windows on a thread working @p permille. */
+static int watch_worker(int permille, int *opened)
+{
+        duty_t        d = {.permille = permille};
+        pthread_t     th;
+        ks_cpuwatch_t w;
+        int           out = 0, i;
+
+        atomic_store(&stop, 0);
+        CU_ASSERT_FATAL(!pthread_create(&th, NULL, work, &d));
+        while (!atomic_load(&d.tid))
+                usleep(1000);
+        *opened = !ks_cpuwatch_open(&w, atomic_load(&d.tid),
+                                    KS_CPUWATCH_DELIVERY, mono_ns(), 0);
+        for (i = 0; *opened && i < 3; i++) {
+                usleep(KS_CPUWATCH_WINDOW_MS * 1000);
+                out = ks_cpuwatch_step(&w, mono_ns(), 0);
+        }
+        atomic_store(&stop, 1);
+        pthread_join(th, NULL);
+        if (*opened)
+                ks_cpuwatch_close(&w);
+        return out;
+}
+
+static void test_kernel_delivery(void)
+{
+        int opened, busy = watch_worker(1000, &opened), idle;
+
+        if (!opened) {
+                printf("\n    NOTE: no schedstat here ");
+                return;
+        }
+        idle = watch_worker(200, &opened);
+        printf("\n    a thread that never sleeps: %s; one working 20 %%: %s ",
+               busy ? "no CPU to spare" : "NOT found bound",
+               idle ? "FOUND bound" : "time to spare");
+        CU_ASSERT(busy);
+        CU_ASSERT(!idle);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "is the host out of CPU (ks_cpuwatch)",
             {"the judgement: thresholds, band, time out of CPU", test_judge},
-            {"a SCHED_IDLE thread behind a spinner on every CPU", test_kernel});
+            {"a SCHED_IDLE thread behind a spinner on every CPU", test_kernel},
+            {"a delivery thread: the judgement", test_judge_delivery},
+            {"a delivery thread: one that never sleeps, one at 20 %",
+             test_kernel_delivery});
 }
