@@ -575,15 +575,21 @@ static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
                                            NULL};
         const char *const       *k;
         ks_analysis_sampling_t   smp;
-        json_t                  *sampled;
+        json_t                  *sampled, *sq;
         uint64_t                 extra;
         double                   n;
 
         for (k = ints; *k; k++)
                 ks_vget(v, a, *k, KS_V_INT | KS_V_OPTION);
         sampled = ks_vget(v, a, "sampled", KS_V_BOOL | KS_V_OPTION);
+        sq      = ks_vget(v, a, "bytes_sq_sampled_in", KS_V_NUM | KS_V_OPTION);
         if (v->failed)
                 return -1;
+        if (sq && !(json_number_value(sq) >= 0)) {
+                ks_vfail(v, "bytes_sq_sampled_in %g is negative",
+                         json_number_value(sq));
+                return -1;
+        }
         ks_analysis_sampling_of(a, &smp);
         n     = (double)smp.one_in_max;
         extra = smp.weighted_messages - smp.in_messages;
@@ -597,7 +603,8 @@ static int ks_check_sampling(ks_vctx_t *v, json_t *t, json_t *a)
                          (unsigned long long)smp.one_in_max);
         else if (!smp.one_in_max &&
                  (smp.in_messages || smp.weighted_messages || smp.in_bytes ||
-                  smp.weighted_bytes || smp.variance || smp.seconds))
+                  smp.weighted_bytes || smp.variance || smp.seconds ||
+                  smp.in_bytes_sq > 0))
                 ks_vfail(v, "sampling counters without one_in_max");
         else if (smp.one_in_max && !smp.in_messages)
                 ks_vfail(v, "one_in_max %llu without a message sampled in",

@@ -55,6 +55,13 @@ static uint64_t u64_of(const json_t *o, const char *k)
                    : 0;
 }
 
+/** @returns @p o's number @p k when above 0, else 0. */
+static double num_of(const json_t *o, const char *k)
+{
+        double d = json_number_value(json_object_get(o, k));
+        return d > 0 ? d : 0.0;
+}
+
 void ks_analysis_sampling_of(const json_t *an, ks_analysis_sampling_t *smp)
 {
         smp->in_messages       = u64_of(an, "messages_sampled_in");
@@ -64,6 +71,7 @@ void ks_analysis_sampling_of(const json_t *an, ks_analysis_sampling_t *smp)
         smp->out_messages      = u64_of(an, "messages_sampled_out");
         smp->out_bytes         = u64_of(an, "bytes_sampled_out");
         smp->variance          = u64_of(an, "sampled_variance");
+        smp->in_bytes_sq       = num_of(an, "bytes_sq_sampled_in");
         smp->one_in_max        = u64_of(an, "one_in_max");
         smp->seconds           = u64_of(an, "sampled_seconds");
 }
@@ -92,6 +100,7 @@ void ks_analysis_add(ks_analysis_t *a, const ks_analysis_t *b)
         s.out_messages += b->smp.out_messages;
         s.out_bytes += b->smp.out_bytes;
         s.variance += b->smp.variance;
+        s.in_bytes_sq += b->smp.in_bytes_sq;
         s.seconds += b->smp.seconds;
         if (b->smp.one_in_max > s.one_in_max)
                 s.one_in_max = b->smp.one_in_max;
@@ -136,6 +145,9 @@ json_t *ks_analysis_json(const ks_analysis_t *a)
             ks_analysis_sampling_error(a, (double)a->messages));
 
         if (o)
+                json_object_set_new(o, "bytes_sq_sampled_in",
+                                    json_real(a->smp.in_bytes_sq));
+        if (o)
                 json_object_set_new(o, "bytes_sampling_error",
                                     json_real(ks_analysis_bytes_sampling_error(
                                         a, (double)a->bytes)));
@@ -157,17 +169,21 @@ double ks_analysis_sampling_error(const ks_analysis_t *a, double messages)
         return KS_ANALYSIS_SIGMAS * sqrt(var);
 }
 
-/** @returns the exact mean size of the messages counted (analysed and
- *           sampled out), bytes; 0 when none. */
-static double mean_bytes(const ks_analysis_t *a)
+/** @returns the size-weighted mean size of the staged messages (sum s^2
+ *           / sum s), bytes; without the squares, the exact mean size of
+ *           the messages counted (analysed and sampled out); 0 when none. */
+static double weighted_bytes(const ks_analysis_t *a)
 {
         uint64_t m = a->produced - a->unanalysed;
+
+        if (a->smp.in_bytes_sq > 0 && a->smp.in_bytes)
+                return a->smp.in_bytes_sq / (double)a->smp.in_bytes;
         return m ? (double)a->bytes_produced / (double)m : 0.0;
 }
 
 double ks_analysis_bytes_sampling_error(const ks_analysis_t *a, double bytes)
 {
-        double b = mean_bytes(a);
+        double b = weighted_bytes(a);
 
         if (!a->sampled || !(b > 0))
                 return 0.0;

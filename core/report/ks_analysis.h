@@ -90,10 +90,13 @@ typedef struct ks_analysis_sampling {
         uint64_t weighted_messages, weighted_bytes; /**< what they stand for:
                                                  *   sum of N, N x bytes */
         uint64_t out_messages, out_bytes; /**< counted, not staged (exact) */
-        uint64_t variance;   /**< sum of N (N - 1) over the staged */
-        uint64_t one_in_max; /**< the largest N; 0: never sampled */
-        uint64_t seconds;    /**< seconds with a sampled message staged
+        uint64_t variance;    /**< sum of N (N - 1) over the staged */
+        uint64_t one_in_max;  /**< the largest N; 0: never sampled */
+        uint64_t seconds;     /**< seconds with a sampled message staged
                               *   (a merge: summed, producer-seconds) */
+        double   in_bytes_sq; /**< sum of the staged sizes' squares,
+                               *   bytes^2 (0: not known, an older
+                               *   report: the mean size stands in) */
 } ks_analysis_sampling_t;
 
 /** What one topic's analysis covered. */
@@ -176,8 +179,14 @@ json_t *ks_analysis_json(const ks_analysis_t *a);
 double ks_analysis_sampling_error(const ks_analysis_t *a, double messages);
 
 /** @returns the sampling error (3 standard errors, bytes) of a figure of
- *           @p bytes: as messages of the mean size (above); 0 when never
- *           sampled. */
+ *           @p bytes: w x ks_analysis_sampling_error(@p bytes / w), w the
+ *           size-weighted mean size of the staged messages (sum s^2 / sum
+ *           s, `bytes_sq_sampled_in` / `bytes_sampled_in`): a subset of
+ *           B bytes has sum s^2 = B w for sizes like the staged ones, and
+ *           the Horvitz-Thompson variance (N - 1) sum s^2 (Cochran,
+ *           Sampling Techniques, 1977, 9A.7) is then w^2 (N - 1) (B / w).
+ *           Without the squares (an older report), the mean size, exact
+ *           only for messages of one size. 0 when never sampled. */
 double ks_analysis_bytes_sampling_error(const ks_analysis_t *a, double bytes);
 
 /** @returns the sampling error (3 standard errors) of a fraction @p f of

@@ -140,15 +140,12 @@ void ks_report_analysis(const ks_topic_snapshot_t *s, double uptime_s,
                         ks_analysis_t *a)
 {
         const ks_topic_counters_t *c   = &s->c;
-        ks_analysis_sampling_t     smp = {c->sampled_in.messages,
-                                          c->sampled_in.bytes,
-                                          c->sampled_weighted.messages,
-                                          c->sampled_weighted.bytes,
-                                          c->sampled_out.messages,
-                                          c->sampled_out.bytes,
-                                          c->sampled_variance,
-                                          c->one_in_max,
-                                          c->sampled_seconds};
+        ks_analysis_sampling_t     smp = {
+                c->sampled_in.messages,       c->sampled_in.bytes,
+                c->sampled_weighted.messages, c->sampled_weighted.bytes,
+                c->sampled_out.messages,      c->sampled_out.bytes,
+                c->sampled_variance,          c->one_in_max,
+                c->sampled_seconds,           c->sampled_in_sq};
 
         ks_report_sampling_settle(&smp, c->total.messages, c->total.bytes);
         ks_analysis_init_sampled(a, c->total.messages, c->total.bytes,

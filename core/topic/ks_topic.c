@@ -192,6 +192,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         atomic_init(&t->sampled_w_msgs, 0);
         atomic_init(&t->sampled_w_bytes, 0);
         atomic_init(&t->sampled_var, 0);
+        atomic_init(&t->sampled_in_sq, 0);
         atomic_init(&t->sampled_one_in_max, 0);
         atomic_init(&t->sampled_secs, 0);
         atomic_init(&t->sampled_last_sec, UINT64_MAX);
@@ -406,6 +407,28 @@ static inline void own_add(atomic_uint_fast64_t *a, uint64_t v)
                               memory_order_relaxed);
 }
 
+/** @brief own_add() of a double kept as its bits in @p a. */
+static inline void own_add_double(atomic_uint_fast64_t *a, double v)
+{
+        uint64_t bits = atomic_load_explicit(a, memory_order_relaxed);
+        double   d;
+
+        memcpy(&d, &bits, sizeof(d));
+        d += v;
+        memcpy(&bits, &d, sizeof(bits));
+        atomic_store_explicit(a, bits, memory_order_relaxed);
+}
+
+/** @returns the double kept as its bits in @p a (own_add_double()). */
+static inline double load_double(const atomic_uint_fast64_t *a)
+{
+        uint64_t bits = atomic_load_explicit(a, memory_order_relaxed);
+        double   d;
+
+        memcpy(&d, &bits, sizeof(d));
+        return d;
+}
+
 void ks_topic_note_sampled_in(ks_topic_t *t, unsigned shift, uint64_t bytes,
                               int64_t mono_ms)
 {
@@ -417,6 +440,7 @@ void ks_topic_note_sampled_in(ks_topic_t *t, unsigned shift, uint64_t bytes,
         own_add(&t->sampled_w_msgs, n);
         own_add(&t->sampled_w_bytes, n * bytes);
         own_add(&t->sampled_var, n * (n - 1));
+        own_add_double(&t->sampled_in_sq, (double)bytes * (double)bytes);
         if (n >
             atomic_load_explicit(&t->sampled_one_in_max, memory_order_relaxed))
                 atomic_store_explicit(&t->sampled_one_in_max, n,
@@ -455,6 +479,7 @@ void ks_topic_sampled_add(ks_topic_t *t, ks_topic_counters_t *c)
             atomic_load_explicit(&t->sampled_w_bytes, memory_order_relaxed);
         c->sampled_variance =
             atomic_load_explicit(&t->sampled_var, memory_order_relaxed);
+        c->sampled_in_sq = load_double(&t->sampled_in_sq);
         c->one_in_max =
             atomic_load_explicit(&t->sampled_one_in_max, memory_order_relaxed);
         c->sampled_seconds =

@@ -199,6 +199,11 @@ typedef struct ks_topic_counters {
                                      *   in total) */
         uint64_t  sampled_variance; /**< sum of N (N - 1) over sampled_in:
                                      *   the variance of total.messages */
+        double    sampled_in_sq;    /**< sum of the squares of sampled_in's
+                                     *   sizes, bytes^2: with
+                                     *   sampled_in.bytes, the size-weighted
+                                     *   mean size that bytes' sampling
+                                     *   error needs (ks_analysis.h) */
         uint64_t  one_in_max;       /**< the largest N; 0: never sampled */
         uint64_t  sampled_seconds;  /**< seconds (of the monotonic clock)
                                      *   in which a sampled message was

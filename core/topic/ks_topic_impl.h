@@ -190,6 +190,9 @@ struct ks_topic {
         _Alignas(64) atomic_uint_fast64_t sampled_in_msgs, sampled_in_bytes,
             sampled_w_msgs, sampled_w_bytes, sampled_var, sampled_one_in_max,
             sampled_secs, sampled_last_sec;
+        /* the sum of the staged sizes' squares (bytes^2), a double's bits:
+         * it outgrows 64-bit integers long before the other sums */
+        atomic_uint_fast64_t sampled_in_sq;
 };
 
 /** @brief Copies the sampling counters (ks_topic_note_sampled_out(),

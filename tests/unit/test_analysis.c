@@ -537,7 +537,7 @@ static void test_estimate_above(void)
 static void test_distinct_line(void)
 {
         ks_analysis_sampling_t smp = {10,    1000,  640, 64000, 630,
-                                      63000, 40320, 64,  34};
+                                      63000, 40320, 64,  34,    0};
         ks_analysis_t          a;
         char                   buf[KS_ANALYSIS_DISTINCT_LINE_MAX];
 
