@@ -131,7 +131,7 @@ static _Thread_local uint64_t ks_ack_told
     __attribute__((tls_model("initial-exec")));
 
 /** @brief Adds the calling thread to @p c's delivery threads, which the
- *         reporter watches (ks_cpuwatch.h, KS_CPUWATCH_DELIVERY); beyond
+ *         watcher watches (ks_cpuwatcher.c, KS_CPUWATCH_DELIVERY); beyond
  *         KS_ACK_THREADS_WATCHED, it goes unwatched. */
 static void tell_ack_thread(ks_client_t *c)
 {

@@ -77,10 +77,10 @@ typedef struct ks_client {
         /** the priority each of keyshift's threads got (ks_priority_t,
          *  ks_priority.h), set by that thread first thing */
         atomic_int drainer_priority, reporter_priority;
-        /** the reporter's verdict (ks_cpuwatch.h): while the host is out
+        /** the watcher's verdict (ks_cpuwatch.h): while the host is out
          *  of CPU, 1 delivery in 1 << ack_shift is checked (0: all) */
         atomic_int  ack_shift;
-        atomic_int  cpu_watched; /**< 1: the reporter watches the CPU (else
+        atomic_int  cpu_watched; /**< 1: the watcher watches the CPU (else
                                   *   every delivery is checked) */
         atomic_long drainer_tid; /**< the drainer's, once it runs; 0 */
         atomic_uint_fast64_t acks_unchecked; /**< deliveries not checked */
@@ -88,8 +88,15 @@ typedef struct ks_client {
         /** of out_of_cpu_ms, the ms a delivery thread had no CPU to spare */
         atomic_int_fast64_t delivery_bound_ms;
         /** the threads that called on_acknowledgement (Linux tids; 0:
-         *  a free slot), for the reporter's look at them */
+         *  a free slot), for the watcher's look at them */
         atomic_long ack_tids[KS_ACK_THREADS_WATCHED];
+
+        /* watcher thread (ks_cpuwatcher.c): sets ack_shift */
+        pthread_t       watcher;
+        int             watcher_running;
+        pthread_mutex_t watcher_lock; /**< protects watcher_stop */
+        pthread_cond_t  watcher_cond; /**< on CLOCK_MONOTONIC */
+        int             watcher_stop;
 
         /* reporter thread */
         pthread_t       thread;
@@ -172,13 +179,22 @@ void ks_client_learn_name(ks_client_t *c);
  *  @locality application thread in rd_kafka_destroy() (on_conf_destroy). */
 void ks_client_destroy(ks_client_t *c);
 
-/* Reporter and drainer threads (ks_reporter.c). */
-/** @brief Starts both threads. @returns 0, or -1 (none left running). */
+/* Reporter and drainer threads (ks_reporter.c), and the watcher. */
+/** @brief Starts the drainer, the reporter and the watcher
+ *         (ks_cpuwatcher_start()). @returns 0, or -1 (none left running). */
 int ks_reporter_start(ks_client_t *c);
-/** @brief Stops and joins both threads; messages still staged are left for
- *         the caller to drain (ks_stage_drain()). */
+/** @brief Stops and joins the three threads; messages still staged are
+ *         left for the caller to drain (ks_stage_drain()). */
 void ks_reporter_stop(ks_client_t *c);
 /** @brief Builds and writes a report. @param final 1 at shutdown. */
 void ks_reporter_write(ks_client_t *c, int final);
+
+/* The watcher thread (ks_cpuwatcher.c). */
+/** @brief Starts it. @returns 0, or -1 (not started: every delivery is
+ *         then checked). */
+int ks_cpuwatcher_start(ks_client_t *c);
+/** @brief Stops and joins it (if started); every delivery is checked
+ *         after. */
+void ks_cpuwatcher_stop(ks_client_t *c);
 
 #endif /* KS_CLIENT_H */

@@ -22,7 +22,6 @@
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
-#include "ks_cpuwatch.h"
 #include "ks_priority.h"
 #include "ks_report.h"
 #include "ks_report_reuse.h"
@@ -355,130 +354,19 @@ void ks_reporter_write(ks_client_t *c, int final)
         ks_warn_list_clear(&wl);
 }
 
-/** What the reporter watches (ks_cpuwatch.h): the drainer, and each
- *  thread that has called on_acknowledgement (ks_client_t ack_tids). */
-typedef struct cpu_watches {
-        ks_cpuwatch_t drainer;
-        int           drainer_tried; /**< 1: opened, or found unreadable */
-        ks_cpuwatch_t ack[KS_ACK_THREADS_WATCHED];
-        long          ack_tid[KS_ACK_THREADS_WATCHED]; /**< what ack[i]
-                                                        *   watches */
-        uint64_t      last_ns;                         /**< the last look */
-} cpu_watches_t;
-
-/** @brief @p ws with nothing watched yet. */
-static void cpu_watches_init(cpu_watches_t *ws)
-{
-        int i;
-
-        memset(ws, 0, sizeof(*ws));
-        ws->drainer.fd = -1;
-        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++)
-                ws->ack[i].fd = -1;
-}
-
-/** @brief Closes every watch of @p ws. */
-static void cpu_watches_close(cpu_watches_t *ws)
-{
-        int i;
-
-        ks_cpuwatch_close(&ws->drainer);
-        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++)
-                ks_cpuwatch_close(&ws->ack[i]);
-}
-
-/**
- * @brief Judges the delivery threads @p c has met (opening the watch of a
- *        new one) at @p now.
- * @returns 1 when one had no CPU to spare (KS_CPUWATCH_DELIVERY), else 0.
- */
-static int watch_delivery_threads(ks_client_t *c, cpu_watches_t *ws,
-                                  uint64_t now)
-{
-        int i, bound = 0;
-
-        for (i = 0; i < KS_ACK_THREADS_WATCHED; i++) {
-                long tid = atomic_load(&c->ack_tids[i]);
-
-                if (!tid)
-                        break; /* the slots fill in order */
-                if (tid != ws->ack_tid[i]) {
-                        ws->ack_tid[i] = tid;
-                        ks_cpuwatch_close(&ws->ack[i]);
-                        ks_cpuwatch_open(&ws->ack[i], tid, KS_CPUWATCH_DELIVERY,
-                                         now, 0);
-                        continue;
-                }
-                bound |= ks_cpuwatch_step(&ws->ack[i], now, 0);
-        }
-        return bound;
-}
-
-/**
- * @brief The reporter's look at the host's CPU (ks_cpuwatch.h), once per
- *        KS_CPUWATCH_WINDOW_MS: opens the drainer's schedstat once the
- *        drainer has said its tid, and each delivery thread's once it has
- *        called on_acknowledgement. While the drainer waits for a CPU, or
- *        a delivery thread has none to spare, deliveries are checked 1 in
- *        1 << KS_ACK_SAMPLE_SHIFT.
- * @returns when to look next (wall ms), INT64_MAX: never (exact figures
- *          asked for, keyshift.overload=analyse, or nothing to watch).
- * @locality reporter thread.
- */
-static int64_t watch_cpu(ks_client_t *c, cpu_watches_t *ws, int64_t now_ms)
-{
-        uint64_t now = ks_stage_mono_ns();
-        long     tid;
-        int      starved, bound;
-        int64_t  ms;
-
-        if (c->conf.overload_analyse)
-                return INT64_MAX;
-        if (!ws->drainer_tried) {
-                if (!(tid = atomic_load(&c->drainer_tid)))
-                        return now_ms + KS_CPUWATCH_WINDOW_MS;
-                ws->drainer_tried = 1;
-                /* no schedstat to read: never sampled, as documented */
-                if (ks_cpuwatch_open(&ws->drainer, tid, KS_CPUWATCH_DRAINER,
-                                     now, ks_stage_slept_ns(c->stage, now)))
-                        return INT64_MAX;
-                atomic_store(&c->cpu_watched, 1);
-                ws->last_ns = now;
-                return now_ms + KS_CPUWATCH_WINDOW_MS;
-        }
-        if (ws->drainer.fd < 0)
-                return INT64_MAX;
-        starved = ks_cpuwatch_step(&ws->drainer, now,
-                                   ks_stage_slept_ns(c->stage, now));
-        bound   = watch_delivery_threads(c, ws, now);
-        atomic_store_explicit(&c->ack_shift,
-                              starved || bound ? KS_ACK_SAMPLE_SHIFT : 0,
-                              memory_order_relaxed);
-        ms          = (int64_t)((now - ws->last_ns) / 1000000);
-        ws->last_ns = now;
-        if (starved || bound)
-                atomic_fetch_add(&c->out_of_cpu_ms, ms);
-        if (bound)
-                atomic_fetch_add(&c->delivery_bound_ms, ms);
-        return now_ms + KS_CPUWATCH_WINDOW_MS;
-}
-
 static void *reporter_main(void *arg)
 {
-        ks_client_t  *c            = arg;
-        int64_t       now          = ks_client_now_ms();
-        int64_t       next_refresh = now + c->conf.metadata_refresh_ms;
-        int64_t       next_report  = c->conf.report_interval_ms
-                                         ? now + c->conf.report_interval_ms
-                                         : INT64_MAX;
-        int64_t       next_watch   = now;
-        cpu_watches_t watches;
+        ks_client_t *c            = arg;
+        int64_t      now          = ks_client_now_ms();
+        int64_t      next_refresh = now + c->conf.metadata_refresh_ms;
+        int64_t      next_report  = c->conf.report_interval_ms
+                                        ? now + c->conf.report_interval_ms
+                                        : INT64_MAX;
 
         size_t stale;
 
         /* named as librdkafka names its threads (rdk:main, rdk:broker1) */
         pthread_setname_np(pthread_self(), "ks:reporter");
-        cpu_watches_init(&watches);
         /* as created: it is latency-bound (ks_priority.h) */
         atomic_store(&c->reporter_priority, (int)KS_PRIORITY_NORMAL);
         if ((stale =
@@ -491,8 +379,6 @@ static void *reporter_main(void *arg)
         while (!c->stop) {
                 int64_t wake_at =
                     next_refresh < next_report ? next_refresh : next_report;
-                if (next_watch < wake_at)
-                        wake_at = next_watch;
                 int             refresh, report;
                 struct timespec ts = {(time_t)(wake_at / 1000),
                                       (long)(wake_at % 1000) * 1000000};
@@ -510,8 +396,6 @@ static void *reporter_main(void *arg)
                 pthread_mutex_unlock(&c->lock);
 
                 ks_metadata_take_admin_results(c);
-                if (now >= next_watch)
-                        next_watch = watch_cpu(c, &watches, now);
 
                 if (refresh) {
                         ks_refresh_ctx_t ctx = {c, now, 0, 0, ""};
@@ -543,8 +427,6 @@ static void *reporter_main(void *arg)
                 pthread_mutex_lock(&c->lock);
         }
         pthread_mutex_unlock(&c->lock);
-        cpu_watches_close(&watches);
-        atomic_store(&c->ack_shift, 0); /* the final report's acks: all */
         ks_metadata_take_admin_results(c);
         if (c->admin_q)
                 ks_rdk.rd_kafka_queue_destroy(c->admin_q);
@@ -569,7 +451,7 @@ static void *drainer_main(void *arg)
          * a starved drainer costs the figures (a full ring), never the
          * host's CPU */
         lower_drainer_priority(c);
-        /* for the reporter's look at the CPU (ks_cpuwatch.h) */
+        /* for the watcher's look at the CPU (ks_cpuwatcher.c) */
         atomic_store(&c->drainer_tid, (long)syscall(SYS_gettid));
 
         while (!atomic_load(&c->drainer_stop))
@@ -590,11 +472,16 @@ int ks_reporter_start(ks_client_t *c)
                 return -1;
         }
         c->thread_running = 1;
+        /* nothing to watch when exact figures are asked for; a watcher
+         * that cannot start leaves every delivery checked */
+        if (!c->conf.overload_analyse)
+                ks_cpuwatcher_start(c);
         return 0;
 }
 
 void ks_reporter_stop(ks_client_t *c)
 {
+        ks_cpuwatcher_stop(c);
         if (c->thread_running) {
                 /* a flush the reporter waits for is not waited for: the
                  * final report drains everything after */

@@ -16,8 +16,9 @@
  * core is free; when the host is out of CPU keyshift samples, and says
  * so).
  *
- * The figures are Linux's, of the drainer's task, read by the reporter
- * (a thread at normal priority, so that the look itself is not starved):
+ * The figures are Linux's, of the drainer's task, read by the watcher
+ * (plugin/ks_cpuwatcher.c: a thread at normal priority, so that the look
+ * itself is not starved):
  * /proc/self/task/<tid>/schedstat (proc(5): time on a CPU and "time spent
  * waiting on a runqueue", ns; kernel CONFIG_SCHED_INFO, which Debian,
  * Ubuntu and RHEL kernels have). The run delay grows only when the task
@@ -42,7 +43,7 @@
  * delivers, and bounds the host (bench/README.md). Its pauses are not
  * known, so only its run delay counts as a wait.
  *
- * Thread-safety: a watch belongs to one thread (the reporter).
+ * Thread-safety: a watch belongs to one thread (the watcher).
  */
 #ifndef KS_CPUWATCH_H
 #define KS_CPUWATCH_H

@@ -124,7 +124,7 @@ struct ks_stage {
          * when it pauses and resumes, read by producing threads once per
          * KS_STAGE_WAKE_EVERY messages each */
         _Alignas(64) atomic_int waiting; /**< ms of the pause under way */
-        /* read by the reporter's look at the CPU (ks_cpuwatch.h) */
+        /* read by the watcher's look at the CPU (ks_cpuwatch.h) */
         atomic_uint_fast64_t slept_ns;   /**< pauses ended, summed */
         atomic_uint_fast64_t sleep_from; /**< the one under way: its start
                                           *   (mono ns), 0: none */
