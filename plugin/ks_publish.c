@@ -21,6 +21,12 @@
 
 /** Causes remembered (each warned once); past it, no more warnings. */
 #define KS_PUBLISH_CAUSES_MAX 32
+/** The cause of a librdkafka error, whichever way it came (error_cb, a
+ *  delivery report, rd_kafka_produce()): one warning per error code. A
+ *  topic refused (no Write ACL) fails the first records' deliveries and
+ *  then every rd_kafka_produce() at once: one cause, one warning
+ *  (broker.fleet_sasl). */
+#define KS_PUBLISH_ERR_CAUSE "rdkafka error %d"
 /** How long the publisher waits on its queue or librdkafka at a time. */
 #define KS_PUBLISH_POLL_MS 100
 /** The report topic's deleted keys are kept 7 days (issue 32). */
@@ -259,7 +265,7 @@ static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
         char cause[48];
 
         (void)rk;
-        snprintf(cause, sizeof(cause), "error %d", err);
+        snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, err);
         warn_once(opaque, cause, "%s: %s",
                   ks_rdk.rd_kafka_err2str((rd_kafka_resp_err_t)err), reason);
 }
@@ -274,7 +280,7 @@ static void dr_msg_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         if (!m->err || m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
             m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT)
                 return;
-        snprintf(cause, sizeof(cause), "delivery %d", (int)m->err);
+        snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, (int)m->err);
         warn_once(opaque, cause, "a record was not delivered: %s",
                   ks_rdk.rd_kafka_err2str(m->err));
 }
@@ -434,7 +440,7 @@ static void produce(ks_publish_t *p, ks_pub_rec_t *r)
                           r->val, r->val_len, r->key, r->key_len, NULL) == -1) {
                 rd_kafka_resp_err_t e = ks_rdk.rd_kafka_last_error();
                 char                cause[48];
-                snprintf(cause, sizeof(cause), "produce %d", (int)e);
+                snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, (int)e);
                 warn_once(p, cause, "a record was not queued: %s",
                           ks_rdk.rd_kafka_err2str(e));
         }
