@@ -98,20 +98,28 @@ static int partitions_of(rd_kafka_t *rk, const char *topic, int timeout_ms,
         return n;
 }
 
+/**
+ * The records are read with librdkafka's queue-based consumer
+ * (rd_kafka_consume_start_queue(), "simple consumer" in librdkafka's
+ * INTRODUCTION.md), not assign(): assign() needs a group.id, and a
+ * consumer with a group.id asks for its coordinator (FindCoordinator),
+ * which needs Describe on the group. So `keyshift fleet` needs only
+ * Describe and Read on the report topic (docs/using.md, "Many producers";
+ * test broker.fleet_sasl), and no group at all.
+ */
 int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
                   int progress, ks_fleet_read_t *out, char *err, size_t errsz)
 {
-        char                             errstr[512];
-        rd_kafka_t                      *rk;
-        rd_kafka_topic_partition_list_t *tl   = NULL;
-        int64_t                         *high = NULL, last = mono_ms();
-        char                            *done = NULL;
-        int32_t                          p, n, left = 0;
-        int                              rc = -1;
+        char              errstr[512];
+        rd_kafka_t       *rk;
+        rd_kafka_topic_t *rkt  = NULL;
+        rd_kafka_queue_t *q    = NULL;
+        int64_t          *high = NULL, last = mono_ms();
+        char             *done = NULL, *started = NULL;
+        int32_t           p, n = 0, left = 0;
+        int               rc = -1;
 
         memset(out, 0, sizeof(*out));
-        rd_kafka_conf_set(conf, "enable.auto.commit", "false", NULL, 0);
-        rd_kafka_conf_set(conf, "group.id", "keyshift-fleet", NULL, 0);
         rd_kafka_conf_set(conf, "enable.partition.eof", "true", NULL, 0);
         if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr,
                                 sizeof(errstr)))) {
@@ -121,10 +129,16 @@ int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
         }
         if ((n = partitions_of(rk, topic, timeout_ms, err, errsz)) < 0)
                 goto done;
-        high = calloc((size_t)n, sizeof(*high));
-        done = calloc((size_t)n, 1);
-        tl   = rd_kafka_topic_partition_list_new(n);
-        for (p = 0; high && done && p < n; p++) {
+        high    = calloc((size_t)n, sizeof(*high));
+        done    = calloc((size_t)n, 1);
+        started = calloc((size_t)n, 1);
+        rkt     = rd_kafka_topic_new(rk, topic, NULL);
+        q       = rd_kafka_queue_new(rk);
+        if (!high || !done || !started || !rkt || !q) {
+                snprintf(err, errsz, "out of memory");
+                goto done;
+        }
+        for (p = 0; p < n; p++) {
                 int64_t             low;
                 rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
                     rk, topic, p, &low, &high[p], timeout_ms);
@@ -135,20 +149,21 @@ int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
                                  rd_kafka_err2str(e));
                         goto done;
                 }
-                if (high[p] <= low)
+                if (high[p] <= low) {
                         done[p] = 1;
-                else {
-                        rd_kafka_topic_partition_list_add(tl, topic, p)
-                            ->offset = low;
-                        left++;
+                        continue;
                 }
-        }
-        if (!high || rd_kafka_assign(rk, tl)) {
-                snprintf(err, errsz, "cannot read %s (assign failed)", topic);
-                goto done;
+                if (rd_kafka_consume_start_queue(rkt, p, low, q) == -1) {
+                        snprintf(err, errsz, "cannot read %s [%d]: %s", topic,
+                                 (int)p,
+                                 rd_kafka_err2str(rd_kafka_last_error()));
+                        goto done;
+                }
+                started[p] = 1;
+                left++;
         }
         while (left > 0) {
-                rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 100);
+                rd_kafka_message_t *m = rd_kafka_consume_queue(q, 100);
                 if (!m) {
                         if (mono_ms() - last > timeout_ms) {
                                 snprintf(err, errsz,
@@ -198,11 +213,16 @@ int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
                         out->records);
         rc = 0;
 done:
-        if (tl)
-                rd_kafka_topic_partition_list_destroy(tl);
+        for (p = 0; started && p < n; p++)
+                if (started[p])
+                        rd_kafka_consume_stop(rkt, p);
+        if (q)
+                rd_kafka_queue_destroy(q);
+        if (rkt)
+                rd_kafka_topic_destroy(rkt);
         free(high);
         free(done);
-        rd_kafka_assign(rk, NULL);
+        free(started);
         rd_kafka_destroy(rk);
         if (rc)
                 ks_fleet_read_free(out);
