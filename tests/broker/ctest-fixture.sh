@@ -4,15 +4,17 @@
 #
 #   ctest-fixture.sh setup     check java/mvn, fetch Kafka, build the Java
 #                              reference, start the broker; write its address
-#                              to $KS_BROKER_STATE/bootstrap
+#                              to $KS_BROKER_STATE/bootstrap, and that of its
+#                              SASL/PLAIN listener to .../sasl_bootstrap
 #   ctest-fixture.sh cleanup   stop the broker (also after failed tests: ctest
 #                              runs FIXTURES_CLEANUP whatever happened), then
 #                              print the tests' summary tables and the time
 #                              since setup began
 #
 # Env (set by CMakeLists.txt): KS_BROKER_STATE (a folder in the build tree),
-# KS_KAFKA_PORT. From the caller: KS_KAFKA_BOOTSTRAP (use that cluster, start
-# and stop nothing), CI, JAVA.
+# KS_KAFKA_PORT, KS_BROKER_SASL_PORT (its SASL/PLAIN listener's). From the
+# caller: KS_KAFKA_BOOTSTRAP (use that cluster, start and stop nothing), CI,
+# JAVA.
 #
 # Never skips: when Java or Maven is missing this FAILS with a message that
 # says what to install. Leaving the broker tests out is the caller's choice
@@ -89,9 +91,14 @@ do_setup() {
     fi
     step "$HERE/java-oracle.sh" build >/dev/null || { ks_log "error: building the Java reference failed"; exit 1; }
     local boot
-    boot=$(step "$HERE/kafka-broker.sh" start) || { ks_log "error: the broker did not start"; exit 1; }
+    # the SASL/PLAIN listener of broker.fleet_sasl, on the same broker
+    boot=$(KS_KAFKA_SASL_PORT=${KS_BROKER_SASL_PORT:-} step "$HERE/kafka-broker.sh" start) \
+        || { ks_log "error: the broker did not start"; exit 1; }
     [[ -n $boot ]] || { ks_log "error: kafka-broker.sh start printed no address"; exit 1; }
     echo "$boot" >"$STATE/bootstrap"
+    if [[ -z ${KS_KAFKA_BOOTSTRAP:-} && -n ${KS_BROKER_SASL_PORT:-} ]]; then
+        echo "127.0.0.1:$KS_BROKER_SASL_PORT" >"$STATE/sasl_bootstrap"
+    fi
     printf 'setup total\t%s\n' "$(( $(now_ms) - $(cat "$STATE/started_ms") ))" >>"$STATE/steps.tsv"
     echo "broker ready at $boot"
 }
@@ -110,7 +117,7 @@ do_cleanup() {
         env -u KS_KAFKA_BOOTSTRAP KS_KAFKA_PORT="$KS_BROKER_LATE_PORT" \
             "$HERE/kafka-broker.sh" stop || rc=$?
     fi
-    rm -f "$STATE/bootstrap"
+    rm -f "$STATE/bootstrap" "$STATE/sasl_bootstrap"
     # The summary goes to stdout (ctest -V shows it) and to a file, since
     # ctest shows nothing of a test that passed.
     mkdir -p "$STATE"

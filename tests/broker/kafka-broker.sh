@@ -18,6 +18,9 @@
 #   KS_KAFKA_HEAP        JVM heap options (default "-Xms256m -Xmx512m")
 #   KS_KAFKA_START_TIMEOUT / KS_KAFKA_STOP_TIMEOUT  seconds (default 90 / 30)
 #   KS_KAFKA_NUM_PARTITIONS  partitions of auto-created topics (default 1)
+#   KS_KAFKA_SASL_PORT   also a SASL_PLAINTEXT listener (PLAIN) on this port, with
+#                        ACLs enforced (server-sasl.properties, kafka_server_jaas.conf);
+#                        unset: none
 #   XDG_CACHE_HOME       cache root (jars go to $XDG_CACHE_HOME/keyshift/kafka-<ver>/libs)
 set -euo pipefail
 KS_PROG=kafka-broker
@@ -31,6 +34,7 @@ RUN_DIR=${KS_KAFKA_RUN_DIR:-${TMPDIR:-/tmp}/keyshift-kafka-$PORT}
 HEAP=${KS_KAFKA_HEAP:--Xms256m -Xmx512m}
 START_TIMEOUT=${KS_KAFKA_START_TIMEOUT:-90}
 STOP_TIMEOUT=${KS_KAFKA_STOP_TIMEOUT:-30}
+SASL_PORT=${KS_KAFKA_SASL_PORT:-}
 BOOTSTRAP=127.0.0.1:$PORT
 PID_FILE=$RUN_DIR/kafka.pid
 MARKER=$RUN_DIR/.keyshift-kafka-run-dir
@@ -106,6 +110,7 @@ broker_pid() {
 # Does the broker answer a metadata request with itself as a live broker?
 broker_ready() {
     port_open "$PORT" || return 1
+    [[ -z $SASL_PORT ]] || port_open "$SASL_PORT" || return 1
     if command -v kcat >/dev/null 2>&1; then
         # (All-topics metadata: asking for a missing topic could auto-create it.)
         kcat -b "$BOOTSTRAP" -L -m 5 2>/dev/null | grep -q "broker 1 at 127.0.0.1:$PORT"
@@ -152,36 +157,27 @@ do_stop() {
 
 write_config() {
     local cluster_id=$1
-    cat >"$RUN_DIR/server.properties" <<EOF
-# Written by tests/broker/kafka-broker.sh: a throwaway single-node cluster.
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$CPORT
-listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$PORT
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs=$RUN_DIR/data
-num.partitions=${KS_KAFKA_NUM_PARTITIONS:-1}
-default.replication.factor=1
-min.insync.replicas=1
-auto.create.topics.enable=true
-delete.topic.enable=true
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-transaction.state.log.num.partitions=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-num.network.threads=2
-num.io.threads=2
-num.recovery.threads.per.data.dir=1
-log.retention.hours=1
-log.segment.bytes=16777216
-EOF
+    local listeners="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT"
+    local advertised="PLAINTEXT://127.0.0.1:$PORT"
+    local map="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+    if [[ -n $SASL_PORT ]]; then
+        listeners+=",SASL_PLAINTEXT://127.0.0.1:$SASL_PORT"
+        advertised+=",SASL_PLAINTEXT://127.0.0.1:$SASL_PORT"
+        map+=",SASL_PLAINTEXT:SASL_PLAINTEXT"
+    fi
+    {
+        echo "# Written by tests/broker/kafka-broker.sh from $KS_BROKER_DIR/server.properties"
+        sed -e "s|@CPORT@|$CPORT|g" -e "s|@LISTENERS@|$listeners|g" \
+            -e "s|@ADVERTISED_LISTENERS@|$advertised|g" -e "s|@PROTOCOL_MAP@|$map|g" \
+            -e "s|@RUN_DIR@|$RUN_DIR|g" -e "s|@NUM_PARTITIONS@|${KS_KAFKA_NUM_PARTITIONS:-1}|g" \
+            "$KS_BROKER_DIR/server.properties"
+        if [[ -n $SASL_PORT ]]; then
+            echo
+            cat "$KS_BROKER_DIR/server-sasl.properties"
+        fi
+    } >"$RUN_DIR/server.properties"
+    ! grep -q '@[A-Z_]*@' "$RUN_DIR/server.properties" \
+        || ks_die "unfilled placeholders in $RUN_DIR/server.properties"
     cat >"$RUN_DIR/log4j2.properties" <<'EOF'
 # log4j2 (Kafka 4.x): everything to logs/server.log, warnings also to stdout.log.
 status = warn
@@ -218,6 +214,9 @@ jvm_opts() {
     printf '%s\n' "${heap[@]}" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExplicitGCInvokesConcurrent \
         -Djava.awt.headless=true -Dkafka.logs.dir="$RUN_DIR/logs" \
         -Dlog4j2.configurationFile="$RUN_DIR/log4j2.properties"
+    if [[ -n $SASL_PORT ]]; then
+        echo "-Djava.security.auth.login.config=$KS_BROKER_DIR/kafka_server_jaas.conf"
+    fi
 }
 
 START_OK=0
@@ -238,6 +237,9 @@ do_start() {
     ks_lock "$LOCK_FILE"
 
     if pid=$(broker_pid) && broker_ready; then
+        if [[ -n $SASL_PORT ]] && ! grep -Fq "SASL_PLAINTEXT://127.0.0.1:$SASL_PORT" "$RUN_DIR/server.properties"; then
+            ks_die "the broker on $BOOTSTRAP (pid $pid) runs without the SASL listener on port $SASL_PORT; stop it first"
+        fi
         ks_log "already running (pid $pid)"
         echo "$BOOTSTRAP"
         return 0
@@ -253,6 +255,9 @@ do_start() {
 
     port_open "$PORT" && ks_die "port $PORT on 127.0.0.1 is already in use (set KS_KAFKA_PORT)"
     port_open "$CPORT" && ks_die "controller port $CPORT on 127.0.0.1 is already in use (set KS_KAFKA_CONTROLLER_PORT)"
+    if [[ -n $SASL_PORT ]] && port_open "$SASL_PORT"; then
+        ks_die "SASL port $SASL_PORT on 127.0.0.1 is already in use (set KS_KAFKA_SASL_PORT)"
+    fi
 
     mkdir -p "$RUN_DIR/logs" "$RUN_DIR/data"
     touch "$MARKER"
@@ -266,7 +271,7 @@ do_start() {
         >"$RUN_DIR/logs/format.log" 2>&1 9>&- \
         || { cat "$RUN_DIR/logs/format.log" >&2; ks_die "formatting storage failed"; }
 
-    ks_log "starting kafka $KS_KAFKA_VERSION on $BOOTSTRAP (controller 127.0.0.1:$CPORT, heap: $HEAP)"
+    ks_log "starting kafka $KS_KAFKA_VERSION on $BOOTSTRAP (controller 127.0.0.1:$CPORT${SASL_PORT:+, SASL_PLAINTEXT 127.0.0.1:$SASL_PORT}, heap: $HEAP)"
     # setsid: own session, so the broker outlives a closed terminal and a
     # caller's process-group signals; fd 9 (our lock) is not inherited.
     setsid "$JAVA" "${opts[@]}" -cp "$KS_KAFKA_LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \

@@ -82,6 +82,11 @@ static rd_kafka_t *admin_client(void)
         return admin;
 }
 
+rd_kafka_t *ks_broker_admin(void)
+{
+        return admin_client();
+}
+
 void ks_broker_admin_close(void)
 {
         if (admin)
@@ -295,8 +300,8 @@ int ks_broker_producer_new(ks_broker_producer_t *p, rd_kafka_conf_t *conf,
                            size_t msg_cap)
 {
         const char *debug = getenv("KS_BROKER_RDKAFKA_DEBUG");
-        char        errstr[512];
-        size_t      i;
+        char        errstr[512], boot[512] = "";
+        size_t      i, boot_size           = sizeof(boot);
 
         memset(p, 0, sizeof(*p));
         p->msg_cap   = msg_cap;
@@ -309,8 +314,13 @@ int ks_broker_producer_new(ks_broker_producer_t *p, rd_kafka_conf_t *conf,
         if (debug && *debug &&
             rd_kafka_conf_set(conf, "debug", debug, errstr, sizeof(errstr)))
                 fprintf(stderr, "debug=%s: %s\n", debug, errstr);
-        if (rd_kafka_conf_set(conf, "bootstrap.servers", ks_broker_bootstrap(),
-                              errstr, sizeof(errstr)) != RD_KAFKA_CONF_OK ||
+        /* a bootstrap.servers of the caller's (the SASL listener's) stays */
+        if (rd_kafka_conf_get(conf, "bootstrap.servers", boot, &boot_size) !=
+                RD_KAFKA_CONF_OK ||
+            !*boot)
+                snprintf(boot, sizeof(boot), "%s", ks_broker_bootstrap());
+        if (rd_kafka_conf_set(conf, "bootstrap.servers", boot, errstr,
+                              sizeof(errstr)) != RD_KAFKA_CONF_OK ||
             !(p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr,
                                    sizeof(errstr)))) {
                 fprintf(stderr, "producer: %s\n", errstr);

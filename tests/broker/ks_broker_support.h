@@ -12,6 +12,7 @@
  * kafka-clients; keyshift's model functions are what is under test.
  *
  * Implemented in ks_broker_client.c (address, admin, producer),
+ * ks_broker_acl.c (the SASL listener, ACLs),
  * ks_broker_keyset.c (key set) and ks_broker_support.c (the rest).
  *
  * @locality the test's main thread, except the delivery report callback
@@ -82,8 +83,40 @@ int ks_broker_wait_partitions(const char *topic, int partitions,
 /** @brief Deletes @p topic (best effort: the broker is shared). */
 void ks_broker_delete_topic(const char *topic);
 
+/** @returns the tests' admin client (on the plaintext listener: a super
+ *           user when the broker enforces ACLs), made at the first call. */
+rd_kafka_t *ks_broker_admin(void);
+
 /** @brief Destroys the admin client (at the end of a test program). */
 void ks_broker_admin_close(void);
+
+/* --------------------------------------------- SASL and ACLs (ks_broker_acl.c) */
+
+/**
+ * @returns the address of the broker's SASL_PLAINTEXT listener (mechanism
+ *          PLAIN, the users of kafka_server_jaas.conf, ACLs enforced by
+ *          StandardAuthorizer; server-sasl.properties):
+ *          $KS_KAFKA_SASL_BOOTSTRAP, else the one ctest-fixture.sh wrote
+ *          to $KS_BROKER_STATE/sasl_bootstrap. Fails the test (fatal) with
+ *          the reason when there is none (KS_KAFKA_BOOTSTRAP without
+ *          KS_KAFKA_SASL_BOOTSTRAP).
+ */
+const char *ks_broker_sasl_bootstrap(void);
+
+/**
+ * @brief Allows @p principal ("User:NAME") the @p n operations @p ops on
+ *        the resource @p type named @p name (a literal name, any host),
+ *        through the admin client, and waits (at most 30 s) until the
+ *        broker's authorizer lists them (DescribeAcls).
+ * @returns 0, or -1 with the reason printed.
+ */
+int ks_broker_acl_allow(const char *principal, rd_kafka_ResourceType_t type,
+                        const char *name, const rd_kafka_AclOperation_t *ops,
+                        size_t n);
+
+/** @brief Deletes every ACL of @p principal (best effort: the cluster may
+ *         be shared). */
+void ks_broker_acl_delete(const char *principal);
 
 /* --------------------------------------------------------- producer */
 
