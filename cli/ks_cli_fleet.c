@@ -8,7 +8,7 @@
  * of the topic (cumulative since the producer started), and one record of
  * the producer itself (its report with no topic: `final` once it ended).
  * Each record is checked as any report is (the schema, and its sketches
- * read by a merge of it alone): one that is not is garbage, counted,
+ * read whole): one that is not is garbage, counted,
  * skipped and named by its offset. The records of one producer make one
  * report; the producers' reports are merged by `keyshift merge`'s code
  * (ks_cli_merge.h), so exact figures are sums and estimates carry the
@@ -67,16 +67,19 @@ static int selected(const ks_fleet_opts_t *o, const char *t)
  * @brief Checks one record: a key {v:1, client_id, host, pid,
  *        started_at_ms, topic} and a report holding that topic alone
  *        (none for the producer's own record) that the report check
- *        passes and whose sketches a merge reads.
+ *        passes. The check reads every packed sketch whole
+ *        (ks_cli_report_check(), "merge"), with the functions the merge
+ *        reads them with: a record whose sketches do not read is garbage
+ *        here, not a failed merge. (A merge of each record alone, to the
+ *        same end, took 13 % of `keyshift fleet`'s time over 100 x 100.)
  * @returns 0 with @p key and @p val (new references), or -1 with @p err.
  */
 static int check_record(const ks_fleet_rec_t *rec, const char *where,
                         json_t **key, json_t **val, char *err, size_t errsz)
 {
-        json_error_t    je;
-        const char     *topic;
-        json_t         *topics, *m;
-        ks_cli_report_t one;
+        json_error_t je;
+        const char  *topic;
+        json_t      *topics;
 
         *key = json_loads(rec->key, 0, &je);
         *val = NULL;
@@ -104,13 +107,6 @@ static int check_record(const ks_fleet_rec_t *rec, const char *where,
                 snprintf(err, errsz,
                          "its report does not hold topic \"%s\" alone", topic);
                 goto bad;
-        }
-        if (*topic) { /* its sketches read */
-                one.path = where;
-                one.root = *val;
-                if (!(m = ks_cli_merge_reports(&one, 1, 0, err, errsz)))
-                        goto bad;
-                json_decref(m);
         }
         return 0;
 bad:
@@ -281,17 +277,21 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 return ks_cli_fail("fleet", "%s", err);
         now = wall_ms();
         for (i = 0; i < rd.cnt; i++) {
-                const ks_fleet_rec_t *rec = &rd.recs[i];
-                json_t               *key, *val;
-                ks_fleet_producer_t  *p;
-                const char           *topic;
+                ks_fleet_rec_t      *rec = &rd.recs[i];
+                json_t              *key, *val;
+                ks_fleet_producer_t *p;
+                const char          *topic;
+                int                  bad;
 
                 if (!rec->value) /* deleted */
                         continue;
                 snprintf(where, sizeof(where), "%s [%d] offset %lld",
                          o->report_topic, (int)rec->partition,
                          (long long)rec->offset);
-                if (check_record(rec, where, &key, &val, err, sizeof(err))) {
+                bad = check_record(rec, where, &key, &val, err, sizeof(err));
+                free(rec->value); /* parsed: its text is not needed */
+                rec->value = NULL;
+                if (bad) {
                         if (garbage < KS_FLEET_GARBAGE_NAMED)
                                 fprintf(stderr,
                                         "keyshift fleet: skipped the record "
