@@ -7,8 +7,9 @@
  * The topic holds, per producer and topic, that producer's latest report
  * of the topic (cumulative since the producer started), and one record of
  * the producer itself (its report with no topic: `final` once it ended).
- * Each record is checked as any report is (the schema, and its sketches
- * read whole): one that is not is garbage, counted,
+ * Each record is parsed (on worker threads, ks_cli_fleet_parse.c) and
+ * checked as any report is (the schema, and its sketches read whole):
+ * one that is not is garbage, counted,
  * skipped and named by its offset. The records of one producer make one
  * report; the producers' reports are merged by `keyshift merge`'s code
  * (ks_cli_merge.h), so exact figures are sums and estimates carry the
@@ -64,56 +65,33 @@ static int selected(const ks_fleet_opts_t *o, const char *t)
 }
 
 /**
- * @brief Checks one record: a key {v:1, client_id, host, pid,
- *        started_at_ms, topic} and a report holding that topic alone
- *        (none for the producer's own record) that the report check
- *        passes. The check reads every packed sketch whole
- *        (ks_cli_report_check(), "merge"), with the functions the merge
- *        reads them with: a record whose sketches do not read is garbage
- *        here, not a failed merge. (A merge of each record alone, to the
- *        same end, took 13 % of `keyshift fleet`'s time over 100 x 100.)
- * @returns 0 with @p key and @p val (new references), or -1 with @p err.
+ * @brief Checks one parsed record (@p key, ks_fleet_parse_record()): its
+ *        value @p val a report holding the key's topic alone (none for
+ *        the producer's own record) that the report check passes. The
+ *        check reads every packed sketch whole (ks_cli_report_check(),
+ *        "merge"), with the functions the merge reads them with: a record
+ *        whose sketches do not read is garbage here, not a failed merge.
+ *        (A merge of each record alone, to the same end, took 13 % of
+ *        `keyshift fleet`'s time over 100 x 100.)
+ * @returns 0, or -1 with @p err set.
  */
-static int check_record(const ks_fleet_rec_t *rec, const char *where,
-                        json_t **key, json_t **val, char *err, size_t errsz)
+static int check_record(json_t *key, json_t *val, const char *where, char *err,
+                        size_t errsz)
 {
-        json_error_t je;
-        const char  *topic;
-        json_t      *topics;
+        const char *topic = json_string_value(json_object_get(key, "topic"));
+        json_t     *topics;
 
-        *key = json_loads(rec->key, 0, &je);
-        *val = NULL;
-        if (!json_is_object(*key) ||
-            json_integer_value(json_object_get(*key, "v")) != 1 ||
-            !json_is_string(json_object_get(*key, "client_id")) ||
-            !json_is_string(json_object_get(*key, "host")) ||
-            !json_is_integer(json_object_get(*key, "pid")) ||
-            !json_is_integer(json_object_get(*key, "started_at_ms")) ||
-            !json_is_string(json_object_get(*key, "topic"))) {
-                snprintf(err, errsz, "its key is not a keyshift record key");
-                goto bad;
-        }
-        topic = json_string_value(json_object_get(*key, "topic"));
-        if (!(*val = json_loadb(rec->value, rec->value_len, 0, &je))) {
-                snprintf(err, errsz, "its value is not JSON (%s)", je.text);
-                goto bad;
-        }
-        if (ks_cli_report_check(*val, where, err, errsz) ||
-            ks_cli_report_rows(*val, where, err, errsz)) /* hot keys */
-                goto bad;
-        topics = json_object_get(*val, "topics");
+        if (ks_cli_report_check(val, where, err, errsz) ||
+            ks_cli_report_rows(val, where, err, errsz)) /* hot keys */
+                return -1;
+        topics = json_object_get(val, "topics");
         if (json_object_size(topics) != (*topic ? 1u : 0u) ||
             (*topic && !json_object_get(topics, topic))) {
                 snprintf(err, errsz,
                          "its report does not hold topic \"%s\" alone", topic);
-                goto bad;
+                return -1;
         }
         return 0;
-bad:
-        json_decref(*key);
-        json_decref(*val);
-        *key = *val = NULL;
-        return -1;
 }
 
 /** @returns the producer of @p key in @p ps (added if new), or NULL. */
@@ -263,6 +241,7 @@ static int write_metrics(const json_t *report, const char *path, char *err,
 int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
 {
         ks_fleet_read_t      rd;
+        ks_fleet_parser_t   *parser;
         ks_fleet_producer_t *ps = NULL;
         ks_cli_report_t     *in = NULL;
         size_t               np = 0, nin = 0, i, garbage = 0;
@@ -275,23 +254,34 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
         if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
                           isatty(STDERR_FILENO), &rd, err, sizeof(err)))
                 return ks_cli_fail("fleet", "%s", err);
-        now = wall_ms();
+        now    = wall_ms();
+        parser = ks_fleet_parser_start(&rd);
         for (i = 0; i < rd.cnt; i++) {
                 ks_fleet_rec_t      *rec = &rd.recs[i];
-                json_t              *key, *val;
+                json_t              *key = NULL, *val = NULL;
                 ks_fleet_producer_t *p;
                 const char          *topic;
-                int                  bad;
+                int                  r;
 
-                if (!rec->value) /* deleted */
+                if (parser)
+                        r = ks_fleet_parser_take(parser, i, &key, &val, err,
+                                                 sizeof(err));
+                else if (!rec->value)
+                        r = 1;
+                else {
+                        r = ks_fleet_parse_record(rec, &key, &val, err,
+                                                  sizeof(err));
+                        free(rec->value); /* its text is not needed */
+                        rec->value = NULL;
+                }
+                if (r == 1) /* deleted */
                         continue;
                 snprintf(where, sizeof(where), "%s [%d] offset %lld",
                          o->report_topic, (int)rec->partition,
                          (long long)rec->offset);
-                bad = check_record(rec, where, &key, &val, err, sizeof(err));
-                free(rec->value); /* parsed: its text is not needed */
-                rec->value = NULL;
-                if (bad) {
+                if (r || check_record(key, val, where, err, sizeof(err))) {
+                        json_decref(key);
+                        json_decref(val);
                         if (garbage < KS_FLEET_GARBAGE_NAMED)
                                 fprintf(stderr,
                                         "keyshift fleet: skipped the record "
@@ -319,6 +309,7 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                         p->last_ms = rec->timestamp_ms;
                 json_decref(key);
         }
+        ks_fleet_parser_stop(parser);
         if (garbage > KS_FLEET_GARBAGE_NAMED)
                 fprintf(stderr, "keyshift fleet: %zu more records skipped\n",
                         garbage - KS_FLEET_GARBAGE_NAMED);

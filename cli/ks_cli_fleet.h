@@ -8,6 +8,8 @@
  *    end (the high watermarks when it began) with a librdkafka consumer,
  *    keeping the latest record of each key (producer and topic), as the
  *    topic's compaction would;
+ *  - ks_cli_fleet_parse.c: the records' JSON parsed ahead on worker
+ *    threads while the command checks those before;
  *  - ks_cli_fleet.c: one round: each record checked (garbage counted
  *    and skipped), the producers' states, the merge and the output;
  *  - ks_cli_fleet_args.c: the command line, the help, --follow.
@@ -55,6 +57,47 @@ int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
 
 /** @brief Frees what ks_fleet_read() kept. */
 void ks_fleet_read_free(ks_fleet_read_t *r);
+
+/**
+ * @brief Parses record @p rec: its key, which must be a keyshift record
+ *        key {v:1, client_id, host, pid, started_at_ms, topic}, and its
+ *        value, JSON (checked as a report by the caller).
+ * @returns 0 with @p key and @p val (new references), or -1 with @p err
+ *          set and both NULL.
+ * @locality any thread (jansson only).
+ */
+int ks_fleet_parse_record(ks_fleet_rec_t *rec, json_t **key, json_t **val,
+                          char *err, size_t errsz);
+
+/** Records parsed ahead on worker threads (ks_cli_fleet_parse.c). */
+typedef struct ks_fleet_parser ks_fleet_parser_t;
+
+/**
+ * @brief Starts parsing the records of @p rd ahead, on up to 3 threads
+ *        (one fewer than the CPUs, at least one), each record's text freed
+ *        once parsed. @p rd's records are the parser's until
+ *        ks_fleet_parser_stop() (their partition, offset and time may be
+ *        read meanwhile; not their value).
+ * @returns the parser, or NULL (out of memory, no thread): then parse with
+ *          ks_fleet_parse_record().
+ * @locality the command's thread.
+ */
+ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd);
+
+/**
+ * @brief Takes record @p i's parse, waiting for it; take them in order
+ *        0, 1, 2, ... (the parse runs at most 256 records ahead of the
+ *        last taken).
+ * @returns 0 with @p key and @p val (new references), 1 for a deleted
+ *          record (a tombstone: both NULL), or -1 with @p err set (as
+ *          ks_fleet_parse_record()).
+ */
+int ks_fleet_parser_take(ks_fleet_parser_t *ps, size_t i, json_t **key,
+                         json_t **val, char *err, size_t errsz);
+
+/** @brief Stops the threads (after the record they are parsing), frees
+ *         what was parsed and not taken, and @p ps. NULL: nothing. */
+void ks_fleet_parser_stop(ks_fleet_parser_t *ps);
 
 /** What `keyshift fleet` was asked (ks_cli_fleet_args.c). */
 typedef struct ks_fleet_opts {
