@@ -8,14 +8,20 @@
 #                           Python and Go host tests, tests/hosts/),
 #                           python3-jsonschema (reports checked against
 #                           docs/keyshift.report.v2.schema.json), venv
-#                           (the Python wheel's test, tests/wheel/)
+#                           (the Python wheel's test, tests/wheel/),
+#                           clang (the fuzz targets, tests/fuzz/: libFuzzer
+#                           and its sanitizer runtimes)
+#   scripts/deps.sh fuzz    build + clang only (tests/fuzz/run)
 set -euo pipefail
 
 want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev libdeflate-dev)
 if [ "${1:-build}" = test ]; then
   want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-venv
          python3-confluent-kafka python3-jsonschema
-         default-jdk-headless maven golang-go)
+         default-jdk-headless maven golang-go clang)
+fi
+if [ "${1:-build}" = fuzz ]; then
+  want+=(clang)
 fi
 
 missing=()
