@@ -87,11 +87,12 @@ static json_t *other_value(json_t *v, uint64_t *s)
                 json_int_t x = json_integer_value(v);
                 switch (r) {
                 case 0:
-                        return json_integer(x + 1);
+                        return json_integer(x == INT64_MAX ? x : x + 1);
                 case 1:
-                        return json_integer(x - 1);
+                        return json_integer(x == INT64_MIN ? x : x - 1);
                 case 2:
-                        return json_integer(x > INT64_MAX / 2 ? x : x * 2);
+                        return json_integer(
+                            x > INT64_MAX / 2 || x < INT64_MIN / 2 ? x : x * 2);
                 case 3:
                         return json_integer(x / 2);
                 case 4:
