@@ -8,7 +8,8 @@
  * The check promises the subcommands a report they can read without
  * checks of their own (ks_cli_report.h); this target holds it to that:
  * every input the check accepts is shown, drawn, turned into metrics and
- * merged with itself, in-process (the subcommands' main functions, their
+ * merged with a copy of itself from another process (its pid changed),
+ * in-process (the subcommands' main functions, their
  * output to /dev/null). Inputs the check refuses are left to
  * fuzz_report_check.
  */
@@ -51,6 +52,35 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
         return ks_fuzz_json_mutate(data, size, max_size, seed);
 }
 
+/**
+ * Capacities read from a report decide allocations in `merge`
+ * (`merge.hot_keys.capacity` 100,000,000 allocates 4.2 GB): issue 30's
+ * "inputs never decide an allocation" item, fixed apart (the report
+ * check will cap them by keyshift's own limits). Until then reports with
+ * a capacity above the largest keyshift configures (keyshift.key.sample
+ * .size 1,048,576) are left out here, so that the fuzzer looks past it.
+ */
+#define KS_FUZZ_CAPACITY_MAX 1048576
+
+/** @returns 1 when a topic's merge object names a larger capacity. */
+static int over_capacity(json_t *root)
+{
+        const char *name, *k;
+        json_t     *topic, *sketch;
+
+        json_object_foreach(json_object_get(root, "topics"), name, topic)
+        {
+                json_object_foreach(json_object_get(topic, "merge"), k, sketch)
+                {
+                        json_t *cap = json_object_get(sketch, "capacity");
+                        if (json_is_integer(cap) &&
+                            json_integer_value(cap) > KS_FUZZ_CAPACITY_MAX)
+                                return 1;
+                }
+        }
+        return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         json_error_t jerr;
@@ -62,13 +92,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
         if (!root)
                 return 0;
-        if (ks_cli_report_check(root, "fuzz.json", err, sizeof(err))) {
+        if (ks_cli_report_check(root, "fuzz.json", err, sizeof(err)) ||
+            over_capacity(root)) {
                 json_decref(root);
                 return 0;
         }
-        json_decref(root);
         f = ks_fuzz_file(data, size);
-        g = ks_fuzz_file2(data, size);
+        { /* merge refuses two reports of one producer: the second is
+           * another process's (pid + 1) */
+                json_t *prod = json_object_get(root, "producer");
+                char   *text;
+                json_object_set_new(
+                    prod, "pid",
+                    json_integer(
+                        json_integer_value(json_object_get(prod, "pid")) == 1
+                            ? 2
+                            : 1));
+                text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+                g    = ks_fuzz_file2((const uint8_t *)(text ? text : ""),
+                                  text ? strlen(text) : 0);
+                free(text);
+        }
+        json_decref(root);
         {
                 char *show[]    = {"show", "--color", "never", (char *)f, NULL};
                 char *show_k[]  = {"show", "--hot", "3", (char *)f, NULL};
