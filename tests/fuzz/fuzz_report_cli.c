@@ -62,6 +62,36 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
  */
 #define KS_FUZZ_CAPACITY_MAX 1048576
 
+/**
+ * Counters that sum past 2^63 - 1 in `merge` (issue 30's listed item:
+ * "overflow" refused by name, fixed apart) are signed overflow today:
+ * this target merges a report with a copy of itself, so until that fix
+ * reports with an integer over 2^62 are left out too.
+ */
+static int over_half(const json_t *j)
+{
+        const char *k;
+        json_t     *v;
+        size_t      i;
+
+        if (json_is_integer(j))
+                return json_integer_value(j) > INT64_MAX / 2;
+        if (json_is_object(j)) {
+                json_object_foreach((json_t *)j, k, v)
+                {
+                        if (over_half(v))
+                                return 1;
+                }
+        } else if (json_is_array(j)) {
+                json_array_foreach(j, i, v)
+                {
+                        if (over_half(v))
+                                return 1;
+                }
+        }
+        return 0;
+}
+
 /** @returns 1 when a topic's merge object names a larger capacity. */
 static int over_capacity(json_t *root)
 {
@@ -93,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!root)
                 return 0;
         if (ks_cli_report_check(root, "fuzz.json", err, sizeof(err)) ||
-            over_capacity(root)) {
+            over_capacity(root) || over_half(json_object_get(root, "topics"))) {
                 json_decref(root);
                 return 0;
         }
