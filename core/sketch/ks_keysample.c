@@ -222,6 +222,15 @@ static inline void ks_keysample_update_threshold(ks_keysample_t *ks)
             ks->overflowed && ks->n > 0 ? ks->heap[0].hash64 : UINT64_MAX;
 }
 
+/** @returns the payload at place @p pslot; NULL for a sample without
+ *           payloads (NULL + 0 is undefined behaviour in C: UBSan's
+ *           pointer-overflow check, found by tests/fuzz's report_cli). */
+static inline void *ks_keysample_payload_at(const ks_keysample_t *ks,
+                                            uint32_t              pslot)
+{
+        return ks->payload ? ks->payload + (size_t)pslot * ks->psize : NULL;
+}
+
 /**
  * @brief Counts @p messages messages and @p bytes bytes of one key: the
  *        slow path of add(), and one step of merge().
@@ -248,7 +257,7 @@ static void *ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
                 ks_keysample_node_t *n = &ks->heap[ks->index[slot]];
                 n->messages += messages;
                 n->bytes += bytes;
-                return ks->payload + (size_t)n->pslot * ks->psize;
+                return ks_keysample_payload_at(ks, n->pslot);
         }
 
         node.hash64   = hash64;
@@ -265,7 +274,7 @@ static void *ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
                 ks_keysample_sift_up(ks, pos);
                 /* the maximum, hence the threshold, is unchanged */
                 *admitted = 1;
-                return ks->payload + (size_t)node.pslot * ks->psize;
+                return ks_keysample_payload_at(ks, node.pslot);
         }
 
         /* Full, and a (k+1)-th distinct key: from now on some key is out. */
@@ -279,7 +288,7 @@ static void *ks_keysample_offer(ks_keysample_t *ks, uint64_t hash64,
                 *admitted = 1;
         }
         ks_keysample_update_threshold(ks);
-        return *admitted ? ks->payload + (size_t)node.pslot * ks->psize : NULL;
+        return *admitted ? ks_keysample_payload_at(ks, node.pslot) : NULL;
 }
 
 /**
