@@ -240,8 +240,20 @@ json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                 started = generated ? generated : "";
         if (!generated)
                 generated = started;
-        json_object_foreach(topics, name, t) messages +=
-            json_integer_value(json_object_get(t, "messages"));
+        json_object_foreach(topics, name, t)
+        {
+                json_int_t m =
+                    json_integer_value(json_object_get(t, "messages"));
+                if (messages > INT64_MAX - m) {
+                        snprintf(err, errsz,
+                                 "messages: overflow: the merged topics' "
+                                 "messages sum past 2^63 - 1");
+                        json_decref(topics);
+                        json_decref(warnings);
+                        return NULL;
+                }
+                messages += m;
+        }
         out = json_pack("{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:I, s:o}",
                         "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at",
                         generated, "started_at", started, "uptime_s",

@@ -124,6 +124,15 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
                            size_t n, size_t hot_max, size_t total_inputs,
                            char *err, size_t errsz);
 
+/**
+ * @brief Whether topic @p name's counters of the @p n inputs @p in can be
+ *        summed: every integer member summed at its path stays within
+ *        2^63 - 1 (ks_cli_merge_overflow.c).
+ * @returns 0, or -1 with @p err = "FILE: topics.NAME.FIELD: overflow: ...".
+ */
+int ks_cli_merge_sums_fit(const char *name, const ks_cli_merge_in_t *in,
+                          size_t n, char *err, size_t errsz);
+
 /** @brief dst += src for every integer member, recursively into
  *         objects; members only in src are copied, others kept. */
 void ks_cli_merge_sum(json_t *dst, const json_t *src);

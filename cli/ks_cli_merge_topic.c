@@ -331,6 +331,8 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         for (i = 1; i < n; i++)
                 if (ks_merge_compatible(name, &in[0], &in[i], err, errsz))
                         return NULL;
+        if (ks_cli_merge_sums_fit(name, in, n, err, errsz))
+                return NULL;
         for (i = 0; i < n; i++) {
                 const json_t *m = json_object_get(in[i].topic, "merge");
                 size_t sc = (size_t)ks_cli_u64(json_object_get(m, "key_sample"),

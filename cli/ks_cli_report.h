@@ -49,6 +49,17 @@ int ks_cli_report_check(json_t *root, const char *path, char *err,
                         size_t errsz);
 
 /**
+ * @brief Checks the partition numbers of checked report @p root against
+ *        the counts they are under (hot keys', mixed keys', other
+ *        clients' examples'): ks_cli_report_check() calls it last
+ *        (ks_cli_report_ranges.c).
+ * @returns 0, or -1 with @p err = "PATH: FIELD: partition P is beyond the
+ *          current count N (partitions 0 .. N-1)".
+ */
+int ks_cli_report_ranges(json_t *root, const char *path, char *err,
+                         size_t errsz);
+
+/**
  * @brief Turns each topic's `hot_keys` of checked report @p root from the
  *        file's columns into the array of objects, one per key, that the
  *        subcommands read (ks_report_hot_keys_rows(); ks_cli_report_load()

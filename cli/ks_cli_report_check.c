@@ -310,6 +310,22 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                 ks_vpop(v, mark);
         }
         flow = ks_vget(v, p, "flow", KS_V_ARR | KS_V_NULL | KS_V_OPTION);
+        /* a flow matrix is read whole (current x count cells): no more
+         * than keyshift ever writes, whatever the file says */
+        if (current &&
+            ((flow && !json_is_null(flow)) ||
+             json_object_get(p, "flow_nonzero")) &&
+            current * count > KS_CONFIG_FLOW_CELLS_MAX) {
+                mark = ks_vpush(
+                    v, flow && !json_is_null(flow) ? "flow" : "flow_nonzero");
+                ks_vfail(v,
+                         "%lld x %lld cells, above keyshift's limit of %d "
+                         "(keyshift.flow.max.cells)",
+                         (long long)current, (long long)count,
+                         KS_CONFIG_FLOW_CELLS_MAX);
+                ks_vpop(v, mark);
+                return;
+        }
         mark = ks_vpush(v, "flow");
         if (current)
                 ks_check_flow(v, flow, current, count);
@@ -968,5 +984,7 @@ int ks_cli_report_check(json_t *root, const char *path, char *err, size_t errsz)
         }
         ks_check_warnings(&v, ks_vget(&v, root, "warnings", KS_V_ARR));
         ks_check_scan(&v, root);
-        return v.failed ? -1 : 0;
+        if (v.failed)
+                return -1;
+        return ks_cli_report_ranges(root, path, err, errsz);
 }

@@ -365,13 +365,19 @@ static int check_scalar(vctx_t *v, const json_t *s, const json_t *j)
 
         if (json_is_number(j)) {
                 double x = json_number_value(j);
+                char   num[32]; /* an integer as written, not as %g */
+                if (json_is_integer(j))
+                        snprintf(num, sizeof(num), "%lld",
+                                 (long long)json_integer_value(j));
+                else
+                        snprintf(num, sizeof(num), "%g", x);
                 if (mn && x < json_number_value(mn))
-                        return fail(v, "%s %g, below the minimum %g",
-                                    ks_cli_json_what(j), x,
+                        return fail(v, "%s %s, below the minimum %.17g",
+                                    ks_cli_json_what(j), num,
                                     json_number_value(mn));
                 if (mx && x > json_number_value(mx))
-                        return fail(v, "%s %g, above the maximum %g",
-                                    ks_cli_json_what(j), x,
+                        return fail(v, "%s %s, above the maximum %.17g",
+                                    ks_cli_json_what(j), num,
                                     json_number_value(mx));
         }
         if (json_is_string(j)) {

@@ -341,19 +341,20 @@ static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
                 return KS_CONFIG_OK;                                           \
         }
 
-KS_INT_SETTER(set_hot, hot_keys, "keyshift.hot.keys", 0, 1000, KS_ACCEPT_HOT)
+KS_INT_SETTER(set_hot, hot_keys, "keyshift.hot.keys", 0, KS_CONFIG_HOT_KEYS_MAX,
+              KS_ACCEPT_HOT)
 KS_INT_SETTER(set_sample, key_sample_size, "keyshift.key.sample.size", 64,
-              1048576, KS_ACCEPT_SAMPLE)
+              KS_CONFIG_SAMPLE_MAX, KS_ACCEPT_SAMPLE)
 KS_INT_SETTER(set_mixed_sample, mixed_sample_size, "keyshift.mixed.sample.size",
-              64, 1048576, KS_ACCEPT_MIXED_SAMPLE)
+              64, KS_CONFIG_SAMPLE_MAX, KS_ACCEPT_MIXED_SAMPLE)
 KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
               KS_ACCEPT_TOPICS_MAX)
 KS_INT_SETTER(set_memory, memory_max_mb, "keyshift.memory.max.mb", 1,
               KS_MEMORY_MAX_MB_MAX, KS_ACCEPT_MEMORY)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
               100, 3600000, KS_ACCEPT_REFRESH)
-KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0, 1048576,
-              KS_ACCEPT_FLOW)
+KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0,
+              KS_CONFIG_FLOW_CELLS_MAX, KS_ACCEPT_FLOW)
 
 static ks_config_res_t set_partitioner(ks_config_t *conf, const char *v,
                                        char *errstr, size_t size)

@@ -28,6 +28,18 @@ typedef enum ks_config_res {
 /** keyshift.memory.max.mb's largest value (MiB). */
 #define KS_MEMORY_MAX_MB_MAX 65536
 
+/** keyshift.hot.keys' largest value (hot keys listed per topic). */
+#define KS_CONFIG_HOT_KEYS_MAX 1000
+
+/** keyshift.key.sample.size's and keyshift.mixed.sample.size's largest
+ *  value (keys). A report's sketch capacities never exceed what these
+ *  allow (ks_topic.h, KS_TOPIC_SAMPLE_MAX), and readers refuse larger
+ *  ones rather than allocate what a file says. */
+#define KS_CONFIG_SAMPLE_MAX 1048576
+
+/** keyshift.flow.max.cells' largest value (cells of one flow matrix). */
+#define KS_CONFIG_FLOW_CELLS_MAX 1048576
+
 typedef struct ks_config {
         int     enable;
         int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */

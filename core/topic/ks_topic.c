@@ -73,7 +73,9 @@ void ks_topic_params_from_config(ks_topic_params_t *p, const ks_config_t *k)
         p->key_sample_size   = (size_t)k->key_sample_size;
         p->mixed_sample_size = (size_t)k->mixed_sample_size;
         p->topk_capacity =
-            k->hot_keys * 16 > 1024 ? (size_t)k->hot_keys * 16 : 1024;
+            (size_t)k->hot_keys * KS_TOPIC_TOPK_PER_HOT > KS_TOPIC_TOPK_FLOOR
+                ? (size_t)k->hot_keys * KS_TOPIC_TOPK_PER_HOT
+                : KS_TOPIC_TOPK_FLOOR;
         p->flow_max_cells = k->flow_max_cells;
         p->pending_max    = KS_PENDING_MAX;
         /* keyshift.memory.max.mb covers the sketches and the drainer's

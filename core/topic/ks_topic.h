@@ -53,6 +53,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_clients.h"
+#include "ks_config.h"
 #include "ks_hll.h"
 #include "ks_keyenc.h"
 #include "ks_keysample.h"
@@ -112,6 +113,22 @@ void ks_topic_params_from_config(ks_topic_params_t      *p,
  *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
 #define KS_TOPIC_SAMPLE_MIN 64
 #define KS_TOPIC_TOPK_MIN 64
+
+/** Hot-key counters per hot key listed, and their least number
+ *  (ks_topic_params_from_config()). */
+#define KS_TOPIC_TOPK_PER_HOT 16
+#define KS_TOPIC_TOPK_FLOOR 1024
+
+/** The largest capacities a topic's sketches can have (the key sample's
+ *  and the mixed-key sample's, the hot-key counters'): what the largest
+ *  keyshift.key.sample.size, .mixed.sample.size and .hot.keys give. A
+ *  report's capacities are within these, and the report readers (`keyshift
+ *  show`, `merge`, ...) refuse larger ones by name rather than allocate
+ *  what a file says; docs/keyshift.report.v2.schema.json states the same
+ *  bounds (tests/unit/test_limits.c holds them equal). */
+#define KS_TOPIC_SAMPLE_MAX ((size_t)KS_CONFIG_SAMPLE_MAX)
+#define KS_TOPIC_TOPK_MAX                                                      \
+        ((size_t)KS_CONFIG_HOT_KEYS_MAX * KS_TOPIC_TOPK_PER_HOT)
 
 /**
  * @brief The heap one topic's sketches take with @p p's sizes: the
