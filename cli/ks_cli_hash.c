@@ -370,5 +370,5 @@ int ks_cli_hash_main(int argc, char **argv)
                 }
         }
         json_decref(all);
-        return fflush(stdout) ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
+        return KS_CLI_EXIT_OK; /* main() flushes, and names a write error */
 }

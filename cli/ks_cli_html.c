@@ -446,7 +446,13 @@ static int ks_html_write(const char *out, const ks_cli_report_t *r,
 
         if (!strcmp(out, "-")) {
                 ks_html_page(stdout, r, o);
-                return fflush(stdout) ? -1 : 0;
+                if (fflush(stdout) || ferror(stdout)) {
+                        snprintf(err, errsz,
+                                 "standard output: cannot write: %s",
+                                 errno ? strerror(errno) : "write error");
+                        return -1;
+                }
+                return 0;
         }
         if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out) >=
             (int)sizeof(tmp)) {

@@ -4,6 +4,7 @@
  * @brief `keyshift`: dispatches to a subcommand (git-style: the first
  *        argument names it) and prints the overview help.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +61,29 @@ static void ks_cli_overview(FILE *fp)
                     "Manual: docs/keyshift-cli.md\n");
 }
 
+/**
+ * @brief Flushes and closes standard output after subcommand @p cmd
+ *        returned @p rc: what it printed may still be buffered, and a
+ *        write error (a full disk, /dev/full, a closed pipe's EPIPE with
+ *        SIGPIPE ignored) is known only now.
+ * @returns @p rc, or 1 after one line naming the error when the output
+ *          was not all written (and @p rc said it was).
+ */
+static int ks_cli_stdout_closed(const char *cmd, int rc)
+{
+        int failed = ferror(stdout);
+
+        errno = 0;
+        if (fclose(stdout) != 0 || failed) {
+                if (rc == KS_CLI_EXIT_OK)
+                        fprintf(stderr,
+                                "keyshift %s: writing standard output: %s\n",
+                                cmd, errno ? strerror(errno) : "write error");
+                return rc == KS_CLI_EXIT_OK ? KS_CLI_EXIT_FAIL : rc;
+        }
+        return rc;
+}
+
 /** @returns the subcommand's exit code; 2 for no or an unknown one. */
 int main(int argc, char **argv)
 {
@@ -81,7 +105,9 @@ int main(int argc, char **argv)
         }
         for (i = 0; i < KS_CLI_COMMAND_CNT; i++)
                 if (!strcmp(argv[1], ks_cli_commands[i].name))
-                        return ks_cli_commands[i].main(argc - 1, argv + 1);
+                        return ks_cli_stdout_closed(
+                            argv[1],
+                            ks_cli_commands[i].main(argc - 1, argv + 1));
         fprintf(stderr, "keyshift: unknown command '%s'\n\n", argv[1]);
         ks_cli_overview(stderr);
         return KS_CLI_EXIT_USAGE;

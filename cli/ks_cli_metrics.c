@@ -5,8 +5,10 @@
  *        on standard output, the text the plugin writes to
  *        keyshift.metrics.path (both made by core/report/ks_metrics.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ks_cli.h"
 #include "ks_cli_report.h"
@@ -57,7 +59,8 @@ int ks_cli_metrics_main(int argc, char **argv)
                 return ks_cli_fail("metrics", "%s", err);
         rc = ks_metrics_report(r.root, stdout);
         ks_cli_report_free(&r);
-        if (rc || fflush(stdout))
-                return ks_cli_fail("metrics", "cannot write the metrics");
+        if (rc || fflush(stdout) || ferror(stdout))
+                return ks_cli_fail("metrics", "cannot write the metrics: %s",
+                                   errno ? strerror(errno) : "write error");
         return KS_CLI_EXIT_OK;
 }

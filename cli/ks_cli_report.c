@@ -7,42 +7,180 @@
 #include "ks_cli_report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ks_report.h"
+
+/**
+ * @brief Reads all of @p path ("-": standard input) into @p *buf (owned,
+ *        NUL-terminated), refusing what is not a regular file (a
+ *        directory, a FIFO, a device such as /dev/zero, a socket) without
+ *        blocking: the file is opened with O_NONBLOCK (a FIFO with no
+ *        writer would block open() without it) and fstat()ed first.
+ * @returns 0, or -1 with @p err = "PATH: problem".
+ */
+static int ks_report_slurp(const char *path, char **buf, size_t *len, char *err,
+                           size_t errsz)
+{
+        int         is_stdin = !strcmp(path, "-");
+        int         fd       = is_stdin ? STDIN_FILENO
+                                        : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        size_t      cap = 0, n = 0;
+        char       *b = NULL;
+        ssize_t     got;
+
+        if (fd < 0) {
+                snprintf(err, errsz, "%s: cannot open: %s", path,
+                         strerror(errno));
+                return -1;
+        }
+        if (fstat(fd, &st)) {
+                snprintf(err, errsz, "%s: cannot read: %s", path,
+                         strerror(errno));
+                goto fail;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                snprintf(err, errsz, "%s: is a directory, not a report", path);
+                goto fail;
+        }
+        if (!is_stdin && !S_ISREG(st.st_mode)) {
+                snprintf(err, errsz,
+                         "%s: not a regular file (%s): keyshift reads reports "
+                         "from files, or from standard input as -",
+                         path,
+                         S_ISFIFO(st.st_mode)   ? "a FIFO"
+                         : S_ISCHR(st.st_mode)  ? "a character device"
+                         : S_ISBLK(st.st_mode)  ? "a block device"
+                         : S_ISSOCK(st.st_mode) ? "a socket"
+                                                : "not a file");
+                goto fail;
+        }
+        if (!is_stdin) /* a regular file never blocks: reads as usual */
+                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        for (;;) {
+                if (cap - n < 65536) {
+                        char *nb;
+                        cap = cap ? cap * 2 : (size_t)st.st_size + 65536;
+                        if (!(nb = realloc(b, cap + 1))) {
+                                snprintf(err, errsz, "%s: out of memory", path);
+                                goto fail;
+                        }
+                        b = nb;
+                }
+                got = read(fd, b + n, cap - n);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0) {
+                        snprintf(err, errsz, "%s: cannot read: %s", path,
+                                 strerror(errno));
+                        goto fail;
+                }
+                if (!got)
+                        break;
+                n += (size_t)got;
+        }
+        if (!is_stdin)
+                close(fd);
+        b[n] = '\0';
+        *buf = b;
+        *len = n;
+        return 0;
+fail:
+        free(b);
+        if (!is_stdin)
+                close(fd);
+        return -1;
+}
+
+/** @returns the offset of the first byte of @p b that JSON text never
+ *           holds raw (a control character other than tab and line ends,
+ *           DEL), or @p n when there is none: a binary file. */
+static size_t ks_report_binary_at(const char *b, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)b[i];
+                if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+                    c == 0x7f)
+                        return i;
+        }
+        return n;
+}
+
+/** @brief Copies @p in to @p out with every byte that is not printable
+ *         ASCII written as \xNN: a parser's message quotes the input, and
+ *         a terminal must not get raw bytes of a binary file. */
+static void ks_report_printable(const char *in, char *out, size_t outsz)
+{
+        size_t o = 0;
+
+        for (; *in && o + 5 < outsz; in++) {
+                unsigned char c = (unsigned char)*in;
+                if (c >= 0x20 && c < 0x7f)
+                        out[o++] = (char)c;
+                else
+                        o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", c);
+        }
+        out[o] = '\0';
+}
 
 int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                        size_t errsz)
 {
         json_error_t jerr;
-        FILE        *fp;
-        int          is_stdin = !strcmp(path, "-");
+        char        *buf, text[4 * JSON_ERROR_TEXT_LENGTH];
+        size_t       len, bin, i;
 
         r->path = path;
         r->root = NULL;
-        fp      = is_stdin ? stdin : fopen(path, "r");
-        if (!fp) {
-                snprintf(err, errsz, "%s: cannot open: %s", path,
-                         strerror(errno));
+        if (ks_report_slurp(path, &buf, &len, err, errsz))
+                return -1;
+        for (i = 0; i < len && strchr(" \t\r\n", buf[i]); i++)
+                ;
+        if (i == len) {
+                snprintf(err, errsz,
+                         "%s: not a keyshift report: the file is "
+                         "empty%s",
+                         path, len ? " (white space only)" : "");
+                free(buf);
                 return -1;
         }
-        r->root = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);
-        if (!is_stdin)
-                fclose(fp);
+        if ((bin = ks_report_binary_at(buf, len)) < len) {
+                snprintf(err, errsz,
+                         "%s: not a keyshift report: binary data (byte 0x%02x "
+                         "at offset %zu), not JSON text",
+                         path, (unsigned char)buf[bin], bin);
+                free(buf);
+                return -1;
+        }
+        r->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!r->root) {
-                int eof = strstr(jerr.text, "end of file") ||
-                          strstr(jerr.text, "premature end of input");
+                /* truncated: a report that began and ended early; text
+                 * that never began as an object is not one */
+                int eof = (strstr(jerr.text, "end of file") ||
+                           strstr(jerr.text, "premature end of input")) &&
+                          buf[i] == '{';
+                ks_report_printable(jerr.text, text, sizeof(text));
                 snprintf(err, errsz,
                          "%s: not valid JSON at line %d, column %d: %s%s", path,
-                         jerr.line, jerr.column, jerr.text,
-                         !eof            ? ""
-                         : jerr.position ? " (the file ends before the "
-                                           "report does: truncated)"
-                                         : " (the file is empty)");
+                         jerr.line, jerr.column, text,
+                         eof ? " (the file ends before the report does: "
+                               "truncated)"
+                         : buf[i] != '{' ? " (not a keyshift report: it "
+                                           "does not begin with '{')"
+                                         : "");
+                free(buf);
                 return -1;
         }
+        free(buf);
         if (ks_cli_report_check(r->root, path, err, errsz) ||
             ks_cli_report_rows(r->root, path, err, errsz)) {
                 ks_cli_report_free(r);

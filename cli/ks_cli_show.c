@@ -424,5 +424,5 @@ int ks_cli_show_main(int argc, char **argv)
                 printf("\n  no topics: the producer sent nothing (or "
                        "keyshift.topics matched none)\n");
         ks_cli_report_free(&r);
-        return fflush(stdout) ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
+        return KS_CLI_EXIT_OK; /* main() flushes, and names a write error */
 }
