@@ -5,6 +5,8 @@
  */
 #include "ks_client.h"
 
+#include "ks_report.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                            size_t errstr_size)
 {
         ks_client_t *c = calloc(1, sizeof(*c));
+        char         why[200];
 
         if (!c || ks_config_copy(&c->conf, kconf)) {
                 free(c);
@@ -183,13 +186,19 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         ks_topic_params_from_config(&c->params, kconf);
         ks_warn_list_init(&c->carry);
         if (ks_config_report_path(&c->conf, c->client_id, (long)getpid(),
-                                  c->report_path, sizeof(c->report_path))) {
+                                  c->report_path, sizeof(c->report_path)) ||
+            ks_report_path_fits(c->report_path, why, sizeof(why))) {
+                if (ks_config_report_path(&c->conf, c->client_id,
+                                          (long)getpid(), c->report_path,
+                                          sizeof(c->report_path)))
+                        snprintf(why, sizeof(why), "the path is too long");
                 snprintf(c->report_path, sizeof(c->report_path),
                          "keyshift-%ld.json", (long)getpid());
                 ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
-                            "keyshift.report.path expands to a path too "
-                            "long; writing %s instead",
-                            c->report_path);
+                            "keyshift.report.path with this client.id (%zu "
+                            "bytes) cannot be written: %s; writing %s in "
+                            "the working directory instead",
+                            strlen(c->client_id), why, c->report_path);
         }
         if (claim_report_path(c->report_path, sizeof(c->report_path)))
                 ks_warn_log_line(stderr, 5, c->client_id,
@@ -279,9 +288,12 @@ static int claim_report_path(char *path, size_t size)
  */
 static void claim_metrics_path(ks_client_t *c)
 {
+        char why[200];
+
         if (ks_config_expand_path(c->conf.metrics_path, c->client_id,
                                   (long)getpid(), c->metrics_path,
-                                  sizeof(c->metrics_path))) {
+                                  sizeof(c->metrics_path)) ||
+            ks_report_path_fits(c->metrics_path, why, sizeof(why))) {
                 c->metrics_path[0] = '\0';
                 ks_warn_add(&c->carry, KS_WARN_METRICS_WRITE_FAILED, NULL,
                             "keyshift.metrics.path expands to a path too "

@@ -117,6 +117,12 @@ typedef struct ks_client {
         uint64_t report_fp;         /**< producer-level fingerprint */
         int64_t  report_written_ms; /**< wall clock of its write */
         int      report_failed;     /**< its write failed */
+        /* reports not written since the last one that was (a full disk):
+         * how many, the first's and the last's wall-clock time, the last
+         * error; said by the next report written (ks_reporter.c) */
+        uint64_t reports_lost;
+        int64_t  lost_first_ms, lost_last_ms;
+        char     lost_error[512];
         char metadata_error[256];  /**< last metadata failure, for the report */
         int  metadata_failures;    /**< metadata requests failed in a row */
         rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */

@@ -215,6 +215,38 @@ static void lower_drainer_priority(ks_client_t *c)
                                  ks_priority_name(p));
 }
 
+/**
+ * @brief Says in @p wl, the report being written, that reports were not
+ *        written since the last one that was (a full disk, a folder made
+ *        read-only): how many, from when to when, the last error; the
+ *        file at the path stayed the last report written until this one
+ *        (issue 30: a full disk lost reports without a word in the
+ *        reports that followed).
+ * @locality the reporter thread, or the application thread writing the
+ *           final report.
+ */
+static void lost_warning(ks_client_t *c, ks_warn_list_t *wl)
+{
+        char first[40], last[40];
+
+        if (!c->reports_lost)
+                return;
+        ks_report_rfc3339(c->lost_first_ms, first, sizeof(first));
+        ks_report_rfc3339(c->lost_last_ms, last, sizeof(last));
+        if (c->reports_lost == 1)
+                ks_warn_add(wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "1 report was not written, at %s (the previous "
+                            "report stayed in place): %s",
+                            first, c->lost_error);
+        else
+                ks_warn_add(wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "%llu reports were not written, from %s to %s "
+                            "(the previous report stayed in place); the "
+                            "last error: %s",
+                            (unsigned long long)c->reports_lost, first, last,
+                            c->lost_error);
+}
+
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {
@@ -329,14 +361,19 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "some topics are missing from this report (out "
                             "of memory)");
+        lost_warning(c, &wl);
         if (ks_report_writer_end(&w, &wl, errstr, sizeof(errstr))) {
-                /* Said now on stderr, and in the next report. */
+                /* Said now on stderr, and in the next report written; the
+                 * file at the path is the last report written */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL, "%s",
                             errstr);
-                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
-                            "previous report not written: %s", errstr);
+                if (!c->reports_lost++)
+                        c->lost_first_ms = opts.now_ms;
+                c->lost_last_ms = opts.now_ms;
+                snprintf(c->lost_error, sizeof(c->lost_error), "%s", errstr);
                 c->report_failed = 1;
         } else {
+                c->reports_lost = 0;
                 c->reports_written++;
                 c->report_failed     = 0;
                 c->report_written_ms = opts.now_ms;

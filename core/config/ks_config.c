@@ -8,6 +8,7 @@
 #include "ks_config.h"
 
 #include "ks_partitioner.h"
+#include "ks_report.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -251,8 +252,27 @@ static ks_config_res_t set_template(char **dst, const char *prop,
 {
         char *copy;
 
+        char shortest[KS_REPORT_PATH_MAX], why[200];
+
         if (!template_ok(v) || !*v || !(copy = strdup(v)))
                 return invalid(errstr, size, prop, v, accept);
+        /* a path no report can ever be written at, whatever client.id
+         * and pid give %c and %p (the shortest: "" and one digit); longer
+         * expansions are checked when the producer is made
+         * (plugin/ks_client.c) */
+        if (ks_config_expand_path(v, "", 1, shortest, sizeof(shortest)) ||
+            ks_report_path_fits(shortest, why, sizeof(why))) {
+                if (ks_config_expand_path(v, "", 1, shortest, sizeof(shortest)))
+                        snprintf(why, sizeof(why),
+                                 "the path is longer than PATH_MAX (%d)",
+                                 KS_REPORT_PATH_MAX);
+                snprintf(errstr, size,
+                         "Invalid value \"%.300s%s\" for %s: no report can "
+                         "be written there: %s",
+                         v, strlen(v) > 300 ? "..." : "", prop, why);
+                free(copy);
+                return KS_CONFIG_INVALID;
+        }
         if (check_path_dir(prop, copy, errstr, size)) {
                 free(copy);
                 return KS_CONFIG_INVALID;

@@ -106,6 +106,31 @@ json_t *ks_report_head(const ks_report_producer_t *producer,
 int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
                            size_t errstr_size);
 
+/** The longest suffix a report's temporary file adds to its name,
+ *  ".tmp.<pid>.<n>": 5 + 7 (a pid, at most PID_MAX_LIMIT = 2^22 on Linux)
+ *  + 1 + 10 (an unsigned). */
+#define KS_REPORT_TMP_SUFFIX_MAX 23
+
+/** The longest path a report can be written at, with the terminating NUL
+ *  (Linux PATH_MAX; ks_report_writer_t.tmp's size). */
+#define KS_REPORT_PATH_MAX 4096
+
+/**
+ * @brief Whether a report can ever be written at @p path for its length:
+ *        every component within NAME_MAX, the file name within NAME_MAX
+ *        with the temporary file's suffix, the whole within PATH_MAX.
+ * @returns 0, or -1 with @p why = what is too long.
+ */
+int ks_report_path_fits(const char *path, char *why, size_t whysz);
+
+/**
+ * @brief ks_report_path_fits(), and the folder exists and is writable,
+ *        and @p path is a regular file or absent: checked before work
+ *        whose end is the report (`keyshift scan -o`).
+ * @returns 0, or -1 with @p why set.
+ */
+int ks_report_path_check(const char *path, char *why, size_t whysz);
+
 /**
  * A report written topic by topic (ks_report_write.c), so that only one
  * topic's JSON is held at a time, with the same atomicity as
@@ -115,7 +140,7 @@ int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
  */
 typedef struct ks_report_writer {
         const char *path;
-        char        tmp[4096]; /**< the temporary file */
+        char        tmp[KS_REPORT_PATH_MAX]; /**< the temporary file */
         FILE       *fp;
         int         created; /**< tmp exists and is ours to remove */
         int         unnamed; /**< fp is an O_TMPFILE file, named at the end */

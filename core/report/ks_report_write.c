@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -63,8 +64,9 @@ static void writer_fail(ks_report_writer_t *w, const char *what)
         w->failed = 1;
 }
 
-/** Set once O_TMPFILE's file could not be named (no /proc): named
- *  temporary files from then on. */
+/** Set once O_TMPFILE's file could not be named because linking a
+ *  /proc/self/fd entry is not supported here: named temporary files from
+ *  then on. */
 static atomic_int ks_unnamed_off;
 
 /** @brief The temporary name beside @p path for this process's next
@@ -123,8 +125,13 @@ static int name_unnamed(ks_report_writer_t *w, int fd)
                 if (errno != EEXIST || tmp_name(w))
                         break;
         }
-        if (errno != EEXIST)
-                atomic_store(&ks_unnamed_off, 1); /* named from now on */
+        /* named from now on only when naming an unnamed file is what
+         * fails here, not this report's name or folder (a name too long,
+         * a full disk, a folder removed): one report's failure must not
+         * take O_TMPFILE from every later one (issue 30) */
+        if (errno == EOPNOTSUPP || errno == EPERM || errno == EINVAL ||
+            errno == ENOSYS || errno == EXDEV)
+                atomic_store(&ks_unnamed_off, 1);
         writer_fail(w, "link");
         return -1;
 }
@@ -434,4 +441,82 @@ int ks_report_write_atomic(const json_t *report, const char *path, char *errstr,
                 writer_fail(&w, "write");
         json_decref(file);
         return ks_report_writer_finish(&w, errstr, errstr_size);
+}
+
+/* Why check a path before writing: a report path that cannot be written
+ * (a name over NAME_MAX once the temporary suffix is added, a path over
+ * PATH_MAX) failed only at the first report, after the producer had run
+ * for a report interval, or after `keyshift scan` had read millions of
+ * records (issue 30). */
+int ks_report_path_fits(const char *path, char *why, size_t whysz)
+{
+        const char *c   = path, *slash;
+        size_t      len = strlen(path), n;
+
+        if (len + KS_REPORT_TMP_SUFFIX_MAX >= KS_REPORT_PATH_MAX) {
+                snprintf(why, whysz,
+                         "the path is %zu bytes, and with the temporary "
+                         "file's suffix (up to %d) it reaches PATH_MAX (%d)",
+                         len, KS_REPORT_TMP_SUFFIX_MAX, KS_REPORT_PATH_MAX);
+                return -1;
+        }
+        for (;;) {
+                slash = strchr(c, '/');
+                n     = slash ? (size_t)(slash - c) : strlen(c);
+                if (!slash && n + KS_REPORT_TMP_SUFFIX_MAX > NAME_MAX) {
+                        snprintf(why, whysz,
+                                 "its file name is %zu bytes, and with the "
+                                 "temporary file's suffix (up to %d) it "
+                                 "exceeds NAME_MAX (%d)",
+                                 n, KS_REPORT_TMP_SUFFIX_MAX, NAME_MAX);
+                        return -1;
+                }
+                if (n > NAME_MAX) {
+                        snprintf(why, whysz,
+                                 "a folder's name is %zu bytes, over NAME_MAX "
+                                 "(%d)",
+                                 n, NAME_MAX);
+                        return -1;
+                }
+                if (!slash)
+                        return 0;
+                c = slash + 1;
+        }
+}
+
+int ks_report_path_check(const char *path, char *why, size_t whysz)
+{
+        const char *slash = strrchr(path, '/');
+        char        dir[KS_REPORT_PATH_MAX];
+        struct stat st;
+
+        if (ks_report_path_fits(path, why, whysz))
+                return -1;
+        if (!*path || (slash && !slash[1])) {
+                snprintf(why, whysz, "not a file name");
+                return -1;
+        }
+        if (slash == path)
+                snprintf(dir, sizeof(dir), "/");
+        else if (slash)
+                snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+        else
+                snprintf(dir, sizeof(dir), ".");
+        if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+                snprintf(why, whysz, "%s is not a folder", dir);
+                return -1;
+        }
+        if (access(dir, W_OK | X_OK)) {
+                snprintf(why, whysz, "the folder %s is not writable: %s", dir,
+                         strerror(errno));
+                return -1;
+        }
+        if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+                snprintf(why, whysz,
+                         "it exists and is not a regular file (a symbolic "
+                         "link, FIFO, device or folder), which the report "
+                         "would replace");
+                return -1;
+        }
+        return 0;
 }
