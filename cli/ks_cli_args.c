@@ -4,6 +4,7 @@
  * @brief Command-line argument parsing and error printing shared by the
  *        subcommands.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_cli.h"
+#include "ks_sizing.h"
 
 int ks_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -47,7 +49,9 @@ int ks_cli_parse_long(const char *s, long long min, long long max,
 
         errno = 0;
         v     = strtoll(s, &end, 10);
-        if (!*s || *end || errno) {
+        /* decimal digits, an optional '-': no white space, no '+' */
+        if (!*s || *end || errno ||
+            !(isdigit((unsigned char)*s) || *s == '-')) {
                 snprintf(err, errsz, "'%s' is not a whole number", s);
                 return -1;
         }
@@ -63,13 +67,15 @@ int ks_cli_parse_long(const char *s, long long min, long long max,
 int ks_cli_parse_double(const char *s, double min, double max, double *out,
                         char *err, size_t errsz)
 {
-        char  *end;
         double v;
 
-        errno = 0;
-        v     = strtod(s, &end);
-        if (!*s || *end || errno || !isfinite(v)) {
-                snprintf(err, errsz, "'%s' is not a number", s);
+        /* the properties' grammar (ks_sizing.h): "12." and "0x10" are
+         * not numbers here either */
+        if (ks_sizing_parse_decimal(s, 0, &v)) {
+                snprintf(err, errsz,
+                         "'%s' is not a decimal number (digits, '.' and "
+                         "digits, an exponent)",
+                         s);
                 return -1;
         }
         if (v < min || v > max) {

@@ -348,6 +348,19 @@ int ks_cli_plan_main(int argc, char **argv)
                 return ks_cli_usage_error(
                     "plan", "--peak-msgs-s, --consumer-msgs-s and --consumers "
                             "are required");
+        /* what Kafka can hold, before any arithmetic: a topic of more
+         * partitions than keyshift models (100,000; a whole cluster holds
+         * ~200,000 under KRaft) is no plan, and its partitions count past
+         * what the figures below can say ("/ 0 = 4611686018427387904") */
+        if (ceil(pl.peak / pl.per_consumer) > KEYSHIFT_PARTITIONS_MAX)
+                return ks_cli_usage_error(
+                    "plan",
+                    "--peak-msgs-s %g / --consumer-msgs-s %g needs %.3g "
+                    "partitions for throughput alone, more than %d, the "
+                    "most keyshift plans for: check the rates (messages "
+                    "per second)",
+                    pl.peak, pl.per_consumer, ceil(pl.peak / pl.per_consumer),
+                    KEYSHIFT_PARTITIONS_MAX);
         if (pl.bytes_s <= 0 && pl.msg_bytes > 0)
                 pl.bytes_s = pl.peak * pl.msg_bytes;
         pl.p.consumer_msgs_per_s = pl.per_consumer;
@@ -357,6 +370,16 @@ int ks_cli_plan_main(int argc, char **argv)
          * a base (the plugin's report gives none without them) */
         ks_sizing_partition_floor(&pl.p, pl.peak, pl.skew > 0 ? pl.skew : 0,
                                   &fl);
+        if (fl.recommended > KEYSHIFT_PARTITIONS_MAX)
+                return ks_cli_usage_error(
+                    "plan",
+                    "the plan recommends %lld partitions (%lld for "
+                    "throughput x skew factor %.2f, to a power of two), "
+                    "more than %d, the most keyshift plans for: check the "
+                    "rates, or lower --key-skew",
+                    (long long)fl.recommended,
+                    (long long)fl.throughput_partitions, fl.skew_factor,
+                    KEYSHIFT_PARTITIONS_MAX);
         ks_sizing_rebalance(&pl.p, fl.recommended, &rb);
         ks_sizing_constraints(&pl.p, fl.recommended, (int32_t)pl.brokers,
                               (int32_t)pl.rf, pl.bytes_s, &cs);

@@ -187,25 +187,74 @@ void ks_sizing_params_init(ks_sizing_params_t *p)
                 *param_field(p, d->offset) = d->def;
 }
 
+/** @returns the end of a run of digits at @p s (== @p s: none). */
+static const char *digits(const char *s)
+{
+        while (*s >= '0' && *s <= '9')
+                s++;
+        return s;
+}
+
+int ks_sizing_parse_decimal(const char *s, int integer, double *out)
+{
+        const char *c = s, *d;
+        double      v;
+
+        if (*c == '-')
+                c++;
+        if ((d = digits(c)) == c)
+                return -1;
+        c = d;
+        if (!integer && *c == '.') {
+                if ((d = digits(c + 1)) == c + 1)
+                        return -1; /* "12." */
+                c = d;
+        }
+        if (!integer && (*c == 'e' || *c == 'E')) {
+                c += c[1] == '+' || c[1] == '-' ? 2 : 1;
+                if ((d = digits(c)) == c)
+                        return -1;
+                c = d;
+        }
+        if (*c)
+                return -1;
+        errno = 0;
+        v     = strtod(s, NULL); /* the grammar above is strtod()'s subset */
+        if (errno || !isfinite(v))
+                return -1;
+        *out = v;
+        return 0;
+}
+
 int ks_sizing_params_set(ks_sizing_params_t *p, const char *name,
                          const char *value, char *errstr, size_t errstr_size)
 {
         const ks_sizing_param_desc_t *d;
-        char                         *end;
-        double                        v;
+        char                          text[64];
+        size_t                        n;
+        double                        v = NAN;
 
         for (d = ks_sizing_param_descs; d->name; d++)
                 if (!strcmp(d->name, name))
                         break;
         if (!d->name)
                 return -1;
-        errno = 0;
-        v     = value ? strtod(value, &end) : NAN;
-        if (value)
-                while (*end == ' ' || *end == '\t')
-                        end++;
-        if (!value || !*value || errno || *end || isnan(v) || v < d->min ||
-            v > d->max || (d->integer && v != floor(v))) {
+        if (value) { /* white space around it ignored, as parse_int() does */
+                const char *b = value;
+                while (*b == ' ' || *b == '\t')
+                        b++;
+                n = strlen(b);
+                while (n && (b[n - 1] == ' ' || b[n - 1] == '\t'))
+                        n--;
+                if (n < sizeof(text)) {
+                        memcpy(text, b, n);
+                        text[n] = '\0';
+                        if (ks_sizing_parse_decimal(text, d->integer, &v))
+                                v = NAN;
+                }
+        }
+        if (!value || isnan(v) || v < d->min || v > d->max ||
+            (d->integer && v != floor(v))) {
                 snprintf(errstr, errstr_size,
                          "Invalid value \"%s\" for %s: expected %s",
                          value ? value : "(null)", d->name, d->accepted);

@@ -63,7 +63,20 @@ extern const ks_sizing_param_desc_t ks_sizing_param_descs[];
 void ks_sizing_params_init(ks_sizing_params_t *p);
 
 /**
- * @brief Sets sizing property @p name from its text @p value.
+ * @brief Reads @p s, all of it, as a decimal number the way keyshift's
+ *        properties and `keyshift plan` take numbers: an optional '-',
+ *        digits, then optionally '.' and digits, then optionally an
+ *        exponent (e or E, an optional sign, digits); with @p integer,
+ *        digits only after the sign. No white space, hexadecimal ("0x10"),
+ *        "12." or ".5", "+5", "inf" or "nan": what strtod() alone would
+ *        take (issue 30).
+ * @returns 0 with *@p out set, or -1.
+ */
+int ks_sizing_parse_decimal(const char *s, int integer, double *out);
+
+/**
+ * @brief Sets sizing property @p name from its text @p value (white space
+ *        around it is ignored, as for the integer properties).
  * @returns 0 when set; 1 when @p value is out of range (errstr says what
  *          is accepted); -1 when @p name is not a sizing property
  *          (errstr untouched).

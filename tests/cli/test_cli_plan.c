@@ -207,10 +207,69 @@ static void test_plan_text_and_usage(void)
         ks_clit_run_free(&r);
 }
 
+/** @brief `plan ARGS` refused as a usage error (2), one message holding
+ *         @p needle, nothing on stdout. */
+static void plan_refused(const char *args, const char *needle)
+{
+        ks_clit_run_t r;
+
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "plan %s", args), 2);
+        CU_ASSERT(ks_clit_has(r.err, needle));
+        CU_ASSERT_EQUAL(r.out_len, 0);
+        ks_clit_run_free(&r);
+}
+
+/**
+ * @brief Inputs beyond what Kafka can hold are refused, not computed
+ *        (issue 30: 1e12 / 1e-9 printed "/ 0 = 4611686018427387904"), and
+ *        numbers are the properties' decimal grammar: "12." and "0x10"
+ *        are refused, as keyshift.hot.keys refuses them.
+ */
+static void test_plan_limits_and_numbers(void)
+{
+        ks_clit_run_t r;
+
+        plan_refused("--peak-msgs-s 1e12 --consumer-msgs-s 1e-9 --consumers 1",
+                     "more than 100000");
+        plan_refused("--peak-msgs-s 1e6 --consumer-msgs-s 20 --consumers 1",
+                     "recommends 131072 partitions");
+        plan_refused("--peak-msgs-s 12. --consumer-msgs-s 1 --consumers 1",
+                     "'12.' is not a decimal number");
+        plan_refused("--peak-msgs-s 12 --consumer-msgs-s 0x10 --consumers 1",
+                     "'0x10' is not a decimal number");
+        plan_refused("--peak-msgs-s inf --consumer-msgs-s 1 --consumers 1",
+                     "not a decimal number");
+        plan_refused("--peak-msgs-s 12 --consumer-msgs-s 1 --consumers ' 1'",
+                     "not a whole number");
+        plan_refused("--peak-msgs-s 12 --consumer-msgs-s 1 --consumers 0x10",
+                     "not a whole number");
+        /* the largest plan that fits is computed */
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "plan --peak-msgs-s 1e6 "
+                                        "--consumer-msgs-s 40 --consumers 1"),
+                        0);
+        CU_ASSERT(ks_clit_has(r.out, "65536 partitions"));
+        ks_clit_run_free(&r);
+        /* the sizing properties share the grammar (integers: digits) */
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "config "
+                                        "keyshift.consumer.msgs.per.s=0x10"),
+                        1);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "config keyshift.consumer.msgs.per.s=12."), 1);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(ks_clit_run(&r, "config keyshift.consumers.max=1e3"),
+                        1);
+        ks_clit_run_free(&r);
+        CU_ASSERT_EQUAL(
+            ks_clit_run(&r, "config keyshift.consumer.msgs.per.s=1.5e3"), 0);
+        ks_clit_run_free(&r);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
             "cli plan",
+            {"limits and the number grammar", test_plan_limits_and_numbers},
             {"floor and recommended count", test_plan_floor_and_recommended},
             {"brokers, constraints, current count",
              test_plan_brokers_and_current},
