@@ -78,8 +78,7 @@ static void on_record(void *opaque, const rd_kafka_message_t *m)
 
 static void on_sigint(int sig)
 {
-        (void)sig;
-        ks_scan_interrupted = 1;
+        ks_scan_interrupted = sig; /* SIGINT or SIGTERM: not 0 */
 }
 
 /** @returns the `scan` object of the report. */
@@ -457,6 +456,16 @@ int ks_cli_scan_main(int argc, char **argv)
                 snprintf(path, sizeof(path), "%s", o.output);
         else
                 snprintf(path, sizeof(path), "keyshift-scan-%s.json", o.topic);
+        /* the report is the scan's end: a path it cannot be written at
+         * is said before millions of records are read (issue 30) */
+        if (ks_report_path_check(path, err, sizeof(err))) {
+                char why[1024];
+                snprintf(why, sizeof(why), "%s", err);
+                rd_kafka_conf_destroy(o.rk_conf);
+                ks_config_destroy(&o.kconf);
+                return ks_cli_fail(CMD, "cannot write the report at %s: %s",
+                                   path, why);
+        }
         r.timeout_ms   = o.timeout_ms;
         r.max_messages = o.max_messages;
         r.until        = o.until;
@@ -483,14 +492,18 @@ int ks_cli_scan_main(int argc, char **argv)
                 ks_config_destroy(&o.kconf);
                 return ks_cli_fail(CMD, "out of memory");
         }
+        /* SIGTERM (kill, a container stopped) ends the scan as Ctrl-C
+         * does: the partial report is written */
         sa.sa_handler = on_sigint;
         sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         ret = ks_scan_read(&r, on_record, &c, err, sizeof(err));
         if (ret && *err)
                 fprintf(stderr, "keyshift scan: %s\n", err);
         if (r.records && !ret)
                 has_sw = grown(&o, &r, &c, &sw, err, sizeof(err));
         signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         if (has_sw < 0) {
                 ret = KS_CLI_EXIT_FAIL;
         } else if (!r.records) {
@@ -500,9 +513,11 @@ int ks_cli_scan_main(int argc, char **argv)
                                 has_sw ? &sw : NULL)) {
                 ret = KS_CLI_EXIT_FAIL;
         } else if (!strcmp(r.stopped_by, "interrupt")) {
-                fprintf(stderr, "keyshift scan: interrupted: partial report "
-                                "(complete: false)\n");
-                ret = 130;
+                fprintf(stderr,
+                        "keyshift scan: interrupted (%s): partial report "
+                        "(complete: false)\n",
+                        ks_scan_interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+                ret = 128 + (ks_scan_interrupted == SIGTERM ? SIGTERM : SIGINT);
         } else if (!strcmp(r.stopped_by, "max-messages")) {
                 ret = KS_CLI_EXIT_OK;
         } else {

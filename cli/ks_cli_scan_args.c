@@ -75,7 +75,8 @@ static void usage(FILE *fp)
             "  -h, --help                 this help\n\n"
             "Exit: 0 read to the end, 1 failure (unknown topic, unreachable "
             "broker, empty\n"
-            "range, consumer error), 2 usage, 130 interrupted (partial report "
+            "range, consumer error), 2 usage, 130 interrupted, 143 terminated "
+            "(partial report "
             "written).\n");
 }
 

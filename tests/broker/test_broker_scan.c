@@ -655,6 +655,89 @@ static void test_bad_inputs(void)
         ks_broker_tmpdir_done(dir);
 }
 
+/**
+ * @brief The output path is checked before a record is read, and SIGTERM
+ *        writes the partial report as SIGINT does (issue 30). The scan is
+ *        made slow on purpose: records in batches of one, and each fetch
+ *        waits fetch.wait.max.ms for more bytes than there are
+ *        (fetch.min.bytes) and takes one batch (max.partition.fetch.bytes
+ *        1): about 2 records a second, so SIGTERM after 2 s meets it
+ *        reading.
+ */
+static void test_scan_output_and_sigterm(void)
+{
+        const char          *dir = ks_e2e_tmpdir("scan-term");
+        char                 topic[128], p[700], err[4096] = "";
+        ks_broker_producer_t pr;
+        rd_kafka_conf_t     *conf = rd_kafka_conf_new();
+        char                 errstr[256];
+        json_t              *r;
+        FILE                *fp;
+        double               t0;
+        int                  i, rc;
+        size_t               n;
+
+        ks_broker_topic_name("scan-term", topic, sizeof(topic));
+        CU_ASSERT_FATAL(ks_broker_create_topic(topic, 1) == 0);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf, "linger.ms", "0", errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        CU_ASSERT_FATAL(ks_broker_producer_new(&pr, conf, 60) == 0);
+        for (i = 0; i < 60; i++) { /* one record a batch */
+                char k[16];
+                snprintf(k, sizeof(k), "k%d", i);
+                ks_broker_produce(&pr, topic, (size_t)i, k, strlen(k), "v", 1);
+                ks_broker_flush(&pr);
+        }
+        CU_ASSERT_EQUAL(pr.failed, 0);
+        ks_broker_producer_free(&pr);
+
+        /* an output path it cannot write: refused at once, nothing read */
+        t0 = ks_broker_now_s();
+        rc = ks_e2e_system("timeout 60 %s scan --bootstrap %s --topic %s "
+                           "-o %s/no-such-folder/r.json 2> %s/err.txt",
+                           cli(), ks_broker_bootstrap(), topic, dir, dir);
+        snprintf(p, sizeof(p), "%s/err.txt", dir);
+        if ((fp = fopen(p, "r"))) {
+                n      = fread(err, 1, sizeof(err) - 1, fp);
+                err[n] = 0;
+                fclose(fp);
+        }
+        printf("\n    %s", err);
+        CU_ASSERT_EQUAL(rc, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot write the report at"));
+        CU_ASSERT(ks_broker_now_s() - t0 < 5);
+
+        /* SIGTERM mid-scan: the partial report, exit 143 */
+        snprintf(p, sizeof(p), "%s/r.json", dir);
+        CU_ASSERT_EQUAL_FATAL(
+            ks_e2e_system(
+                "%s scan --bootstrap %s --topic %s -o %s "
+                "-X fetch.min.bytes=100000000 -X fetch.wait.max.ms=500 "
+                "-X max.partition.fetch.bytes=1 --timeout-ms 30000 "
+                "2> %s/term.txt & echo $! > %s/pid; sleep 4; "
+                "kill -TERM $(cat %s/pid); wait $(cat %s/pid); "
+                "echo $? > %s/rc",
+                cli(), ks_broker_bootstrap(), topic, p, dir, dir, dir, dir,
+                dir),
+            0);
+        snprintf(err, sizeof(err), "%s/rc", dir);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp = fopen(err, "r"));
+        CU_ASSERT_EQUAL(fscanf(fp, "%d", &rc), 1);
+        fclose(fp);
+        CU_ASSERT_EQUAL(rc, 143);
+        r = ks_e2e_load_json(p);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_STRING_EQUAL(
+            json_string_value(ks_e2e_get(r, "scan/stopped_by")), "interrupt");
+        CU_ASSERT(json_is_false(ks_e2e_get(r, "scan/complete")));
+        printf("    SIGTERM: exit %d, %lld of 60 records read\n", rc,
+               ks_e2e_int(r, "scan/records"));
+        CU_ASSERT(ks_e2e_int(r, "scan/records") < 60);
+        json_decref(r);
+        ks_broker_delete_topic(topic);
+        ks_broker_tmpdir_done(dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
@@ -664,5 +747,7 @@ void ks_test_register(void)
              test_scan_equals_plugin},
             {"aborted transactions are not read",
              test_scan_aborted_transactions},
-            {"bad inputs fail clearly", test_bad_inputs});
+            {"bad inputs fail clearly", test_bad_inputs},
+            {"the output path checked first; SIGTERM: a partial report",
+             test_scan_output_and_sigterm});
 }
