@@ -850,9 +850,33 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         }
         o = ks_vget(v, t, "current", KS_V_OBJ | KS_V_NULL);
         if (o && json_is_object(o)) {
+                json_t *msgs, *bytes;
                 mark      = ks_vpush(v, "current");
                 cur_parts = ks_vget(v, o, "partitions", KS_V_OBJ);
-                ks_vpush(v, "partitions");
+                msgs      = json_object_get(cur_parts, "messages");
+                bytes     = json_object_get(cur_parts, "bytes");
+                ks_vpop(v, mark);
+                /* the columns agree with each other, not with the count:
+                 * name the count (a column of its own length is named by
+                 * ks_check_partitions()) */
+                if (!v->failed && json_is_array(msgs) &&
+                    json_array_size(msgs) == json_array_size(bytes) &&
+                    (int64_t)json_array_size(msgs) != current) {
+                        mark = ks_vpush(v, "partition_count.current");
+                        if (current)
+                                ks_vfail(v,
+                                         "%lld, but current.partitions has "
+                                         "%zu values a column",
+                                         (long long)current,
+                                         json_array_size(msgs));
+                        else
+                                ks_vfail(v,
+                                         "null, but current.partitions has "
+                                         "%zu values a column",
+                                         json_array_size(msgs));
+                        ks_vpop(v, mark);
+                }
+                mark = ks_vpush(v, "current.partitions");
                 ks_check_partitions(v, cur_parts, current);
                 ks_vpop(v, mark);
         }

@@ -200,6 +200,12 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
                             "the working directory instead",
                             strlen(c->client_id), why, c->report_path);
         }
+        if (kconf->proposed_dups)
+                ks_warn_add(&c->carry, KS_WARN_PROPOSALS_REPEATED, NULL,
+                            "keyshift.partitions.proposed gave %zu count%s "
+                            "again: each count is modelled once",
+                            kconf->proposed_dups,
+                            kconf->proposed_dups > 1 ? "s" : "");
         if (claim_report_path(c->report_path, sizeof(c->report_path)))
                 ks_warn_log_line(stderr, 5, c->client_id,
                                  "another producer in this process writes "
@@ -298,6 +304,17 @@ static void claim_metrics_path(ks_client_t *c)
                 ks_warn_add(&c->carry, KS_WARN_METRICS_WRITE_FAILED, NULL,
                             "keyshift.metrics.path expands to a path too "
                             "long: no metrics are written");
+                return;
+        }
+        /* the report's own file: it would be replaced by the metrics at
+         * each report (and "another producer" was named) */
+        if (!strcmp(c->metrics_path, c->report_path)) {
+                ks_warn_add(&c->carry, KS_WARN_METRICS_WRITE_FAILED, NULL,
+                            "keyshift.metrics.path is the report's own file "
+                            "%s (keyshift.report.path): no metrics are "
+                            "written",
+                            c->report_path);
+                c->metrics_path[0] = '\0';
                 return;
         }
         if (claim_report_path(c->metrics_path, sizeof(c->metrics_path)))

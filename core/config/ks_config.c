@@ -121,7 +121,7 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                                     char *errstr, size_t size)
 {
         int32_t counts[KEYSHIFT_PROPOSED_MAX];
-        size_t  cnt = 0;
+        size_t  cnt = 0, dups = 0;
         char    buf[512];
         char   *save = NULL, *tok;
 
@@ -142,8 +142,10 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                                        KS_ACCEPT_PROPOSED);
                 for (i = 0; i < cnt; i++)
                         dup |= counts[i] == (int32_t)n;
-                if (dup)
+                if (dup) {
+                        dups++;
                         continue;
+                }
                 if (cnt == KEYSHIFT_PROPOSED_MAX)
                         return invalid(errstr, size,
                                        "keyshift.partitions.proposed", v,
@@ -154,7 +156,8 @@ static ks_config_res_t set_proposed(ks_config_t *conf, const char *v,
                 return invalid(errstr, size, "keyshift.partitions.proposed", v,
                                KS_ACCEPT_PROPOSED);
         memcpy(conf->proposed, counts, sizeof(counts[0]) * cnt);
-        conf->proposed_cnt = cnt;
+        conf->proposed_cnt  = cnt;
+        conf->proposed_dups = dups;
         return KS_CONFIG_OK;
 }
 
@@ -254,7 +257,8 @@ static ks_config_res_t set_template(char **dst, const char *prop,
 
         char shortest[KS_REPORT_PATH_MAX], why[200];
 
-        if (!template_ok(v) || !*v || !(copy = strdup(v)))
+        /* " " would be a file named by white space: a typo, refused */
+        if (!template_ok(v) || !v[strspn(v, " \t\r\n")] || !(copy = strdup(v)))
                 return invalid(errstr, size, prop, v, accept);
         /* a path no report can ever be written at, whatever client.id
          * and pid give %c and %p (the shortest: "" and one digit); longer

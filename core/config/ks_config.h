@@ -44,6 +44,8 @@ typedef struct ks_config {
         int     enable;
         int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */
         size_t  proposed_cnt;     /**< 0: twice each topic's current count */
+        size_t  proposed_dups;    /**< counts given again, dropped (the
+                                   *   first report says so) */
         int32_t current_override; /**< 0: from metadata */
         char   *report_path;      /**< template, never NULL */
         char   *metrics_path;     /**< template; NULL: no metrics file */

@@ -41,7 +41,8 @@ SEMANTIC = ("values (the partition count)", "is not a partition count",
             "null although partition_count.current", "proposals, at most",
             "must be true exactly when",
             "not a hex string", "bytes, expected", "hll", "exceeds",
-            "expected [hash64_hex", "is beyond the", "above keyshift's limit")
+            "expected [hash64_hex", "is beyond the", "above keyshift's limit",
+            "but current.partitions has")
 
 
 def walk_leaves(node, tokens):

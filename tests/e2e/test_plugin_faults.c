@@ -162,6 +162,53 @@ static void test_full_disk(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/**
+ * @brief The "Small" faults: a blank report path is refused; a metrics
+ *        path that is the report's own file is said so (it used to be
+ *        named "another producer") and no metrics written over the report;
+ *        repeated proposed counts are said (PROPOSALS_REPEATED).
+ */
+static void test_small_faults(void)
+{
+        const char       *dir = ks_e2e_tmpdir("faults-small");
+        rd_kafka_conf_t  *conf;
+        char              path[600], errstr[512] = "";
+        ks_e2e_producer_t p;
+        json_t           *r, *w;
+        const char       *msg;
+
+        conf = ks_e2e_conf(NULL);
+        CU_ASSERT_EQUAL(rd_kafka_conf_set(conf, "keyshift.report.path", " ",
+                                          errstr, sizeof(errstr)),
+                        RD_KAFKA_CONF_INVALID);
+        CU_ASSERT_PTR_NOT_NULL(strstr(errstr, "keyshift.report.path"));
+        rd_kafka_conf_destroy(conf);
+
+        snprintf(path, sizeof(path), "%s/r.prom", dir);
+        CU_ASSERT_FATAL(
+            ks_e2e_producer_new(&p,
+                                ks_e2e_conf("keyshift.report.path", path,
+                                            "keyshift.metrics.path", path,
+                                            "keyshift.partitions.proposed",
+                                            "8,8,12,8", NULL),
+                                "t", 4) == 0);
+        ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
+        ks_e2e_producer_free(&p);
+        r = ks_e2e_load_json(path); /* the report, not metrics over it */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        w   = json_object_get(r, "warnings");
+        msg = ks_e2e_warning_message(w, "METRICS_WRITE_FAILED");
+        CU_ASSERT_PTR_NOT_NULL(msg);
+        CU_ASSERT(msg && strstr(msg, "the report's own file"));
+        msg = ks_e2e_warning_message(w, "PROPOSALS_REPEATED");
+        CU_ASSERT_PTR_NOT_NULL(msg);
+        CU_ASSERT(msg && strstr(msg, "gave 2 counts again"));
+        CU_ASSERT_EQUAL(json_array_size(ks_e2e_get(r, "topics/t/proposals")),
+                        2);
+        json_decref(r);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("report faults in a live producer",
@@ -169,5 +216,7 @@ void ks_test_register(void)
                       test_conf_refuses_long_name},
                      {"a client.id too long for the path", test_long_client_id},
                      {"a full disk keeps the previous report, and says so",
-                      test_full_disk});
+                      test_full_disk},
+                     {"blank path, metrics on the report, repeated counts",
+                      test_small_faults});
 }
