@@ -17,31 +17,68 @@
 
 #include "ks_report.h"
 
+/** Bytes of a report looked at before it is parsed: enough to tell an
+ *  empty file, binary data and text that is no JSON object. */
+#define KS_REPORT_HEAD 4096
+
+/** A report being read: its descriptor and the head already read, which
+ *  json_load_callback() gets first (a pipe cannot be read again). */
+typedef struct ks_report_in {
+        int    fd;
+        char   head[KS_REPORT_HEAD];
+        size_t head_len, head_at;
+        int    read_errno; /**< a read error, said after the parse */
+} ks_report_in_t;
+
+/** @brief jansson's reader: the head, then the rest of the file. */
+static size_t ks_report_read(void *buf, size_t size, void *arg)
+{
+        ks_report_in_t *in = arg;
+        ssize_t         n;
+
+        if (in->head_at < in->head_len) {
+                size_t k = in->head_len - in->head_at;
+                if (k > size)
+                        k = size;
+                memcpy(buf, in->head + in->head_at, k);
+                in->head_at += k;
+                return k;
+        }
+        do
+                n = read(in->fd, buf, size);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+                in->read_errno = errno;
+                return (size_t)-1;
+        }
+        return (size_t)n;
+}
+
 /**
- * @brief Reads all of @p path ("-": standard input) into @p *buf (owned,
- *        NUL-terminated), refusing what is not a regular file (a
- *        directory, a FIFO, a device such as /dev/zero, a socket) without
- *        blocking: the file is opened with O_NONBLOCK (a FIFO with no
- *        writer would block open() without it) and fstat()ed first.
- * @returns 0, or -1 with @p err = "PATH: problem".
+ * @brief Opens @p path ("-": standard input) and reads its head,
+ *        refusing what is not a regular file (a directory, a FIFO, a
+ *        device such as /dev/zero, a socket) without blocking: the file
+ *        is opened with O_NONBLOCK (a FIFO with no writer would block
+ *        open() without it) and fstat()ed first. The rest is read by the
+ *        parser as it goes, not held twice.
+ * @returns 0, or -1 with @p err = "PATH: problem" (the file closed).
  */
-static int ks_report_slurp(const char *path, char **buf, size_t *len, char *err,
-                           size_t errsz)
+static int ks_report_open(const char *path, ks_report_in_t *in, char *err,
+                          size_t errsz)
 {
         int         is_stdin = !strcmp(path, "-");
-        int         fd       = is_stdin ? STDIN_FILENO
-                                        : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
-        size_t      cap = 0, n = 0;
-        char       *b = NULL;
         ssize_t     got;
 
-        if (fd < 0) {
+        memset(in, 0, sizeof(*in));
+        in->fd = is_stdin ? STDIN_FILENO
+                          : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (in->fd < 0) {
                 snprintf(err, errsz, "%s: cannot open: %s", path,
                          strerror(errno));
                 return -1;
         }
-        if (fstat(fd, &st)) {
+        if (fstat(in->fd, &st)) {
                 snprintf(err, errsz, "%s: cannot read: %s", path,
                          strerror(errno));
                 goto fail;
@@ -63,18 +100,10 @@ static int ks_report_slurp(const char *path, char **buf, size_t *len, char *err,
                 goto fail;
         }
         if (!is_stdin) /* a regular file never blocks: reads as usual */
-                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-        for (;;) {
-                if (cap - n < 65536) {
-                        char *nb;
-                        cap = cap ? cap * 2 : (size_t)st.st_size + 65536;
-                        if (!(nb = realloc(b, cap + 1))) {
-                                snprintf(err, errsz, "%s: out of memory", path);
-                                goto fail;
-                        }
-                        b = nb;
-                }
-                got = read(fd, b + n, cap - n);
+                fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
+        while (in->head_len < sizeof(in->head)) {
+                got = read(in->fd, in->head + in->head_len,
+                           sizeof(in->head) - in->head_len);
                 if (got < 0 && errno == EINTR)
                         continue;
                 if (got < 0) {
@@ -84,18 +113,12 @@ static int ks_report_slurp(const char *path, char **buf, size_t *len, char *err,
                 }
                 if (!got)
                         break;
-                n += (size_t)got;
+                in->head_len += (size_t)got;
         }
-        if (!is_stdin)
-                close(fd);
-        b[n] = '\0';
-        *buf = b;
-        *len = n;
         return 0;
 fail:
-        free(b);
         if (!is_stdin)
-                close(fd);
+                close(in->fd);
         return -1;
 }
 
@@ -135,52 +158,55 @@ static void ks_report_printable(const char *in, char *out, size_t outsz)
 int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                        size_t errsz)
 {
-        json_error_t jerr;
-        char        *buf, text[4 * JSON_ERROR_TEXT_LENGTH];
-        size_t       len, bin, i;
+        json_error_t   jerr;
+        ks_report_in_t in;
+        char           text[4 * JSON_ERROR_TEXT_LENGTH];
+        size_t         bin, i;
+        int            is_stdin = !strcmp(path, "-");
 
         r->path = path;
         r->root = NULL;
-        if (ks_report_slurp(path, &buf, &len, err, errsz))
+        if (ks_report_open(path, &in, err, errsz))
                 return -1;
-        for (i = 0; i < len && strchr(" \t\r\n", buf[i]); i++)
+        for (i = 0; i < in.head_len && strchr(" \t\r\n", in.head[i]); i++)
                 ;
-        if (i == len) {
+        if (i == in.head_len && in.head_len < sizeof(in.head))
                 snprintf(err, errsz,
-                         "%s: not a keyshift report: the file is "
-                         "empty%s",
-                         path, len ? " (white space only)" : "");
-                free(buf);
-                return -1;
-        }
-        if ((bin = ks_report_binary_at(buf, len)) < len) {
+                         "%s: not a keyshift report: the file is empty%s", path,
+                         in.head_len ? " (white space only)" : "");
+        else if ((bin = ks_report_binary_at(in.head, in.head_len)) <
+                 in.head_len)
                 snprintf(err, errsz,
                          "%s: not a keyshift report: binary data (byte 0x%02x "
                          "at offset %zu), not JSON text",
-                         path, (unsigned char)buf[bin], bin);
-                free(buf);
-                return -1;
-        }
-        r->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!r->root) {
+                         path, (unsigned char)in.head[bin], bin);
+        else if (!(r->root = json_load_callback(
+                       ks_report_read, &in, JSON_REJECT_DUPLICATES, &jerr))) {
                 /* truncated: a report that began and ended early; text
                  * that never began as an object is not one */
+                int obj = i < in.head_len && in.head[i] == '{';
                 int eof = (strstr(jerr.text, "end of file") ||
                            strstr(jerr.text, "premature end of input")) &&
-                          buf[i] == '{';
+                          obj;
                 ks_report_printable(jerr.text, text, sizeof(text));
-                snprintf(err, errsz,
-                         "%s: not valid JSON at line %d, column %d: %s%s", path,
-                         jerr.line, jerr.column, text,
-                         eof ? " (the file ends before the report does: "
-                               "truncated)"
-                         : buf[i] != '{' ? " (not a keyshift report: it "
-                                           "does not begin with '{')"
-                                         : "");
-                free(buf);
-                return -1;
+                if (in.read_errno)
+                        snprintf(err, errsz, "%s: cannot read: %s", path,
+                                 strerror(in.read_errno));
+                else
+                        snprintf(err, errsz,
+                                 "%s: not valid JSON at line %d, column %d: "
+                                 "%s%s",
+                                 path, jerr.line, jerr.column, text,
+                                 eof    ? " (the file ends before the report "
+                                          "does: truncated)"
+                                 : !obj ? " (not a keyshift report: it does "
+                                          "not begin with '{')"
+                                        : "");
         }
-        free(buf);
+        if (!is_stdin)
+                close(in.fd);
+        if (!r->root)
+                return -1;
         if (ks_cli_report_check(r->root, path, err, errsz) ||
             ks_cli_report_rows(r->root, path, err, errsz)) {
                 ks_cli_report_free(r);
