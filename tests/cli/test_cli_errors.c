@@ -449,7 +449,7 @@ static void test_not_reports(void)
             {"array.json", "[1, 2]", "not a keyshift report"},
             {"null.json", "null", "not valid JSON"},
             {"object.json", "{}", "schema: missing"},
-            {"binary.json", "\x89PNG\r\n\x1a\n\x00\x00", "not valid JSON"},
+            {"binary.json", "\x89PNG\r\n\x1a\n\x00\x00", "binary data"},
             {"schemaless.json", "{\"topics\": {}}", "schema: missing"},
         };
         size_t i;
