@@ -124,12 +124,17 @@ static void test_full_disk(void)
         small          = was;
         small.rlim_cur = (rlim_t)st.st_size / 2;
         CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_FSIZE, &small), 0);
-        /* 1 s: each 100 ms a changed report is due, and fails */
+        /* 1 s: each 100 ms a changed report is due, and fails; then
+         * 0.5 s more with nothing new, so that every message is analysed
+         * and the first report written with room again is the last to
+         * change (the warning is in that one report only) */
         for (i = 0; i < 10; i++) {
                 ks_e2e_produce(&p, "t", "k2", 2, -1, "v", 1);
                 rd_kafka_poll(p.rk, 0);
                 usleep(100 * 1000);
         }
+        rd_kafka_flush(p.rk, 5000);
+        usleep(500 * 1000);
         CU_ASSERT_EQUAL(setrlimit(RLIMIT_FSIZE, &was), 0);
         /* the previous report stayed whole */
         CU_ASSERT_EQUAL(messages_of(path), 1);
