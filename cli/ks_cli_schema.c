@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /** The schema text, from docs/keyshift.report.v2.schema.json (generated
@@ -29,6 +30,9 @@ typedef struct vctx {
         char         *err;
         size_t        errsz;
         int           bad_schema;
+        /** >0: inside a first, quiet try of anyOf/oneOf branches, where
+         *  a failure's message is not needed (check_branches()) */
+        int quiet;
 } vctx_t;
 
 /** Compiled `pattern`s, by their text (the schema has a handful). */
@@ -48,31 +52,41 @@ const json_t *ks_cli_schema_report(void)
         return schema;
 }
 
+/** @brief Appends @p n bytes of @p s to the path (cut at its size). */
+static void path_put(vctx_t *v, const char *s, size_t n)
+{
+        if (v->len + n >= v->pathsz)
+                n = v->pathsz - 1 - v->len;
+        memcpy(v->path + v->len, s, n);
+        v->len += n;
+        v->path[v->len] = '\0';
+}
+
 /** @brief Appends ".key" (or "key" at the top) to the path.
  *  @returns the length to restore. */
 static size_t push_key(vctx_t *v, const char *key)
 {
         size_t old = v->len;
-        int    n   = snprintf(v->path + v->len, v->pathsz - v->len, "%s%s",
-                         v->len ? "." : "", key);
 
-        if (n > 0)
-                v->len += (size_t)n;
-        if (v->len >= v->pathsz)
-                v->len = v->pathsz - 1;
+        if (v->len)
+                path_put(v, ".", 1);
+        path_put(v, key, strlen(key));
         return old;
 }
 
-/** @brief Appends "[i]" to the path. @returns the length to restore. */
+/** @brief Appends "[i]" to the path (no printf: every entry of every
+ *         array passes here). @returns the length to restore. */
 static size_t push_index(vctx_t *v, size_t i)
 {
-        size_t old = v->len;
-        int    n   = snprintf(v->path + v->len, v->pathsz - v->len, "[%zu]", i);
+        char   b[24];
+        size_t old = v->len, k = sizeof(b);
 
-        if (n > 0)
-                v->len += (size_t)n;
-        if (v->len >= v->pathsz)
-                v->len = v->pathsz - 1;
+        b[--k] = ']';
+        do
+                b[--k] = (char)('0' + i % 10);
+        while (i /= 10);
+        b[--k] = '[';
+        path_put(v, b + k, sizeof(b) - k);
         return old;
 }
 
@@ -87,6 +101,8 @@ static int fail(vctx_t *v, const char *fmt, ...)
 {
         va_list ap;
 
+        if (v->quiet)
+                return -1;
         va_start(ap, fmt);
         vsnprintf(v->err, v->errsz, fmt, ap);
         va_end(ap);
@@ -228,7 +244,115 @@ static regex_t *pattern_of(const char *text)
         return &patterns[pattern_cnt++].re;
 }
 
+/**
+ * A schema object's keywords, looked up once: validation visits the same
+ * few hundred schema objects for every value of a report (each entry of
+ * each per-partition column), and looking each keyword up by name every
+ * time was most of a report's check. Kept by the schema object's address,
+ * for the embedded schema only (parsed once and never freed,
+ * ks_cli_schema_report(); another is looked up each time); a
+ * schema of unknown keywords is not kept, so it fails where it is used,
+ * every time.
+ */
+typedef struct snode {
+        const json_t *s;
+        const json_t *ref, *ref_to, *type, *constv, *enumv;
+        const json_t *props, *req, *addl, *names;
+        const json_t *prefix, *items, *min_items, *max_items;
+        const json_t *minimum, *maximum, *min_len, *max_len, *pattern;
+        const json_t *all_of, *any_of, *one_of;
+} snode_t;
+
+#define SNODE_SLOTS 4096 /* a power of 2, above the schema's objects */
+static snode_t snodes[SNODE_SLOTS];
+
+/** @returns the slot of schema object @p s in snodes (its own or the
+ *           empty one where it goes), NULL when the table is full. */
+static snode_t *snode_slot(const json_t *s)
+{
+        size_t h = ((size_t)(uintptr_t)s >> 4) * 0x9e3779b97f4a7c15ull, i;
+
+        for (i = 0; i < SNODE_SLOTS; i++) {
+                snode_t *n = &snodes[(h + i) & (SNODE_SLOTS - 1)];
+                if (!n->s || n->s == s)
+                        return n;
+        }
+        return NULL;
+}
+
+static int           check_keywords(vctx_t *v, const json_t *s);
+static const json_t *resolve(vctx_t *v, const char *ref);
+
+/** @brief Fills @p n with the keywords of schema object @p s (`$ref`
+ *         resolved: NULL when it does not). */
+static void snode_fill(vctx_t *v, snode_t *n, const json_t *s)
+{
+        n->ref       = json_object_get(s, "$ref");
+        n->ref_to    = json_is_string(n->ref)
+                           ? resolve(v, json_string_value(n->ref))
+                           : NULL;
+        n->type      = json_object_get(s, "type");
+        n->constv    = json_object_get(s, "const");
+        n->enumv     = json_object_get(s, "enum");
+        n->props     = json_object_get(s, "properties");
+        n->req       = json_object_get(s, "required");
+        n->addl      = json_object_get(s, "additionalProperties");
+        n->names     = json_object_get(s, "propertyNames");
+        n->prefix    = json_object_get(s, "prefixItems");
+        n->items     = json_object_get(s, "items");
+        n->min_items = json_object_get(s, "minItems");
+        n->max_items = json_object_get(s, "maxItems");
+        n->minimum   = json_object_get(s, "minimum");
+        n->maximum   = json_object_get(s, "maximum");
+        n->min_len   = json_object_get(s, "minLength");
+        n->max_len   = json_object_get(s, "maxLength");
+        n->pattern   = json_object_get(s, "pattern");
+        n->all_of    = json_object_get(s, "allOf");
+        n->any_of    = json_object_get(s, "anyOf");
+        n->one_of    = json_object_get(s, "oneOf");
+        n->s         = s;
+}
+
+/**
+ * @returns the keywords of schema object @p s: kept in snodes, or in
+ *          @p tmp when the table is full; NULL with the problem recorded
+ *          (ks_cli_schema.h's -2) when it uses a keyword not implemented.
+ */
+static const snode_t *snode_of(vctx_t *v, const json_t *s, snode_t *tmp)
+{
+        /* only the embedded schema lives as long as the table */
+        snode_t *n = v->root == ks_cli_schema_report() ? snode_slot(s) : NULL;
+
+        if (n && n->s == s)
+                return n;
+        if (check_keywords(v, s))
+                return NULL;
+        snode_fill(v, n ? n : tmp, s);
+        return n ? n : tmp;
+}
+
 static int validate(vctx_t *v, const json_t *s, const json_t *j);
+
+/** @returns how many of the branches @p list @p j fits (0 to 2: more
+ *           are not counted when @p one is 0 and one fits, or when two
+ *           fit), or -2; failures' messages not written (quiet). */
+static int count_branches(vctx_t *v, const json_t *list, const json_t *j,
+                          int one)
+{
+        size_t i, start    = v->len;
+        int    rc, matched = 0;
+
+        v->quiet++;
+        for (i = 0; i < json_array_size(list) && matched < 1 + one; i++) {
+                rc = validate(v, json_array_get(list, i), j);
+                pop(v, start);
+                if (rc == -2)
+                        break;
+                matched += !rc;
+        }
+        v->quiet--;
+        return rc == -2 ? -2 : matched;
+}
 
 /** @brief `anyOf` (@p one = 0) or `oneOf` (@p one = 1). */
 static int check_branches(vctx_t *v, const json_t *list, const json_t *j,
@@ -240,6 +364,17 @@ static int check_branches(vctx_t *v, const json_t *list, const json_t *j,
 
         if (!json_is_array(list) || !json_array_size(list))
                 return schema_fail(v, "%s is not a non-empty list", kw);
+        /* most values fit: tried quietly first, and again with messages
+         * only when they do not (the same verdict, deterministically) */
+        rc = count_branches(v, list, j, one);
+        if (rc == -2 && !v->quiet)
+                rc = -3; /* retried below for the schema's message */
+        else if (rc == -2)
+                return rc;
+        else if (one ? rc == 1 : rc >= 1)
+                return 0;
+        if (v->quiet)
+                return -1;
         for (i = 0; i < json_array_size(list); i++) {
                 rc = validate(v, json_array_get(list, i), j);
                 if (rc == -2)
@@ -266,12 +401,12 @@ static int check_branches(vctx_t *v, const json_t *list, const json_t *j,
 
 /** @brief The object keywords: properties, required, additionalProperties,
  *         propertyNames. */
-static int check_object(vctx_t *v, const json_t *s, const json_t *j)
+static int check_object(vctx_t *v, const snode_t *s, const json_t *j)
 {
-        const json_t *props = json_object_get(s, "properties");
-        const json_t *req   = json_object_get(s, "required");
-        const json_t *addl  = json_object_get(s, "additionalProperties");
-        const json_t *names = json_object_get(s, "propertyNames");
+        const json_t *props = s->props;
+        const json_t *req   = s->req;
+        const json_t *addl  = s->addl;
+        const json_t *names = s->names;
         const char   *key;
         json_t       *m;
         size_t        i, mark;
@@ -320,12 +455,12 @@ static int check_object(vctx_t *v, const json_t *s, const json_t *j)
 }
 
 /** @brief The array keywords: prefixItems, items, minItems, maxItems. */
-static int check_array(vctx_t *v, const json_t *s, const json_t *j)
+static int check_array(vctx_t *v, const snode_t *s, const json_t *j)
 {
-        const json_t *prefix = json_object_get(s, "prefixItems");
-        const json_t *items  = json_object_get(s, "items");
-        const json_t *mn     = json_object_get(s, "minItems");
-        const json_t *mx     = json_object_get(s, "maxItems");
+        const json_t *prefix = s->prefix;
+        const json_t *items  = s->items;
+        const json_t *mn     = s->min_items;
+        const json_t *mx     = s->max_items;
         size_t        n      = json_array_size(j), i, mark;
         int           rc;
 
@@ -355,13 +490,13 @@ static int check_array(vctx_t *v, const json_t *s, const json_t *j)
 }
 
 /** @brief The number and string keywords. */
-static int check_scalar(vctx_t *v, const json_t *s, const json_t *j)
+static int check_scalar(vctx_t *v, const snode_t *s, const json_t *j)
 {
-        const json_t *mn = json_object_get(s, "minimum");
-        const json_t *mx = json_object_get(s, "maximum");
-        const json_t *ml = json_object_get(s, "minLength");
-        const json_t *xl = json_object_get(s, "maxLength");
-        const json_t *pt = json_object_get(s, "pattern");
+        const json_t *mn = s->minimum;
+        const json_t *mx = s->maximum;
+        const json_t *ml = s->min_len;
+        const json_t *xl = s->max_len;
+        const json_t *pt = s->pattern;
 
         if (json_is_number(j)) {
                 double x = json_number_value(j);
@@ -448,36 +583,37 @@ static const json_t *resolve(vctx_t *v, const char *ref)
         return json_object_get(json_object_get(v->root, "$defs"), ref + 8);
 }
 
-/** @brief Validates @p j against schema @p s. @returns 0, -1 or -2. */
-static int validate(vctx_t *v, const json_t *s, const json_t *j)
+/** @brief Validates @p j against schema @p sj. @returns 0, -1 or -2. */
+static int validate(vctx_t *v, const json_t *sj, const json_t *j)
 {
-        const json_t *k;
-        size_t        i;
-        int           rc;
+        const json_t  *k;
+        const snode_t *s;
+        snode_t        tmp;
+        size_t         i;
+        int            rc;
 
-        if (json_is_true(s))
+        if (json_is_true(sj))
                 return 0;
-        if (json_is_false(s))
+        if (json_is_false(sj))
                 return fail(v, "not allowed here");
-        if (!json_is_object(s))
+        if (!json_is_object(sj))
                 return schema_fail(v, "a schema that is not an object");
-        if ((rc = check_keywords(v, s)))
-                return rc;
-        if ((k = json_object_get(s, "$ref"))) {
-                const json_t *t =
-                    json_is_string(k) ? resolve(v, json_string_value(k)) : NULL;
+        if (!(s = snode_of(v, sj, &tmp)))
+                return -2;
+        if ((k = s->ref)) {
+                const json_t *t = s->ref_to;
                 if (!t)
                         return schema_fail(v, "$ref %s does not resolve",
                                            json_string_value(k));
                 if ((rc = validate(v, t, j)))
                         return rc;
         }
-        if ((k = json_object_get(s, "type")) && (rc = check_type(v, k, j)))
+        if ((k = s->type) && (rc = check_type(v, k, j)))
                 return rc;
-        if ((k = json_object_get(s, "const")) && !json_equal(k, j))
+        if ((k = s->constv) && !json_equal(k, j))
                 return fail(v, "expected the value %s",
                             json_is_string(k) ? json_string_value(k) : "set");
-        if ((k = json_object_get(s, "enum"))) {
+        if ((k = s->enumv)) {
                 for (i = 0; i < json_array_size(k); i++)
                         if (json_equal(json_array_get(k, i), j))
                                 break;
@@ -496,15 +632,13 @@ static int validate(vctx_t *v, const json_t *s, const json_t *j)
                 return rc;
         if ((rc = check_scalar(v, s, j)))
                 return rc;
-        if ((k = json_object_get(s, "allOf")))
+        if ((k = s->all_of))
                 for (i = 0; i < json_array_size(k); i++)
                         if ((rc = validate(v, json_array_get(k, i), j)))
                                 return rc;
-        if ((k = json_object_get(s, "anyOf")) &&
-            (rc = check_branches(v, k, j, 0, "anyOf")))
+        if ((k = s->any_of) && (rc = check_branches(v, k, j, 0, "anyOf")))
                 return rc;
-        if ((k = json_object_get(s, "oneOf")) &&
-            (rc = check_branches(v, k, j, 1, "oneOf")))
+        if ((k = s->one_of) && (rc = check_branches(v, k, j, 1, "oneOf")))
                 return rc;
         return 0;
 }
