@@ -56,166 +56,21 @@ static void ks_merge_help(FILE *fp)
                 KEYSHIFT_REPORT_SCHEMA);
 }
 
-/**
- * @brief Appends to @p out the producer reports @p r stands for, one
- *        object {file, client_id, name, pid, started_at, generated_at,
- *        final} each: its own, or, for a merged report, its
- *        `producer.merged_from` (nested merges list the producers'
- *        reports, not the intermediate files).
- */
-static void ks_merge_leaves(const ks_cli_report_t *r, json_t *out)
-{
-        const json_t *p  = json_object_get(r->root, "producer");
-        const json_t *mf = json_object_get(p, "merged_from");
-        size_t        i;
-
-        if (json_is_array(mf) && json_array_size(mf)) {
-                for (i = 0; i < json_array_size(mf); i++)
-                        json_array_append_new(
-                            out, json_deep_copy(json_array_get(mf, i)));
-                return;
-        }
-        json_array_append_new(
-            out,
-            json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:b}", "file", r->path,
-                      "client_id", ks_cli_str(p, "client_id", ""), "name",
-                      ks_cli_str(p, "name", ""), "pid",
-                      (json_int_t)ks_cli_u64(p, "pid"), "started_at",
-                      ks_cli_str(r->root, "started_at", ""), "generated_at",
-                      ks_cli_str(r->root, "generated_at", ""), "final",
-                      json_is_true(json_object_get(r->root, "final"))));
-}
-
-/** @brief The producer object of the merged report. */
-static json_t *ks_merge_producer(const ks_cli_report_t *r, size_t n)
-{
-        const json_t *p0   = json_object_get(r[0].root, "producer");
-        json_t       *from = json_array();
-        const char   *part = ks_cli_str(p0, "partitioner", "?");
-        const char   *rdk  = ks_cli_str(p0, "librdkafka_version", "?");
-        char          name[64];
-        size_t        i;
-
-        for (i = 0; i < n; i++) {
-                const json_t *p = json_object_get(r[i].root, "producer");
-                if (strcmp(part, ks_cli_str(p, "partitioner", "?")))
-                        part = "mixed";
-                if (strcmp(rdk, ks_cli_str(p, "librdkafka_version", "?")))
-                        rdk = "mixed";
-                ks_merge_leaves(&r[i], from);
-        }
-        snprintf(name, sizeof(name), "keyshift merge of %zu reports", n);
-        return json_pack(
-            "{s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:O, s:O, s:o}", "client_id",
-            "keyshift-merge", "name", name, "pid", (json_int_t)getpid(),
-            "librdkafka_version", rdk, "keyshift_version", KEYSHIFT_VERSION_STR,
-            "partitioner", part, "partitioner_source", "merged",
-            "sticky_partitioning_linger_ms",
-            json_object_get(p0, "sticky_partitioning_linger_ms")
-                ? json_object_get(p0, "sticky_partitioning_linger_ms")
-                : json_integer(0),
-            "report_interval_ms",
-            json_object_get(p0, "report_interval_ms")
-                ? json_object_get(p0, "report_interval_ms")
-                : json_integer(0),
-            "merged_from", from);
-}
-
-/** @returns the identity of producer report @p leaf (ks_merge_leaves()):
- *           name, pid and start; the report's time for entries written
- *           before merged_from carried the start. */
-static void ks_merge_leaf_id(const json_t *leaf, char *out, size_t size)
-{
-        const char *at = ks_cli_str(leaf, "started_at", "");
-
-        snprintf(out, size, "%s, pid %llu, %s %s", ks_cli_str(leaf, "name", ""),
-                 (unsigned long long)ks_cli_u64(leaf, "pid"),
-                 *at ? "started at" : "reported at",
-                 *at ? at : ks_cli_str(leaf, "generated_at", ""));
-}
-
-/**
- * @returns 0, or -1 with @p err set when two inputs stand for one producer
- *          (same name, pid and start; through a merged report's
- *          `merged_from` too): a producer's reports are cumulative, so
- *          merging two of them (the same file twice, a periodic report and
- *          the final one, or a merge and one of its inputs) would count
- *          its messages twice.
- */
-static int ks_merge_distinct_producers(const ks_cli_report_t *r, size_t n,
-                                       char *err, size_t errsz)
-{
-        json_t *seen = json_object(); /* identity -> the input holding it */
-        json_t *leaves;
-        size_t  i, a;
-        int     dup = 0;
-
-        for (i = 0; i < n && !dup; i++) {
-                ks_merge_leaves(&r[i], leaves = json_array());
-                for (a = 0; a < json_array_size(leaves) && !dup; a++) {
-                        char          id[512];
-                        const json_t *at;
-                        ks_merge_leaf_id(json_array_get(leaves, a), id,
-                                         sizeof(id));
-                        at = json_object_get(seen, id);
-                        if (at && (size_t)json_integer_value(at) != i) {
-                                snprintf(err, errsz,
-                                         "%s and %s both hold a report of one "
-                                         "producer (%s): its reports are "
-                                         "cumulative, merge only its latest",
-                                         r[json_integer_value(at)].path,
-                                         r[i].path, id);
-                                dup = 1;
-                        } else {
-                                json_object_set_new(
-                                    seen, id, json_integer((json_int_t)i));
-                        }
-                }
-                json_decref(leaves);
-        }
-        json_decref(seen);
-        return dup ? -1 : 0;
-}
-
 json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                              char *err, size_t errsz)
 {
-        json_t            *topics = json_object(), *warnings = json_array();
-        ks_cli_merge_in_t *in      = calloc(n, sizeof(*in));
-        const char        *started = NULL, *generated = NULL, *name;
-        json_t            *t, *out;
-        int                final    = 1;
+        json_t            *topics = json_object(), *warnings, *t, *out;
+        ks_cli_merge_in_t *in     = calloc(n, sizeof(*in));
+        const char        *name;
         json_int_t         messages = 0;
         size_t             i, j, cnt;
-        char               msg[1024];
 
-        if (ks_merge_distinct_producers(r, n, err, errsz)) {
+        if (!(out = ks_cli_merge_head(r, n, &warnings, err, errsz))) {
                 free(in);
                 json_decref(topics);
-                json_decref(warnings);
                 return NULL;
         }
-
         for (i = 0; i < n; i++) {
-                const char   *s  = ks_cli_str(r[i].root, "started_at", NULL);
-                const char   *g  = ks_cli_str(r[i].root, "generated_at", NULL);
-                const json_t *ws = json_object_get(r[i].root, "warnings");
-                if (s && (!started || strcmp(s, started) < 0))
-                        started = s;
-                if (g && (!generated || strcmp(g, generated) > 0))
-                        generated = g;
-                final &= json_is_true(json_object_get(r[i].root, "final"));
-                for (j = 0; j < json_array_size(ws); j++) {
-                        snprintf(
-                            msg, sizeof(msg), "%s: %s", r[i].path,
-                            ks_cli_str(json_array_get(ws, j), "message", ""));
-                        json_array_append_new(
-                            warnings,
-                            json_pack(
-                                "{s:s, s:s}", "code",
-                                ks_cli_str(json_array_get(ws, j), "code", "?"),
-                                "message", msg));
-                }
                 /* topics in the order first seen */
                 json_object_foreach(ks_cli_report_topics(&r[i]), name, t)
                 {
@@ -230,16 +85,13 @@ json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                                 free(in);
                                 json_decref(topics);
                                 json_decref(warnings);
+                                json_decref(out);
                                 return NULL;
                         }
                         json_object_set_new(topics, name, t);
                 }
         }
         free(in);
-        if (!started)
-                started = generated ? generated : "";
-        if (!generated)
-                generated = started;
         json_object_foreach(topics, name, t)
         {
                 json_int_t m =
@@ -250,24 +102,341 @@ json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                                  "messages sum past 2^63 - 1");
                         json_decref(topics);
                         json_decref(warnings);
+                        json_decref(out);
                         return NULL;
                 }
                 messages += m;
         }
-        out = json_pack("{s:s, s:s, s:s, s:f, s:b, s:o, s:o, s:I, s:o}",
-                        "schema", KEYSHIFT_REPORT_SCHEMA, "generated_at",
-                        generated, "started_at", started, "uptime_s",
-                        ks_report_rfc3339_parse(started) >= 0 &&
-                                ks_report_rfc3339_parse(generated) >= 0
-                            ? ks_report_rfc3339_parse(generated) -
-                                  ks_report_rfc3339_parse(started)
-                            : 0.0,
-                        "final", final, "producer", ks_merge_producer(r, n),
-                        "topics", topics, "messages", messages, "warnings",
-                        warnings);
-        if (!out)
-                snprintf(err, errsz, "out of memory");
+        json_object_set_new(out, "topics", topics);
+        json_object_set_new(out, "messages", json_integer(messages));
+        json_object_set_new(out, "warnings", warnings);
         return out;
+}
+
+/** The merged report as it is written, piece by piece. */
+typedef struct ks_merge_out {
+        FILE              *fp;
+        int                indent; /**< standard output: JSON_INDENT(1) */
+        int                failed;
+        ks_report_writer_t w; /**< a file: written atomically */
+} ks_merge_out_t;
+
+/** @brief Writes @p n bytes of @p s, each newline followed by @p extra
+ *         more spaces of indentation (a value dumped alone, written
+ *         @p extra levels deep in an indented document). */
+static void ks_out_put(ks_merge_out_t *o, const char *s, size_t n, int extra)
+{
+        static const char spaces[] = "        ";
+        const char       *nl;
+
+        while (n && extra && (nl = memchr(s, '\n', n))) {
+                size_t k = (size_t)(nl - s) + 1;
+                o->failed |= fwrite(s, 1, k, o->fp) != k;
+                o->failed |=
+                    fwrite(spaces, 1, (size_t)extra, o->fp) != (size_t)extra;
+                s += k;
+                n -= k;
+        }
+        o->failed |= n && fwrite(s, 1, n, o->fp) != n;
+}
+
+static void ks_out_lit(ks_merge_out_t *o, const char *s)
+{
+        ks_out_put(o, s, strlen(s), 0);
+}
+
+/** @brief Writes @p v as the document's flags dump it, @p depth levels
+ *         deep; @p open: without its closing brace (and the newline
+ *         before it), members to follow. */
+static void ks_out_json(ks_merge_out_t *o, const json_t *v, int depth, int open)
+{
+        size_t flags = JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+                       (o->indent ? JSON_INDENT(1) : JSON_COMPACT);
+        char  *s = json_dumps(v, flags);
+        size_t n = s ? strlen(s) : 0;
+
+        if (!s) {
+                o->failed = 1;
+                return;
+        }
+        if (open && n && s[n - 1] == '}')
+                n -= 1 + (o->indent && n >= 2 && s[n - 2] == '\n');
+        ks_out_put(o, s, n, o->indent ? depth : 0);
+        free(s);
+}
+
+/** @brief Writes member name @p key of an object @p depth levels deep,
+ *         after a comma unless @p first. */
+static void ks_out_key(ks_merge_out_t *o, const char *key, int depth, int first)
+{
+        json_t *k = json_string(key);
+
+        if (!first)
+                ks_out_lit(o, ",");
+        if (o->indent) {
+                ks_out_lit(o, "\n");
+                ks_out_put(o, "        ", (size_t)depth, 0);
+        }
+        ks_out_json(o, k, 0, 0);
+        ks_out_lit(o, o->indent ? ": " : ":");
+        json_decref(k);
+}
+
+/** @returns 0 when all of @p from (rewound) is copied to @p to and
+ *           flushed, else -1. */
+static int ks_out_copy(FILE *from, FILE *to)
+{
+        char   buf[1 << 16];
+        size_t k;
+
+        if (fflush(from) || fseek(from, 0, SEEK_SET))
+                return -1;
+        while ((k = fread(buf, 1, sizeof(buf), from)))
+                if (fwrite(buf, 1, k, to) != k)
+                        return -1;
+        return ferror(from) || fflush(to) ? -1 : 0;
+}
+
+/** @returns a new report of @p head, topic @p t (borrowed) alone in
+ *           `topics`, its `messages` and @p warnings (borrowed): what
+ *           ks_cli_report_check() checks the output by. */
+static json_t *ks_out_root(const json_t *head, const char *name, json_t *t,
+                           json_t *warnings)
+{
+        json_t *root = json_copy((json_t *)head), *topics = json_object();
+
+        if (t)
+                json_object_set(topics, name, t);
+        json_object_set_new(root, "topics", topics);
+        json_object_set_new(
+            root, "messages",
+            json_integer(t ? json_integer_value(json_object_get(t, "messages"))
+                           : 0));
+        json_object_set(root, "warnings", warnings);
+        return root;
+}
+
+/**
+ * @brief Merges topic @p name of sources @p src[i..n) that have it (@p k:
+ *        its number in src[i]) and writes it: its inputs read one by one,
+ *        freed once merged; the merged topic in its file form, checked.
+ * @returns 0, or -1 with @p err set; *@p messages += the topic's.
+ */
+static int ks_merge_one(ks_merge_out_t *o, const ks_cli_merge_src_t *src,
+                        size_t n, size_t i, size_t k, size_t hot_max,
+                        const json_t *head, json_t *warnings, int first,
+                        json_int_t *messages, char *err, size_t errsz)
+{
+        const char        *name = src[i].topics[k].name;
+        ks_cli_report_t   *rep  = calloc(n - i, sizeof(*rep));
+        ks_cli_merge_in_t *in   = calloc(n - i, sizeof(*in));
+        json_t            *t    = NULL, *one, *ff, *root;
+        size_t             cnt  = 0, j;
+        long               idx;
+        int                rc = -1;
+
+        if (!rep || !in) {
+                snprintf(err, errsz, "out of memory");
+                goto done;
+        }
+        for (j = i; j < n; j++) {
+                idx = j == i ? (long)k : ks_cli_merge_src_find(&src[j], name);
+                if (idx < 0)
+                        continue;
+                if (ks_cli_merge_src_topic(&src[j], (size_t)idx, &rep[cnt], err,
+                                           errsz))
+                        goto done;
+                in[cnt].report = &rep[cnt];
+                in[cnt].topic =
+                    json_object_get(ks_cli_report_topics(&rep[cnt]), name);
+                cnt++;
+        }
+        if (!(t = ks_cli_merge_topic(name, in, cnt, hot_max, n, err, errsz)))
+                goto done;
+        for (j = 0; j < cnt; j++) /* the inputs' part is done */
+                ks_cli_report_free(&rep[j]);
+        /* what we write must read back as a report: its file form */
+        one = json_object();
+        json_object_set_new(one, "topics", json_object());
+        json_object_set(json_object_get(one, "topics"), name, t);
+        ff = ks_report_file_form(one);
+        json_decref(one);
+        json_decref(t);
+        t = ff ? json_incref(
+                     json_object_get(json_object_get(ff, "topics"), name))
+               : NULL;
+        json_decref(ff);
+        if (!t) {
+                snprintf(err, errsz, "out of memory");
+                goto done;
+        }
+        root = ks_out_root(head, name, t, warnings);
+        if (ks_cli_report_check(root, o->indent ? "-" : o->w.path, err,
+                                errsz)) {
+                char why[2048];
+                snprintf(why, sizeof(why), "%s", err);
+                snprintf(err, errsz,
+                         "internal error, merged report invalid: %s", why);
+                json_decref(root);
+                goto done;
+        }
+        json_decref(root);
+        *messages += json_integer_value(json_object_get(t, "messages"));
+        if (first)
+                ks_out_lit(o, "{");
+        ks_out_key(o, name, 2, first);
+        ks_out_json(o, t, 2, 0);
+        if (!o->indent)
+                ks_report_writer_kick(&o->w);
+        rc = 0;
+done:
+        for (j = 0; rep && j < cnt; j++)
+                ks_cli_report_free(&rep[j]);
+        json_decref(t);
+        free(rep);
+        free(in);
+        return rc;
+}
+
+/**
+ * @brief Reads and checks every topic of sources @p src[0..n), in order,
+ *        after a merge failed with @p err: the error to give is the
+ *        first input's that does not read, as when every input was read
+ *        before merging (the message other subcommands give for it), and
+ *        @p err only when all read.
+ */
+static void ks_merge_first_bad(const ks_cli_merge_src_t *src, size_t n,
+                               char *err, size_t errsz)
+{
+        char            why[2048];
+        ks_cli_report_t r;
+        size_t          i, k;
+
+        for (i = 0; i < n; i++)
+                for (k = 0; k < src[i].ntopics; k++) {
+                        if (ks_cli_merge_src_topic(&src[i], k, &r, why,
+                                                   sizeof(why))) {
+                                snprintf(err, errsz, "%s", why);
+                                return;
+                        }
+                        ks_cli_report_free(&r);
+                }
+}
+
+int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
+                       const char *out, size_t *topics, char *err, size_t errsz)
+{
+        ks_cli_merge_src_t *src  = calloc(n, sizeof(*src));
+        ks_cli_report_t    *tops = calloc(n, sizeof(*tops));
+        ks_merge_out_t      o    = {.indent = !strcmp(out, "-")};
+        json_t             *head = NULL, *warnings = NULL, *root;
+        json_int_t          messages = 0;
+        size_t              i, j, k, opened = 0;
+        int                 rc = -1, seen;
+
+        *topics = 0;
+        if (!src || !tops) {
+                snprintf(err, errsz, "out of memory");
+                goto done;
+        }
+        for (i = 0; i < n; i++, opened++)
+                if (ks_cli_merge_src_open(&src[i], paths[i], err, errsz)) {
+                        ks_merge_first_bad(src, i, err, errsz);
+                        opened++;
+                        goto done;
+                }
+        for (i = 0; i < n; i++) { /* the inputs' top levels */
+                tops[i].path = src[i].path;
+                tops[i].root = src[i].head;
+        }
+        if (!(head = ks_cli_merge_head(tops, n, &warnings, err, errsz))) {
+                ks_merge_first_bad(src, n, err, errsz);
+                goto done;
+        }
+        root = ks_out_root(head, NULL, NULL, warnings);
+        if (ks_cli_report_check(root, out, err, errsz)) {
+                char why[2048];
+                snprintf(why, sizeof(why), "%s", err);
+                snprintf(err, errsz,
+                         "internal error, merged report invalid: %s", why);
+                json_decref(root);
+                goto done;
+        }
+        json_decref(root);
+        if (o.indent) { /* standard output gets a whole report or none */
+                if (!(o.fp = tmpfile())) {
+                        snprintf(err, errsz,
+                                 "cannot create a temporary "
+                                 "file for the output");
+                        goto done;
+                }
+        } else if (ks_report_writer_open(&o.w, out)) {
+                snprintf(err, errsz, "%s", o.w.errstr);
+                goto done;
+        } else {
+                o.fp = o.w.fp;
+        }
+        ks_out_json(&o, head, 0, 1);
+        ks_out_key(&o, "topics", 1, 0);
+        for (i = 0; i < n; i++) /* topics in the order first seen */
+                for (k = 0; k < src[i].ntopics; k++) {
+                        for (seen = 0, j = 0; j < i && !seen; j++)
+                                seen = ks_cli_merge_src_find(
+                                           &src[j], src[i].topics[k].name) >= 0;
+                        if (seen)
+                                continue;
+                        if (ks_merge_one(&o, src, n, i, k, hot_max, head,
+                                         warnings, !*topics, &messages, err,
+                                         errsz)) {
+                                ks_merge_first_bad(src, n, err, errsz);
+                                goto done;
+                        }
+                        ++*topics;
+                }
+        if (!*topics) {
+                ks_out_lit(&o, "{}");
+        } else {
+                if (o.indent)
+                        ks_out_lit(&o, "\n ");
+                ks_out_lit(&o, "}");
+        }
+        {
+                json_t *m = json_integer(messages);
+                ks_out_key(&o, "messages", 1, 0);
+                ks_out_json(&o, m, 1, 0);
+                json_decref(m);
+        }
+        ks_out_key(&o, "warnings", 1, 0);
+        ks_out_json(&o, warnings, 1, 0);
+        ks_out_lit(&o, o.indent ? "\n}\n" : "}\n");
+        if (o.indent) {
+                if (o.failed || ks_out_copy(o.fp, stdout)) {
+                        snprintf(err, errsz, "cannot write the output");
+                        goto done;
+                }
+        } else if (o.failed) {
+                ks_report_writer_abort(&o.w);
+                o.fp = NULL;
+                snprintf(err, errsz, "%s: cannot write the merged report", out);
+                goto done;
+        } else {
+                o.fp = NULL;
+                if (ks_report_writer_finish(&o.w, err, errsz))
+                        goto done;
+        }
+        rc = 0;
+done:
+        if (o.fp && !o.indent)
+                ks_report_writer_abort(&o.w);
+        else if (o.fp)
+                fclose(o.fp);
+        for (i = 0; i < opened; i++)
+                ks_cli_merge_src_close(&src[i]);
+        free(src);
+        free(tops);
+        json_decref(head);
+        json_decref(warnings);
+        return rc;
 }
 
 int ks_cli_merge_main(int argc, char **argv)
@@ -277,13 +446,11 @@ int ks_cli_merge_main(int argc, char **argv)
             {"hot", required_argument, NULL, 'k'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0}};
-        const char      *out     = "-";
-        size_t           hot_max = 0, n, i;
-        ks_cli_report_t *r;
-        json_t          *merged, *file = NULL;
-        char             err[2048];
-        long long        v;
-        int              c, rc = KS_CLI_EXIT_OK;
+        const char *out     = "-";
+        size_t      hot_max = 0, n, topics;
+        char        err[2048];
+        long long   v;
+        int         c;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "o:k:h", longopts, NULL)) != -1) {
@@ -308,45 +475,13 @@ int ks_cli_merge_main(int argc, char **argv)
         if (optind >= argc)
                 return ks_cli_usage_error("merge", "no REPORT.json given");
         n = (size_t)(argc - optind);
-        r = calloc(n, sizeof(*r));
-        for (i = 0; i < n; i++)
-                if (ks_cli_report_load(argv[optind + (int)i], &r[i], err,
-                                       sizeof(err))) {
-                        rc = ks_cli_fail("merge", "%s", err);
-                        goto done;
-                }
-        if (!(merged = ks_cli_merge_reports(r, n, hot_max, err, sizeof(err)))) {
-                rc = ks_cli_fail("merge", "%s", err);
-                goto done;
-        }
-        /* what we write must read back as a report: its file form */
-        file = ks_report_file_form(merged);
-        if (!file) {
-                rc = ks_cli_fail("merge", "out of memory");
-        } else if (ks_cli_report_check(file, out, err, sizeof(err))) {
-                rc = ks_cli_fail("merge",
-                                 "internal error, merged report "
-                                 "invalid: %s",
-                                 err);
-        } else if (!strcmp(out, "-")) {
-                if (json_dumpf(file, stdout,
-                               JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
-                    fputc('\n', stdout) == EOF || fflush(stdout))
-                        rc = ks_cli_fail("merge", "cannot write the output");
-        } else if (ks_report_write_atomic(merged, out, err, sizeof(err))) {
-                rc = ks_cli_fail("merge", "%s", err);
-        } else {
+        if (ks_cli_merge_files((const char *const *)argv + optind, n, hot_max,
+                               out, &topics, err, sizeof(err)))
+                return ks_cli_fail("merge", "%s", err);
+        if (strcmp(out, "-"))
                 fprintf(stderr,
                         "keyshift merge: wrote %s (%zu reports, %zu "
                         "topics)\n",
-                        out, n,
-                        json_object_size(json_object_get(merged, "topics")));
-        }
-        json_decref(file);
-        json_decref(merged);
-done:
-        for (i = 0; i < n; i++)
-                ks_cli_report_free(&r[i]);
-        free(r);
-        return rc;
+                        out, n, topics);
+        return KS_CLI_EXIT_OK;
 }

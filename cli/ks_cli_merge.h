@@ -32,6 +32,78 @@
 json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                              char *err, size_t errsz);
 
+/**
+ * @brief The merged report's top level from the inputs' (@p r, their
+ *        `topics` not read): schema, generated_at, started_at, uptime_s,
+ *        final and producer, in that order (ks_cli_merge_head.c); the
+ *        inputs' producer-level warnings, prefixed with their file, in
+ *        *@p warnings (a new array).
+ * @returns a new object, or NULL with @p err set when two inputs hold a
+ *          report of one producer (its reports are cumulative).
+ */
+json_t *ks_cli_merge_head(const ks_cli_report_t *r, size_t n, json_t **warnings,
+                          char *err, size_t errsz);
+
+/**
+ * @brief `keyshift merge`'s merge of the report files @p paths (@p n >= 1),
+ *        read one topic at a time (ks_cli_merge_src_t), written to @p out
+ *        ("-": standard output, indented) as each topic is merged: the
+ *        same report, byte for byte, as ks_cli_merge_reports() of the
+ *        loaded files written by ks_report_write_atomic() (a file) or
+ *        json_dumpf() with JSON_INDENT(1) (standard output), in memory of
+ *        about one topic of each input.
+ * @returns 0, or -1 with @p err set (the output file then not written);
+ *          *@p topics the topics merged.
+ */
+int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
+                       const char *out, size_t *topics, char *err,
+                       size_t errsz);
+
+/* ---- an input read topic by topic (ks_cli_merge_read.c) ---------- */
+
+/** Where one topic's text sits in its file. */
+typedef struct ks_cli_merge_slice {
+        char  *name; /**< owned */
+        size_t off, len;
+} ks_cli_merge_slice_t;
+
+/** A report file whose topics are read one at a time. */
+typedef struct ks_cli_merge_src {
+        const char           *path;   /**< borrowed; "-" is standard input */
+        int                   fd;     /**< read again per topic; -1: text */
+        char                 *text;   /**< standard input's text, else NULL */
+        size_t                size;   /**< of text */
+        json_t               *head;   /**< the report but its topics ({}) */
+        json_t               *index;  /**< topic name -> number in topics */
+        ks_cli_merge_slice_t *topics; /**< in the file's order */
+        size_t                ntopics;
+} ks_cli_merge_src_t;
+
+/**
+ * @brief Opens @p path: reads it once, parses and checks every member but
+ *        the topics (ks_cli_report_check() of the report with no topic),
+ *        and notes where each topic is.
+ * @returns 0, or -1 with @p err as ks_cli_report_load() words it; close
+ *          @p s either way.
+ */
+int ks_cli_merge_src_open(ks_cli_merge_src_t *s, const char *path, char *err,
+                          size_t errsz);
+
+/** @returns topic @p name's number in @p s, -1 when it has none. */
+long ks_cli_merge_src_find(const ks_cli_merge_src_t *s, const char *name);
+
+/**
+ * @brief Reads topic @p idx of @p s into @p r: a report of @p s's head
+ *        with that one topic, parsed, checked and its hot keys as rows,
+ *        as ks_cli_report_load() gives a whole file.
+ * @returns 0 (ks_cli_report_free() @p r), or -1 with @p err set.
+ */
+int ks_cli_merge_src_topic(const ks_cli_merge_src_t *s, size_t idx,
+                           ks_cli_report_t *r, char *err, size_t errsz);
+
+/** @brief Releases what @p s holds. */
+void ks_cli_merge_src_close(ks_cli_merge_src_t *s);
+
 /* ---- sketches (ks_cli_merge_sketch.c) --------------------------- */
 
 typedef struct ks_cli_sketch ks_cli_sketch_t;
