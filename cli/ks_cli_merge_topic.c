@@ -235,20 +235,16 @@ static json_t *last_changed(const ks_cli_merge_in_t *in, size_t n)
 static void ks_merge_flow_add(uint64_t **sum, const json_t *q, int32_t rows,
                               int32_t cols)
 {
-        char      why[160];
-        uint64_t *m;
-        size_t    i, cells = (size_t)rows * (size_t)cols;
+        char why[160];
 
         if (!*sum)
                 return;
-        if (!(m = ks_report_flow_read(q, rows, cols, why, sizeof(why)))) {
-                free(*sum); /* checked: no flow here, or out of memory */
+        /* added in place (no matrix per input); checked: no flow here, or
+         * none readable: the merged flow is null */
+        if (ks_report_flow_add(q, rows, cols, *sum, why, sizeof(why))) {
+                free(*sum);
                 *sum = NULL;
-                return;
         }
-        for (i = 0; i < cells; i++)
-                (*sum)[i] += m[i];
-        free(m);
 }
 
 /** @returns a copy of proposal @p src, its flow left out (null in its

@@ -283,6 +283,16 @@ void ks_report_flow_set(json_t *proposal, const uint64_t *flow, int32_t rows,
  */
 uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
                               int32_t cols, char *err, size_t errsz);
+/**
+ * @brief Adds @p proposal's flow, whichever form it was written in (as
+ *        ks_report_flow_read() reads it), to the @p rows x @p cols matrix
+ *        @p m (row-major): what a merge of many reports sums, without a
+ *        matrix per input.
+ * @returns 0; 1 when the proposal has no flow (@p m untouched); -1 with
+ *          @p err saying what is wrong (@p m then partly added to).
+ */
+int ks_report_flow_add(const json_t *proposal, int32_t rows, int32_t cols,
+                       uint64_t *m, char *err, size_t errsz);
 /** @returns the dense matrix that `flow_nonzero` @p nonzero describes (a
  *           new reference), or NULL with @p err saying what is wrong. */
 json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,

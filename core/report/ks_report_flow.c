@@ -105,16 +105,17 @@ static long nz_cells(const json_t *nz, char *err, size_t errsz)
         return (long)json_array_size(f);
 }
 
-/** @brief Cell @p k of `flow_nonzero` @p nz. @returns 0, or -1 with @p err
- *         naming it when it is not from 0..rows-1, to 0..cols-1, messages
- *         >= 1. */
-static int nz_cell(const json_t *nz, size_t k, int32_t rows, int32_t cols,
-                   json_int_t *from, json_int_t *to, json_int_t *msgs,
-                   char *err, size_t errsz)
+/** @brief Cell @p k of `flow_nonzero`'s columns @p fc, @p tc, @p nc
+ *         (checked by nz_cells(): arrays of one length; looked up once,
+ *         not per cell). @returns 0, or -1 with @p err naming it when it
+ *         is not from 0..rows-1, to 0..cols-1, messages >= 1. */
+static int nz_cell(const json_t *fc, const json_t *tc, const json_t *nc,
+                   size_t k, int32_t rows, int32_t cols, json_int_t *from,
+                   json_int_t *to, json_int_t *msgs, char *err, size_t errsz)
 {
-        const json_t *f = json_array_get(json_object_get(nz, "from"), k);
-        const json_t *t = json_array_get(json_object_get(nz, "to"), k);
-        const json_t *n = json_array_get(json_object_get(nz, "messages"), k);
+        const json_t *f = json_array_get(fc, k);
+        const json_t *t = json_array_get(tc, k);
+        const json_t *n = json_array_get(nc, k);
 
         if (!json_is_integer(f) || !json_is_integer(t) || !json_is_integer(n) ||
             (*from = json_integer_value(f)) < 0 || *from >= rows ||
@@ -148,8 +149,10 @@ json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
         }
         for (k = 0; m && k < (size_t)cells; k++) {
                 json_int_t from, to, msgs;
-                if (nz_cell(nonzero, k, rows, cols, &from, &to, &msgs, err,
-                            errsz)) {
+                if (nz_cell(json_object_get(nonzero, "from"),
+                            json_object_get(nonzero, "to"),
+                            json_object_get(nonzero, "messages"), k, rows, cols,
+                            &from, &to, &msgs, err, errsz)) {
                         json_decref(m);
                         return NULL;
                 }
@@ -159,19 +162,23 @@ json_t *ks_report_flow_dense(const json_t *nonzero, int32_t rows, int32_t cols,
         return m;
 }
 
-/** @brief Reads `flow_nonzero` @p nz into matrix @p m (zeros).
+/** @brief Adds `flow_nonzero` @p nz to matrix @p m.
  *  @returns 0, or -1 with @p err naming the cell. */
-static int read_nonzero(const json_t *nz, uint64_t *m, int32_t rows,
-                        int32_t cols, char *err, size_t errsz)
+static int add_nonzero(const json_t *nz, uint64_t *m, int32_t rows,
+                       int32_t cols, char *err, size_t errsz)
 {
-        long       cells = nz_cells(nz, err, errsz);
-        size_t     k;
-        json_int_t from, to, msgs, last = -1;
+        long          cells = nz_cells(nz, err, errsz);
+        const json_t *fc    = json_object_get(nz, "from");
+        const json_t *tc    = json_object_get(nz, "to");
+        const json_t *nc    = json_object_get(nz, "messages");
+        size_t        k;
+        json_int_t    from, to, msgs, last = -1;
 
         if (cells < 0)
                 return -1;
         for (k = 0; k < (size_t)cells; k++) {
-                if (nz_cell(nz, k, rows, cols, &from, &to, &msgs, err, errsz))
+                if (nz_cell(fc, tc, nc, k, rows, cols, &from, &to, &msgs, err,
+                            errsz))
                         return -1;
                 if (from * cols + to <= last) {
                         snprintf(err, errsz,
@@ -180,8 +187,31 @@ static int read_nonzero(const json_t *nz, uint64_t *m, int32_t rows,
                                  k, (long long)from, (long long)to);
                         return -1;
                 }
-                last                        = from * cols + to;
-                m[(size_t)from * cols + to] = (uint64_t)msgs;
+                last = from * cols + to;
+                m[(size_t)from * cols + to] += (uint64_t)msgs;
+        }
+        return 0;
+}
+
+int ks_report_flow_add(const json_t *proposal, int32_t rows, int32_t cols,
+                       uint64_t *m, char *err, size_t errsz)
+{
+        const json_t *dense = json_object_get(proposal, "flow");
+        const json_t *nz    = json_object_get(proposal, "flow_nonzero");
+        int32_t       i, j;
+
+        *err = '\0';
+        if ((!json_is_array(dense) && !nz) || rows < 1 || cols < 1)
+                return 1;
+        if (nz)
+                return add_nonzero(nz, m, rows, cols, err, errsz);
+        for (i = 0; i < rows; i++) { /* checked: rows x cols integers */
+                const json_t *row = json_array_get(dense, (size_t)i);
+                for (j = 0; j < cols; j++) {
+                        json_int_t v =
+                            json_integer_value(json_array_get(row, (size_t)j));
+                        m[(size_t)i * cols + j] += v > 0 ? (uint64_t)v : 0;
+                }
         }
         return 0;
 }
@@ -192,7 +222,6 @@ uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
         const json_t *dense = json_object_get(proposal, "flow");
         const json_t *nz    = json_object_get(proposal, "flow_nonzero");
         uint64_t     *m;
-        int32_t       i, j;
 
         *err = '\0';
         if ((!json_is_array(dense) && !nz) || rows < 1 || cols < 1)
@@ -201,19 +230,8 @@ uint64_t *ks_report_flow_read(const json_t *proposal, int32_t rows,
                 snprintf(err, errsz, "out of memory");
                 return NULL;
         }
-        if (nz) {
-                if (!read_nonzero(nz, m, rows, cols, err, errsz))
-                        return m;
-                free(m);
-                return NULL;
-        }
-        for (i = 0; i < rows; i++) { /* checked: rows x cols integers */
-                const json_t *row = json_array_get(dense, (size_t)i);
-                for (j = 0; j < cols; j++) {
-                        json_int_t v =
-                            json_integer_value(json_array_get(row, (size_t)j));
-                        m[(size_t)i * cols + j] = v > 0 ? (uint64_t)v : 0;
-                }
-        }
-        return m;
+        if (!ks_report_flow_add(proposal, rows, cols, m, err, errsz))
+                return m;
+        free(m);
+        return NULL;
 }
