@@ -9,8 +9,15 @@
  * `started_at` the earliest start, `generated_at` the latest report,
  * `final` only if every input was final, `producer.merged_from` the
  * inputs, and the inputs' producer-level warnings prefixed with their
- * file. The output is checked like any input before it is written, and
- * written atomically (core/report/ks_report.h).
+ * file (ks_cli_merge_head.c). The output is checked like any input before
+ * it is written, and written atomically (core/report/ks_report.h).
+ *
+ * `keyshift merge` itself (ks_cli_merge_files()) reads its inputs one
+ * topic at a time (ks_cli_merge_read.c) and writes each merged topic as
+ * soon as it is merged, so that 20 inputs of 1,000 topics take tens of
+ * MiB, not the jansson values of every input (GiBs);
+ * ks_cli_merge_reports() merges reports already loaded (keyshift fleet's
+ * records).
  */
 #include <getopt.h>
 #include <stdio.h>

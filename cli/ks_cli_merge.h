@@ -52,8 +52,11 @@ json_t *ks_cli_merge_head(const ks_cli_report_t *r, size_t n, json_t **warnings,
  *        loaded files written by ks_report_write_atomic() (a file) or
  *        json_dumpf() with JSON_INDENT(1) (standard output), in memory of
  *        about one topic of each input.
- * @returns 0, or -1 with @p err set (the output file then not written);
- *          *@p topics the topics merged.
+ * @returns 0, or -1 with @p err set (the output file then not written,
+ *          standard output left empty); *@p topics the topics merged. On
+ *          a failure every input is first read and checked in order, so
+ *          the error given is the first input's that does not read, as
+ *          when inputs were loaded whole, else the merge's own.
  */
 int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
                        const char *out, size_t *topics, char *err,
