@@ -275,8 +275,12 @@ static int ks_walk_report(ks_cli_merge_src_t *s, const char *b, size_t n)
                                                     JSON_REJECT_DUPLICATES,
                                                 &jerr);
                 }
-                if (vend == KS_WALK_FAIL || !v ||
-                    json_object_set_new(s->head, key, v)) {
+                if (vend == KS_WALK_FAIL || !v) {
+                        json_decref(v);
+                        free(key);
+                        return -1;
+                }
+                if (json_object_set_new(s->head, key, v)) { /* v freed */
                         free(key);
                         return -1;
                 }
