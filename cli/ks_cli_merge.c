@@ -288,6 +288,13 @@ static int ks_merge_one(ks_merge_out_t *o, const ks_cli_merge_src_t *src,
                 goto done;
         }
         json_decref(root);
+        if (*messages >
+            INT64_MAX - json_integer_value(json_object_get(t, "messages"))) {
+                snprintf(err, errsz,
+                         "messages: overflow: the merged topics' messages "
+                         "sum past 2^63 - 1");
+                goto done;
+        }
         *messages += json_integer_value(json_object_get(t, "messages"));
         if (first)
                 ks_out_lit(o, "{");
