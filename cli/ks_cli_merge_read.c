@@ -336,17 +336,18 @@ int ks_cli_merge_src_open(ks_cli_merge_src_t *s, const char *path, char *err,
 
         memset(s, 0, sizeof(*s));
         s->path  = path;
-        s->fd    = is_stdin ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+        s->fd    = is_stdin ? -1 : ks_cli_report_open_fd(path, err, errsz);
         s->head  = json_object();
         s->index = json_object();
-        if (!is_stdin && s->fd < 0) {
-                snprintf(err, errsz, "%s: cannot open: %s", path,
-                         strerror(errno));
-                return -1;
-        }
+        if (!is_stdin && s->fd < 0)
+                return -1; /* not a regular file, said as the loader says */
         if (!(b = ks_read_all(is_stdin ? 0 : s->fd, &n))) {
                 snprintf(err, errsz, "%s: cannot read: %s", path,
                          strerror(errno));
+                return -1;
+        }
+        if (ks_cli_report_head_refused(path, b, n, n <= 4096, err, errsz)) {
+                free(b);
                 return -1;
         }
         if (ks_walk_report(s, b, n)) {

@@ -54,31 +54,20 @@ static size_t ks_report_read(void *buf, size_t size, void *arg)
         return (size_t)n;
 }
 
-/**
- * @brief Opens @p path ("-": standard input) and reads its head,
- *        refusing what is not a regular file (a directory, a FIFO, a
- *        device such as /dev/zero, a socket) without blocking: the file
- *        is opened with O_NONBLOCK (a FIFO with no writer would block
- *        open() without it) and fstat()ed first. The rest is read by the
- *        parser as it goes, not held twice.
- * @returns 0, or -1 with @p err = "PATH: problem" (the file closed).
- */
-static int ks_report_open(const char *path, ks_report_in_t *in, char *err,
-                          size_t errsz)
+int ks_cli_report_open_fd(const char *path, char *err, size_t errsz)
 {
         int         is_stdin = !strcmp(path, "-");
+        int         fd;
         struct stat st;
-        ssize_t     got;
 
-        memset(in, 0, sizeof(*in));
-        in->fd = is_stdin ? STDIN_FILENO
-                          : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (in->fd < 0) {
+        fd = is_stdin ? STDIN_FILENO
+                      : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
                 snprintf(err, errsz, "%s: cannot open: %s", path,
                          strerror(errno));
                 return -1;
         }
-        if (fstat(in->fd, &st)) {
+        if (fstat(fd, &st)) {
                 snprintf(err, errsz, "%s: cannot read: %s", path,
                          strerror(errno));
                 goto fail;
@@ -100,7 +89,28 @@ static int ks_report_open(const char *path, ks_report_in_t *in, char *err,
                 goto fail;
         }
         if (!is_stdin) /* a regular file never blocks: reads as usual */
-                fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
+                fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        return fd;
+fail:
+        if (!is_stdin)
+                close(fd);
+        return -1;
+}
+
+/**
+ * @brief Opens @p path (ks_cli_report_open_fd()) and reads its head. The
+ *        rest is read by the parser as it goes, not held twice.
+ * @returns 0, or -1 with @p err = "PATH: problem" (the file closed).
+ */
+static int ks_report_open(const char *path, ks_report_in_t *in, char *err,
+                          size_t errsz)
+{
+        int     is_stdin = !strcmp(path, "-");
+        ssize_t got;
+
+        memset(in, 0, sizeof(*in));
+        if ((in->fd = ks_cli_report_open_fd(path, err, errsz)) < 0)
+                return -1;
         while (in->head_len < sizeof(in->head)) {
                 got = read(in->fd, in->head + in->head_len,
                            sizeof(in->head) - in->head_len);
@@ -155,13 +165,38 @@ static void ks_report_printable(const char *in, char *out, size_t outsz)
         out[o] = '\0';
 }
 
+int ks_cli_report_head_refused(const char *path, const char *head, size_t len,
+                               int whole, char *err, size_t errsz)
+{
+        size_t i, bin;
+
+        if (len > KS_REPORT_HEAD)
+                len = KS_REPORT_HEAD;
+        for (i = 0; i < len && strchr(" \t\r\n", head[i]); i++)
+                ;
+        if (i == len && whole) {
+                snprintf(err, errsz,
+                         "%s: not a keyshift report: the file is empty%s", path,
+                         len ? " (white space only)" : "");
+                return -1;
+        }
+        if ((bin = ks_report_binary_at(head, len)) < len) {
+                snprintf(err, errsz,
+                         "%s: not a keyshift report: binary data (byte 0x%02x "
+                         "at offset %zu), not JSON text",
+                         path, (unsigned char)head[bin], bin);
+                return -1;
+        }
+        return 0;
+}
+
 int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                        size_t errsz)
 {
         json_error_t   jerr;
         ks_report_in_t in;
         char           text[4 * JSON_ERROR_TEXT_LENGTH];
-        size_t         bin, i;
+        size_t         i;
         int            is_stdin = !strcmp(path, "-");
 
         r->path = path;
@@ -170,16 +205,10 @@ int ks_cli_report_load(const char *path, ks_cli_report_t *r, char *err,
                 return -1;
         for (i = 0; i < in.head_len && strchr(" \t\r\n", in.head[i]); i++)
                 ;
-        if (i == in.head_len && in.head_len < sizeof(in.head))
-                snprintf(err, errsz,
-                         "%s: not a keyshift report: the file is empty%s", path,
-                         in.head_len ? " (white space only)" : "");
-        else if ((bin = ks_report_binary_at(in.head, in.head_len)) <
-                 in.head_len)
-                snprintf(err, errsz,
-                         "%s: not a keyshift report: binary data (byte 0x%02x "
-                         "at offset %zu), not JSON text",
-                         path, (unsigned char)in.head[bin], bin);
+        if (ks_cli_report_head_refused(path, in.head, in.head_len,
+                                       in.head_len < sizeof(in.head), err,
+                                       errsz))
+                ;
         else if (!(r->root = json_load_callback(
                        ks_report_read, &in, JSON_REJECT_DUPLICATES, &jerr))) {
                 /* truncated: a report that began and ended early; text

@@ -32,6 +32,27 @@ typedef struct ks_cli_report {
 } ks_cli_report_t;
 
 /**
+ * @brief Opens @p path ("-": standard input, as is) for reading a report,
+ *        refusing what is not a regular file (a directory, a FIFO, a
+ *        device such as /dev/zero, a socket) without blocking: the file
+ *        is opened with O_NONBLOCK (a FIFO with no writer would block
+ *        open() without it) and fstat()ed first.
+ * @returns the descriptor (blocking again), or -1 with @p err = "PATH:
+ *          problem".
+ */
+int ks_cli_report_open_fd(const char *path, char *err, size_t errsz);
+
+/**
+ * @brief Refuses a report's first @p len bytes @p head (at most 4 KiB
+ *        are looked at) when they are no JSON text: empty or white space
+ *        only (when @p whole: nothing follows), or binary data (a control
+ *        byte JSON never holds raw), named with its offset.
+ * @returns 0, or -1 with @p err = "PATH: not a keyshift report: ...".
+ */
+int ks_cli_report_head_refused(const char *path, const char *head, size_t len,
+                               int whole, char *err, size_t errsz);
+
+/**
  * @brief Reads, parses and checks @p path ("-": standard input).
  * @returns 0, or -1 with @p err = "PATH: [FIELD: ]problem" (missing file,
  *          invalid or truncated JSON, another schema, a field missing or
