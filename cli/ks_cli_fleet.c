@@ -15,7 +15,11 @@
  * (ks_cli_merge.h), so exact figures are sums and estimates carry the
  * merged sketches' errors. A producer is `ended` when its records are its
  * final report's, `stale` when its last record is older than --stale-after
- * (default 3 of its report intervals), `live` otherwise.
+ * (default 3 of its report intervals), `live` otherwise. A record whose
+ * producer had not learned its topic's partition count is left out of
+ * that topic's figures when another producer knows it (the merge's rule,
+ * ks_cli_merge_left_out()), noted in its producer's `left_out`, counted
+ * and warned (FLEET_RECORDS_LEFT_OUT), not a failed merge.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +220,50 @@ static json_t *producer_json(const ks_fleet_producer_t *p)
         return o;
 }
 
+/**
+ * @brief Notes in each merged producer's producers[] entry (@p plist, in
+ *        the order of @p ps) the topics whose figures leave out its
+ *        record (ks_cli_merge_left_out(): its count unknown while another
+ *        producer's is known), as `left_out` {topic: reason}, and names
+ *        the first in @p first.
+ * @returns the records left out.
+ */
+static size_t note_left_out(const ks_fleet_producer_t *ps, size_t np,
+                            json_t *plist, const json_t *merged, char *first,
+                            size_t firstsz)
+{
+        const json_t *topics = json_object_get(merged, "topics");
+        const char   *tn;
+        json_t       *t;
+        size_t        i, n = 0;
+
+        for (i = 0; i < np; i++) {
+                json_t *lo = NULL;
+                if (!ps[i].merged)
+                        continue;
+                json_object_foreach(ps[i].topics, tn, t)
+                {
+                        const json_t *mt = json_object_get(topics, tn);
+                        if (!mt || !ks_cli_merge_left_out(
+                                       json_object_get(
+                                           json_object_get(t, "topics"), tn),
+                                       ks_cli_topic_current(mt)))
+                                continue;
+                        if (!lo)
+                                lo = json_object();
+                        json_object_set_new(
+                            lo, tn, json_string("partition count unknown"));
+                        if (!n++)
+                                snprintf(first, firstsz, "%s (topic %s)",
+                                         ps[i].label, tn);
+                }
+                if (lo)
+                        json_object_set_new(json_array_get(plist, i),
+                                            "left_out", lo);
+        }
+        return n;
+}
+
 /** @brief Writes @p report's Prometheus metrics (ks_metrics.h) to
  *         @p path atomically. @returns 0, or -1 with @p err set. */
 static int write_metrics(const json_t *report, const char *path, char *err,
@@ -244,9 +292,10 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
         ks_fleet_parser_t   *parser;
         ks_fleet_producer_t *ps = NULL;
         ks_cli_report_t     *in = NULL;
-        size_t               np = 0, nin = 0, i, garbage = 0;
+        size_t               np = 0, nin = 0, i, garbage = 0, left_out;
         json_t              *merged = NULL, *file = NULL, *fleet, *plist, *ws;
         char                 err[2048], where[600], first_bad[600] = "";
+        char                 first_out[700] = "";
         int64_t              now;
         int                  rc     = KS_CLI_EXIT_FAIL;
         json_int_t           cnt[3] = {0, 0, 0};
@@ -369,6 +418,24 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                     (json_int_t)nin, "producers", plist);
         }
         ws = json_object_get(merged, "warnings");
+        left_out =
+            note_left_out(ps, np, plist, merged, first_out, sizeof(first_out));
+        json_object_set_new(fleet, "records_left_out",
+                            json_integer((json_int_t)left_out));
+        if (left_out) {
+                snprintf(err, sizeof(err),
+                         "%zu records were left out of their topic's "
+                         "figures: their producer had not learned the "
+                         "topic's partition count (a short-lived producer, "
+                         "or a record published before the metadata "
+                         "answer), so their messages cannot be placed on "
+                         "partitions; the first: %s (fleet.producers[]."
+                         "left_out names them all)",
+                         left_out, first_out);
+                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
+                                                    "FLEET_RECORDS_LEFT_OUT",
+                                                    "message", err));
+        }
         if (garbage) {
                 snprintf(err, sizeof(err),
                          "%zu records of the report topic were skipped (not "
@@ -419,9 +486,9 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 fprintf(stderr,
                         "keyshift fleet: wrote %s (%zu producers merged: "
                         "%lld live, %lld stale, %lld ended; %zu records "
-                        "skipped)\n",
+                        "skipped, %zu left out)\n",
                         o->out, nin, (long long)cnt[0], (long long)cnt[1],
-                        (long long)cnt[2], garbage);
+                        (long long)cnt[2], garbage, left_out);
                 rc = KS_CLI_EXIT_OK;
         }
 done:

@@ -186,9 +186,29 @@ typedef struct ks_cli_merge_in {
         const json_t          *topic;
 } ks_cli_merge_in_t;
 
+/** The warning of a merged topic whose figures leave out inputs that
+ *  had no partition count (ks_cli_merge_left_out()). */
+#define KS_CLI_WARN_COUNT_UNKNOWN_LEFT_OUT "COUNT_UNKNOWN_LEFT_OUT"
+
+/**
+ * @brief The rule for an input whose producer had not learned the topic's
+ *        partition count (`partition_count.current` 0 or null: a
+ *        short-lived producer, or a report written before the metadata
+ *        answer): its messages cannot be placed on partitions, so when
+ *        another input of the topic knows the count it is left out of
+ *        the merged figures (and said: COUNT_UNKNOWN_LEFT_OUT), rather
+ *        than the merge refused; when none knows it, all are merged (the
+ *        merged count unknown too).
+ * @param topic the input's topic object
+ * @param merged_current the merged topic's count (0: unknown)
+ * @returns 1 if that input is left out of the merge.
+ */
+int ks_cli_merge_left_out(const json_t *topic, int32_t merged_current);
+
 /**
  * @brief Merges topic @p name of @p n inputs (n >= 1) into a new topic
- *        object.
+ *        object; inputs without a partition count are left out when
+ *        another has one (ks_cli_merge_left_out()).
  * @param hot_max hot keys listed (0: the most any input lists).
  * @param total_inputs how many reports are merged in all (for warnings).
  * @returns the object, or NULL with @p err naming the file and field at

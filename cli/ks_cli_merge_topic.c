@@ -5,6 +5,11 @@
  *        different partitionings, sum what is exact, merge the sketches,
  *        recompute what derives from them.
  *
+ * An input whose producer had not learned the topic's partition count
+ * (current 0 or null) is not a different partitioning: it is left out of
+ * the figures when another input knows the count, and said in the
+ * topic's COUNT_UNKNOWN_LEFT_OUT warning (ks_cli_merge_left_out()).
+ *
  * Exact and summed here: messages, bytes, keys.* (unanalysed too: the
  * merged `analysis` is partial when any input's is, ks_analysis.h; its
  * sampling counters summed, one_in_max the largest, sampled_seconds and
@@ -308,9 +313,99 @@ static json_t *ks_merge_proposal(const ks_cli_merge_in_t *in, size_t n,
         return p;
 }
 
+int ks_cli_merge_left_out(const json_t *topic, int32_t merged_current)
+{
+        return merged_current > 0 && ks_cli_topic_current(topic) == 0;
+}
+
+/** @returns the merged count of @p n inputs: the first known one (> 0),
+ *           0 when no input knows it. */
+static int32_t ks_merge_known_current(const ks_cli_merge_in_t *in, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++)
+                if (ks_cli_topic_current(in[i].topic) > 0)
+                        return ks_cli_topic_current(in[i].topic);
+        return 0;
+}
+
+/**
+ * @brief Adds COUNT_UNKNOWN_LEFT_OUT to merged topic @p t: the @p nout
+ *        inputs @p out left out of its figures (ks_cli_merge_left_out()),
+ *        named, with their messages.
+ */
+static void ks_merge_warn_left_out(json_t *t, const char *name,
+                                   const ks_cli_merge_in_t *out, size_t nout)
+{
+        char       msg[1024];
+        size_t     i, o;
+        json_int_t messages = 0;
+
+        for (i = 0; i < nout; i++)
+                messages += (json_int_t)ks_cli_u64(out[i].topic, "messages");
+        o = (size_t)snprintf(
+            msg, sizeof(msg),
+            "%zu report%s of topic %s left out of its figures (%lld "
+            "messages): %s not learned the topic's partition count yet "
+            "(partition_count.current unknown), so %s messages cannot be "
+            "placed on partitions:",
+            nout, nout == 1 ? "" : "s", name, (long long)messages,
+            nout == 1 ? "its producer had" : "their producers had",
+            nout == 1 ? "its" : "their");
+        for (i = 0; i < nout && o < sizeof(msg); i++)
+                o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s %s",
+                                      i ? "," : "", out[i].report->path);
+        json_array_append_new(json_object_get(t, "warnings"),
+                              json_pack("{s:s, s:s}", "code",
+                                        KS_CLI_WARN_COUNT_UNKNOWN_LEFT_OUT,
+                                        "message", msg));
+}
+
+/** @brief ks_cli_merge_topic() of the inputs that can be placed: those
+ *         left out (ks_cli_merge_left_out()) said in a warning. */
+static json_t *ks_merge_topic_placed(const char              *name,
+                                     const ks_cli_merge_in_t *in, size_t n,
+                                     size_t hot_max, size_t total_inputs,
+                                     char *err, size_t errsz);
+
 json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
                            size_t n, size_t hot_max, size_t total_inputs,
                            char *err, size_t errsz)
+{
+        int32_t            known = ks_merge_known_current(in, n);
+        ks_cli_merge_in_t *kept, *out;
+        size_t             nk = 0, no = 0, i;
+        json_t            *t;
+
+        for (i = 0; i < n; i++)
+                no += (size_t)ks_cli_merge_left_out(in[i].topic, known);
+        if (!no)
+                return ks_merge_topic_placed(name, in, n, hot_max, total_inputs,
+                                             err, errsz);
+        if (!(kept = calloc(n, sizeof(*kept)))) {
+                snprintf(err, errsz, "out of memory");
+                return NULL;
+        }
+        out = kept + (n - no); /* the left out at the end */
+        for (i = 0, no = 0; i < n; i++) {
+                if (ks_cli_merge_left_out(in[i].topic, known))
+                        out[no++] = in[i];
+                else
+                        kept[nk++] = in[i];
+        }
+        t = ks_merge_topic_placed(name, kept, nk, hot_max, total_inputs, err,
+                                  errsz);
+        if (t)
+                ks_merge_warn_left_out(t, name, out, no);
+        free(kept);
+        return t;
+}
+
+static json_t *ks_merge_topic_placed(const char              *name,
+                                     const ks_cli_merge_in_t *in, size_t n,
+                                     size_t hot_max, size_t total_inputs,
+                                     char *err, size_t errsz)
 {
         const json_t    *first = in[0].topic;
         const json_t    *props = json_object_get(first, "proposals");

@@ -192,6 +192,27 @@ static void ks_show_fleet(const json_t *fleet)
         }
         if (listed > KS_SHOW_STALE_MAX)
                 printf("    ... and %zu more\n", listed - KS_SHOW_STALE_MAX);
+        if (!ks_cli_u64(fleet, "records_left_out"))
+                return;
+        printf("  %lld records left out of their topic's figures (their "
+               "producer had not learned the partition count):\n",
+               (long long)ks_cli_u64(fleet, "records_left_out"));
+        for (i = 0, listed = 0; i < json_array_size(ps); i++) {
+                const json_t *p  = json_array_get(ps, i);
+                const json_t *lo = json_object_get(p, "left_out");
+                const char   *tn;
+                json_t       *why;
+                if (!json_object_size(lo) || ++listed > KS_SHOW_STALE_MAX)
+                        continue;
+                printf("    %s@%s pid %lld:", ks_cli_str(p, "client_id", "?"),
+                       ks_cli_str(p, "host", "?"),
+                       (long long)ks_cli_u64(p, "pid"));
+                json_object_foreach((json_t *)lo, tn, why) printf(" %s", tn);
+                printf("\n");
+        }
+        if (listed > KS_SHOW_STALE_MAX)
+                printf("    ... and %zu more producers\n",
+                       listed - KS_SHOW_STALE_MAX);
 }
 
 /** @brief Which producer (or which merged reports, or which fleet), when,
