@@ -242,6 +242,21 @@ static void ks_show_header(const ks_cli_report_t *r)
                        (long long)ks_cli_u64(pr, "pid"),
                        ks_cli_str(pr, "librdkafka_version", "?"),
                        ks_cli_str(pr, "keyshift_version", "?"));
+        if (json_is_object(json_object_get(pr, "report_topic"))) {
+                const json_t *rt = json_object_get(pr, "report_topic");
+                printf("  report topic %s: %s, %lld records queued, %lld "
+                       "delivered, %lld failed",
+                       ks_cli_str(rt, "topic", "?"),
+                       ks_cli_str(rt, "state", "?"),
+                       (long long)ks_cli_u64(rt, "records_queued"),
+                       (long long)ks_cli_u64(rt, "records_delivered"),
+                       (long long)ks_cli_u64(rt, "records_failed"));
+                if (ks_cli_str(rt, "last_error", NULL))
+                        printf("; last error %s: %s",
+                               ks_cli_str(rt, "last_error_at", "?"),
+                               ks_cli_str(rt, "last_error", ""));
+                printf("\n");
+        }
         printf("  generated %s, %.1f s after start%s\n",
                ks_cli_str(r->root, "generated_at", "?"), up,
                json_is_true(json_object_get(r->root, "final"))

@@ -61,9 +61,13 @@ struct ks_publish {
         char            causes[KS_PUBLISH_CAUSES_MAX][48];
         size_t          cause_cnt;
         ks_warn_list_t  pending; /**< warnings for the next report */
-        char            name[256];
-        pthread_t       thread;
-        int             thread_running;
+        /** what the reports say of publishing (ks_publish_state()) */
+        uint64_t  queued, delivered, failed;
+        char      last_error[512];
+        int64_t   last_error_ms, last_delivered_ms; /**< wall clock */
+        char      name[256];
+        pthread_t thread;
+        int       thread_running;
 
         /* the publisher thread's only */
         rd_kafka_t       *rk;
@@ -81,6 +85,14 @@ struct ks_publish {
         size_t        last_cnt, last_cap;
 };
 
+static int64_t wall_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static int64_t mono_ms(void)
 {
         struct timespec ts;
@@ -93,19 +105,29 @@ static int64_t mono_ms(void)
  * @brief Warns once per @p cause: a REPORT_TOPIC_FAILED warning in the
  *        next report, whose writer logs it on stderr with the report's
  *        other warnings (logged here too, it came twice); one raised after
- *        the final report is logged by ks_publish_destroy().
+ *        the final report is logged by ks_publish_destroy(). Every call
+ *        (not once per cause) becomes the last error the reports state
+ *        (producer.report_topic), and @p records failed records counted.
  * @locality any of keyshift's threads. @locks takes p->lock.
  */
-static void warn_once(ks_publish_t *p, const char *cause, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void warn_once(ks_publish_t *p, unsigned records, const char *cause,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-static void warn_once(ks_publish_t *p, const char *cause, const char *fmt, ...)
+static void warn_once(ks_publish_t *p, unsigned records, const char *cause,
+                      const char *fmt, ...)
 {
         char    msg[512];
         size_t  i;
         va_list ap;
 
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
         pthread_mutex_lock(&p->lock);
+        p->failed += records;
+        snprintf(p->last_error, sizeof(p->last_error), "%s", msg);
+        p->last_error_ms = wall_ms();
         for (i = 0; i < p->cause_cnt; i++)
                 if (!strcmp(p->causes[i], cause))
                         break;
@@ -114,9 +136,6 @@ static void warn_once(ks_publish_t *p, const char *cause, const char *fmt, ...)
                 return;
         }
         snprintf(p->causes[p->cause_cnt++], sizeof(p->causes[0]), "%s", cause);
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
         ks_warn_add(&p->pending, KS_WARN_REPORT_TOPIC_FAILED, NULL,
                     "report topic %s: %s", p->topic, msg);
         pthread_mutex_unlock(&p->lock);
@@ -241,13 +260,13 @@ ks_publish_t *ks_publish_new(const rd_kafka_conf_t *host_conf,
         ks_warn_list_init(&p->pending);
         /* inherited first, keyshift.report.topic.X after: they win */
         if (inherit(p, host_conf))
-                warn_once(p, "oom",
+                warn_once(p, 0, "oom",
                           "out of memory copying the host's "
                           "connection properties");
         for (i = 0; i < kconf->report_topic_prop_cnt; i++)
                 if (add_prop(p, kconf->report_topic_props[2 * i],
                              kconf->report_topic_props[2 * i + 1]))
-                        warn_once(p, "oom", "out of memory");
+                        warn_once(p, 0, "oom", "out of memory");
         return p;
 }
 
@@ -266,7 +285,7 @@ static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 
         (void)rk;
         snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, err);
-        warn_once(opaque, cause, "%s: %s",
+        warn_once(opaque, 0, cause, "%s: %s",
                   ks_rdk.rd_kafka_err2str((rd_kafka_resp_err_t)err), reason);
 }
 
@@ -276,12 +295,20 @@ static void dr_msg_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         char cause[48];
 
         (void)rk;
+        if (!m->err) {
+                ks_publish_t *p = opaque;
+                pthread_mutex_lock(&p->lock);
+                p->delivered++;
+                p->last_delivered_ms = wall_ms();
+                pthread_mutex_unlock(&p->lock);
+                return;
+        }
         /* purged at destroy: said once, with the count, by publish_main */
-        if (!m->err || m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
+        if (m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
             m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT)
                 return;
         snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, (int)m->err);
-        warn_once(opaque, cause, "a record was not delivered: %s",
+        warn_once(opaque, 1, cause, "a record was not delivered: %s",
                   ks_rdk.rd_kafka_err2str(m->err));
 }
 
@@ -405,7 +432,7 @@ static int make_producer(ks_publish_t *p)
         };
 
         if (!conf) {
-                warn_once(p, "oom", "out of memory");
+                warn_once(p, 0, "oom", "out of memory");
                 return -1;
         }
         for (i = 0; i < sizeof(base) / sizeof(base[0]); i += 2)
@@ -415,8 +442,9 @@ static int make_producer(ks_publish_t *p)
                 if (ks_rdk.rd_kafka_conf_set(conf, p->props[2 * i],
                                              p->props[2 * i + 1], err,
                                              sizeof(err)) != RD_KAFKA_CONF_OK)
-                        warn_once(p, p->props[2 * i], "property %s not set: %s",
-                                  p->props[2 * i], err);
+                        warn_once(p, 0, p->props[2 * i],
+                                  "property %s not set: %s", p->props[2 * i],
+                                  err);
         ks_rdk.rd_kafka_conf_set_opaque(conf, p);
         ks_rdk.rd_kafka_conf_set_log_cb(conf, log_cb);
         ks_rdk.rd_kafka_conf_set_error_cb(conf, error_cb);
@@ -424,7 +452,7 @@ static int make_producer(ks_publish_t *p)
         p->rk = ks_rdk.rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
         if (!p->rk) {
                 ks_rdk.rd_kafka_conf_destroy(conf);
-                warn_once(p, "new", "cannot create its producer: %s", err);
+                warn_once(p, 0, "new", "cannot create its producer: %s", err);
                 return -1;
         }
         p->rkt = ks_rdk.rd_kafka_topic_new(p->rk, p->topic, NULL);
@@ -441,7 +469,7 @@ static void produce(ks_publish_t *p, ks_pub_rec_t *r)
                 rd_kafka_resp_err_t e = ks_rdk.rd_kafka_last_error();
                 char                cause[48];
                 snprintf(cause, sizeof(cause), KS_PUBLISH_ERR_CAUSE, (int)e);
-                warn_once(p, cause, "a record was not queued: %s",
+                warn_once(p, 1, cause, "a record was not queued: %s",
                           ks_rdk.rd_kafka_err2str(e));
         }
 }
@@ -487,6 +515,11 @@ static void *publish_main(void *arg)
 
                 if (n && !p->rk && !p->create_failed)
                         p->create_failed = make_producer(p) != 0;
+                if (n && !p->rk) { /* no producer: these cannot go */
+                        pthread_mutex_lock(&p->lock);
+                        p->failed += n;
+                        pthread_mutex_unlock(&p->lock);
+                }
                 for (i = 0; i < n; i++) {
                         if (p->rk)
                                 produce(p, &batch[i]);
@@ -510,7 +543,7 @@ static void *publish_main(void *arg)
                        (left = deadline - mono_ms()) > 0)
                         ks_rdk.rd_kafka_poll(p->rk, left < 50 ? (int)left : 50);
                 if (ks_rdk.rd_kafka_outq_len(p->rk) > 0)
-                        warn_once(p, "flush",
+                        warn_once(p, 0, "flush",
                                   "%d records not delivered within "
                                   "keyshift.report.topic.flush.ms=%lld",
                                   ks_rdk.rd_kafka_outq_len(p->rk),
@@ -549,7 +582,7 @@ static void enqueue(ks_publish_t *p, char *key, size_t key_len, char *val,
                 pthread_mutex_unlock(&p->lock);
                 free(key);
                 free(val);
-                warn_once(p, "queue",
+                warn_once(p, 1, "queue",
                           "more than %d records waiting: the "
                           "newest were dropped",
                           KS_PUBLISH_QUEUE_MAX);
@@ -557,6 +590,7 @@ static void enqueue(ks_publish_t *p, char *key, size_t key_len, char *val,
         } else {
                 p->q_cnt++;
         }
+        p->queued++;
         p->q[i] = (ks_pub_rec_t){key, val, key_len, val_len};
         pthread_cond_signal(&p->cond);
         pthread_mutex_unlock(&p->lock);
@@ -645,7 +679,7 @@ static void queue_record(ks_publish_t *p, json_t *root, const char *name,
         } else {
                 free(k);
                 free(v);
-                warn_once(p, "oom", "out of memory building a record");
+                warn_once(p, 1, "oom", "out of memory building a record");
         }
         json_decref(key);
         json_decref(val);
@@ -678,7 +712,7 @@ void ks_publish_report(ks_publish_t *p, const char *report_path,
                         else {
                                 free(k);
                                 free(v);
-                                warn_once(p, "oom",
+                                warn_once(p, 1, "oom",
                                           "out of memory building a record");
                         }
                 }
@@ -686,7 +720,7 @@ void ks_publish_report(ks_publish_t *p, const char *report_path,
         }
         last_clear(p);
         if (!(root = json_load_file(report_path, 0, &jerr))) {
-                warn_once(p, "read", "cannot read the report back (%s): %s",
+                warn_once(p, 0, "read", "cannot read the report back (%s): %s",
                           report_path, jerr.text);
                 return;
         }
@@ -711,6 +745,20 @@ void ks_publish_take_warnings(ks_publish_t *p, ks_warn_list_t *wl)
                             p->pending.items[i].message);
         ks_warn_list_clear(&p->pending);
         pthread_mutex_unlock(&p->lock);
+}
+
+int ks_publish_state(ks_publish_t *p, ks_report_publish_t *out, char *err,
+                     size_t errsz)
+{
+        if (!p)
+                return 0;
+        pthread_mutex_lock(&p->lock);
+        snprintf(err, errsz, "%s", p->last_error);
+        *out = (ks_report_publish_t){
+            p->topic, p->queued,        p->delivered,        p->failed,
+            err,      p->last_error_ms, p->last_delivered_ms};
+        pthread_mutex_unlock(&p->lock);
+        return 1;
 }
 
 void ks_publish_destroy(ks_publish_t *p)

@@ -29,7 +29,9 @@
  * its newer one) and returns; a failure (cluster down, authorization,
  * topic missing, record too large, queue full) is logged once per cause
  * as REPORT_TOPIC_FAILED with librdkafka's error, and said in the next
- * report. At the host's destroy, ks_publish_destroy() waits at most
+ * report; every report then states the publishing so far
+ * (producer.report_topic: records queued, delivered, failed, the last
+ * error), so a final report says whether its producer's records went. At the host's destroy, ks_publish_destroy() waits at most
  * keyshift.report.topic.flush.ms for the final records.
  */
 #ifndef KS_PUBLISH_H
@@ -40,6 +42,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "ks_config.h"
+#include "ks_report.h"
 #include "ks_warn.h"
 
 /** Records waiting for the publisher thread, at most. */
@@ -87,6 +90,21 @@ ks_publish_t *ks_publish_new(const rd_kafka_conf_t *host_conf,
  */
 void ks_publish_report(ks_publish_t *p, const char *report_path,
                        const char *name, int unchanged);
+
+/**
+ * @brief What the next report says of publishing (producer.report_topic):
+ *        records queued, delivered and failed since the producer started,
+ *        the last error and when. The warning REPORT_TOPIC_FAILED is said
+ *        once per cause; this says, in every report while it lasts,
+ *        whether records keep failing.
+ * @param err where the last error's text is copied (out->last_error
+ *        points to it; out->topic is @p p's, valid while @p p is)
+ * @returns 1 with @p out set, 0 for @p p NULL (keyshift.report.topic off).
+ * @locality the reporter thread, or the final report's. @locks takes
+ *           p->lock (counters only: no I/O).
+ */
+int ks_publish_state(ks_publish_t *p, ks_report_publish_t *out, char *err,
+                     size_t errsz);
 
 /** @brief Moves the REPORT_TOPIC_FAILED warnings raised since the last
  *         call into @p wl (each cause once in the producer's life).

@@ -150,8 +150,8 @@ static void note_topic_changes(ks_topic_t *t, void *opaque)
  */
 static int unchanged(ks_client_t *c, int64_t now_ms)
 {
-        ks_change_ctx_t ctx = {now_ms, 0};
-        uint64_t        fp[5];
+        ks_change_ctx_t ctx   = {now_ms, 0};
+        uint64_t        fp[6] = {0};
 
         ks_registry_foreach(&c->reg, note_topic_changes, &ctx);
         fp[0] = ks_registry_seen(&c->reg);
@@ -162,6 +162,17 @@ static int unchanged(ks_client_t *c, int64_t now_ms)
         fp[3] = (uint64_t)c->metadata_failures;
         fp[4] =
             ks_hash_key64(c->partitioner_detail, strlen(c->partitioner_detail));
+        { /* publishing's state (not its counts or the error's words,
+           * which differ at each failure): said when it changes, so an
+           * unchanged producer's file keeps the REPORT_TOPIC_FAILED
+           * warning it was written with while records keep failing */
+                ks_report_publish_t pub;
+                char                perr[512];
+                if (ks_publish_state(c->publish, &pub, perr, sizeof(perr))) {
+                        const char *st = ks_report_publish_state(&pub);
+                        fp[5]          = ks_hash_key64(st, strlen(st));
+                }
+        }
         fp[0] = ks_hash_murmur64a(fp, sizeof(fp), (uint64_t)ctx.changed);
         if (ctx.changed || fp[0] != c->report_fp || c->report_failed ||
             !c->reports_written ||
@@ -276,12 +287,14 @@ void ks_reporter_write(ks_client_t *c, int final)
             .delivery_check_one_in =
                 atomic_load(&c->cpu_watched) ? 1u << KS_ACK_SAMPLE_SHIFT : 1,
         };
-        ks_warn_list_t     wl;
-        ks_report_topics_t rt;
-        ks_report_writer_t w;
-        char               errstr[512];
-        size_t             i;
-        uint64_t           untracked;
+        ks_report_publish_t pub;
+        char                pub_err[512];
+        ks_warn_list_t      wl;
+        ks_report_topics_t  rt;
+        ks_report_writer_t  w;
+        char                errstr[512];
+        size_t              i;
+        uint64_t            untracked;
 
         /* A producer that has not produced yet gets a report too (topics
          * {}, messages 0): it says keyshift is loaded. */
@@ -323,6 +336,8 @@ void ks_reporter_write(ks_client_t *c, int final)
                             c->carry.items[i].message);
         ks_warn_list_clear(&c->carry);
         ks_publish_take_warnings(c->publish, &wl);
+        if (ks_publish_state(c->publish, &pub, pub_err, sizeof(pub_err)))
+                p.publish = &pub;
         if (*c->partitioner_detail)
                 ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
                             "%s: keyshift models %s", c->partitioner_detail,

@@ -569,6 +569,31 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
 }
 
 /** @returns the report's head: every member before "topics". */
+const char *ks_report_publish_state(const ks_report_publish_t *pub)
+{
+        if (pub->last_error_ms && pub->last_error_ms >= pub->last_delivered_ms)
+                return "failing";
+        return pub->last_delivered_ms ? "ok" : "waiting";
+}
+
+/** @returns producer.report_topic of @p pub (docs/report-schema.md). */
+static json_t *publish_json(const ks_report_publish_t *pub)
+{
+        char at[40];
+
+        if (pub->last_error_ms)
+                ks_report_rfc3339(pub->last_error_ms, at, sizeof(at));
+        return json_pack(
+            "{s:s, s:s, s:I, s:I, s:I, s:o, s:o}", "topic", pub->topic, "state",
+            ks_report_publish_state(pub), "records_queued",
+            (json_int_t)pub->queued, "records_delivered",
+            (json_int_t)pub->delivered, "records_failed",
+            (json_int_t)pub->failed, "last_error",
+            pub->last_error_ms ? json_string(pub->last_error) : json_null(),
+            "last_error_at",
+            pub->last_error_ms ? json_string(at) : json_null());
+}
+
 json_t *ks_report_head(const ks_report_producer_t *p,
                        const ks_report_opts_t     *opts)
 {
@@ -618,6 +643,9 @@ json_t *ks_report_head(const ks_report_producer_t *p,
                               (json_int_t)p->deliveries_unchecked,
                               "delivery_check_one_in",
                               (int)p->delivery_check_one_in));
+        if (o && p->publish)
+                json_object_set_new(json_object_get(o, "producer"),
+                                    "report_topic", publish_json(p->publish));
         return o;
 }
 

@@ -22,6 +22,19 @@
 #include "ks_topic.h"
 #include "ks_warn.h"
 
+/** keyshift.report.topic's publishing so far (plugin/ks_publish.h): the
+ *  report's `producer.report_topic`, so that every report, the final one
+ *  too, says whether its records reach the topic. */
+typedef struct ks_report_publish {
+        const char *topic;
+        uint64_t    queued;            /**< records handed to the publisher */
+        uint64_t    delivered;         /**< acknowledged by the cluster */
+        uint64_t    failed;            /**< refused, not queued or dropped */
+        const char *last_error;        /**< librdkafka's words, "" none */
+        int64_t     last_error_ms;     /**< wall clock, 0: none */
+        int64_t     last_delivered_ms; /**< wall clock, 0: none */
+} ks_report_publish_t;
+
 typedef struct ks_report_producer {
         const char *client_id;
         const char *client_name; /**< rd_kafka_name() */
@@ -54,7 +67,15 @@ typedef struct ks_report_producer {
         /** while out of CPU, 1 delivery in N is checked (1: every one,
          *  keyshift.overload=analyse or no run delay to watch) */
         unsigned delivery_check_one_in;
+        /** NULL: no `report_topic` written (keyshift.report.topic off, or
+         *  not a plugin report) */
+        const ks_report_publish_t *publish;
 } ks_report_producer_t;
+
+/** @returns the `state` of @p pub: "failing" when its latest outcome is
+ *           an error, "ok" when it is a delivery, "waiting" before
+ *           either. */
+const char *ks_report_publish_state(const ks_report_publish_t *pub);
 
 typedef struct ks_report_opts {
         int     hot_keys; /**< hot keys listed per topic */

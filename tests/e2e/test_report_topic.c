@@ -5,6 +5,8 @@
  *        (issue 32): the host producer (on librdkafka's mock cluster) is
  *        unharmed, its report file is still written, each cause of failure
  *        is warned once (REPORT_TOPIC_FAILED, on stderr and in a report),
+ *        every report, the final one too, says records fail
+ *        (producer.report_topic: state failing, none delivered),
  *        and its destroy waits no longer than keyshift.report.topic.flush.ms
  *        for the records that cannot go. The records themselves are tested
  *        on a real broker (tests/broker/test_broker_fleet.c).
@@ -53,7 +55,7 @@ static void test_unreachable(void)
         char              report[600], errlog[600], *text;
         ks_e2e_producer_t p;
         rd_kafka_conf_t  *conf;
-        json_t           *r, *ws;
+        json_t           *r, *ws, *rt;
         int               saved, fd, i, dups, in_reports = 0;
         double            t0, destroy_s;
         FILE             *fp;
@@ -103,6 +105,19 @@ static void test_unreachable(void)
         r = ks_e2e_load_json(report);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         CU_ASSERT_EQUAL(ks_e2e_int(r, "messages"), 500);
+        /* the final report says publishing fails, though the warning was
+         * in an earlier one: queued, none delivered, the last error */
+        rt = ks_e2e_get(r, "producer/report_topic");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(rt, "state")),
+                               "failing");
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(rt, "topic")),
+                               "keyshift-reports");
+        CU_ASSERT(ks_e2e_int(r, "producer/report_topic/records_queued") > 0);
+        CU_ASSERT_EQUAL(
+            ks_e2e_int(r, "producer/report_topic/records_delivered"), 0);
+        CU_ASSERT(json_is_string(json_object_get(rt, "last_error")));
+        CU_ASSERT(json_is_string(json_object_get(rt, "last_error_at")));
         ws = ks_e2e_get(r, "warnings");
         for (i = 0; i < (int)json_array_size(ws); i++)
                 in_reports += !strcmp(json_string_value(json_object_get(
@@ -151,6 +166,8 @@ static void test_off(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
         CU_ASSERT(!ks_e2e_has_warning(ks_e2e_get(r, "warnings"),
                                       "REPORT_TOPIC_FAILED"));
+        CU_ASSERT_PTR_NULL(
+            json_object_get(json_object_get(r, "producer"), "report_topic"));
         json_decref(r);
         if (!CU_get_number_of_failures())
                 ks_e2e_system("rm -rf %s", dir);
