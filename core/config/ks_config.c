@@ -325,14 +325,91 @@ static ks_config_res_t set_interval(ks_config_t *conf, const char *v,
         return KS_CONFIG_OK;
 }
 
+/** The longest keyshift.topics expression, and the most copies of a
+ *  piece its repetition counts may ask for (their product). */
+#define KS_TOPICS_REGEX_MAX_LEN 1024
+#define KS_TOPICS_REGEX_MAX_COPIES 1000
+
+/**
+ * @brief Refuses an expression whose compilation alone could take
+ *        gigabytes: glibc's regcomp() copies a piece once per repetition
+ *        asked, and once more per quantifier stacked on it ("a++++..."
+ *        doubles it each time: found by the config fuzz target, 2.4 GB
+ *        from 80 '+'). Stacked quantifiers mean nothing in an ERE, and a
+ *        topic name needs no more than KS_TOPICS_REGEX_MAX_COPIES copies.
+ * @returns NULL, or why it is refused.
+ */
+static const char *topics_regex_too_costly(const char *v)
+{
+        double      copies = 1;
+        const char *p;
+        int         after_quant = 0, in_bracket = 0;
+
+        if (strlen(v) > KS_TOPICS_REGEX_MAX_LEN)
+                return "longer than 1024 characters";
+        for (p = v; *p; p++) {
+                if (in_bracket) { /* [...]: quantifier characters are
+                                   * literal there */
+                        if (*p == ']' && p[-1] != '[' &&
+                            !(p[-1] == '^' && p[-2] == '['))
+                                in_bracket = 0;
+                        continue;
+                }
+                if (*p == '\\' && p[1]) {
+                        p++;
+                        after_quant = 0;
+                        continue;
+                }
+                if (*p == '[') {
+                        in_bracket  = 1;
+                        after_quant = 0;
+                        continue;
+                }
+                if (*p == '*' || *p == '+' || *p == '?' || *p == '{') {
+                        if (after_quant)
+                                return "quantifiers stacked on one another";
+                        if (*p == '{') {
+                                char *end;
+                                long  lo = strtol(p + 1, &end, 10), hi = lo;
+                                if (*end == ',')
+                                        hi = end[1] == '}'
+                                                 ? lo
+                                                 : strtol(end + 1, &end, 10);
+                                copies *= (double)(hi > lo ? hi : lo) + 1;
+                                while (*p && *p != '}')
+                                        p++;
+                                if (!*p)
+                                        break;
+                        }
+                        after_quant = 1;
+                        continue;
+                }
+                after_quant = 0;
+        }
+        if (copies > KS_TOPICS_REGEX_MAX_COPIES)
+                return "repetition counts that ask for over 1000 copies";
+        return NULL;
+}
+
 static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
                                   char *errstr, size_t size)
 {
-        regex_t re;
-        char    reerr[256];
-        int     r;
-        char   *copy;
+        regex_t     re;
+        char        reerr[256];
+        int         r;
+        char       *copy;
+        const char *costly;
 
+        if ((costly = topics_regex_too_costly(v))) {
+                char accepted[512];
+                snprintf(accepted, sizeof(accepted),
+                         "%s of at most %d characters, without stacked "
+                         "quantifiers or more than %d repetitions (this one "
+                         "has %s)",
+                         KS_ACCEPT_TOPICS, KS_TOPICS_REGEX_MAX_LEN,
+                         KS_TOPICS_REGEX_MAX_COPIES, costly);
+                return invalid(errstr, size, "keyshift.topics", v, accepted);
+        }
         if ((r = regcomp(&re, v, REG_EXTENDED | REG_NOSUB))) {
                 char accepted[512];
                 regerror(r, &re, reerr, sizeof(reerr));

@@ -157,6 +157,13 @@ static void test_values(void)
             {"keyshift.report.interval.ms", "soon", 0},
             {"keyshift.topics", "^ais(-.*)?$", 1},
             {"keyshift.topics", "(unclosed", 0},
+            /* compilation alone would take gigabytes (fuzz target config) */
+            {"keyshift.topics", "tru++++++++++++++++++++++++++++++++++++++++",
+             0},
+            {"keyshift.topics", "(a{50}){50}", 0},
+            {"keyshift.topics", "^(ais|orders)[+*?]{1,3}$", 1},
+            {"keyshift.topics", "^a\\+++$", 0},
+            {"keyshift.topics", "^a\\+$", 1},
             {"keyshift.hot.keys", "0", 1},
             {"keyshift.hot.keys", "1000", 1},
             {"keyshift.hot.keys", "1001", 0},
