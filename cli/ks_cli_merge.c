@@ -224,6 +224,27 @@ static json_t *ks_out_root(const json_t *head, const char *name, json_t *t,
 }
 
 /**
+ * @brief Checks @p root, a merged report (or its head with one topic), as
+ *        any report is checked, and frees it: a failure is keyshift's own
+ *        ("internal error, merged report invalid: ...").
+ * @returns 0, or -1 with @p err set.
+ */
+static int ks_merged_check(json_t *root, const char *path, char *err,
+                           size_t errsz)
+{
+        int rc = ks_cli_report_check(root, path, err, errsz);
+
+        if (rc) {
+                char why[2048];
+                snprintf(why, sizeof(why), "%s", err);
+                snprintf(err, errsz,
+                         "internal error, merged report invalid: %s", why);
+        }
+        json_decref(root);
+        return rc ? -1 : 0;
+}
+
+/**
  * @brief Merges topic @p name of sources @p src[i..n) that have it (@p k:
  *        its number in src[i]) and writes it: its inputs read one by one,
  *        freed once merged; the merged topic in its file form, checked.
@@ -237,7 +258,7 @@ static int ks_merge_one(ks_merge_out_t *o, const ks_cli_merge_src_t *src,
         const char        *name = src[i].topics[k].name;
         ks_cli_report_t   *rep  = calloc(n - i, sizeof(*rep));
         ks_cli_merge_in_t *in   = calloc(n - i, sizeof(*in));
-        json_t            *t    = NULL, *one, *ff, *root;
+        json_t            *t    = NULL, *one, *ff;
         size_t             cnt  = 0, j;
         long               idx;
         int                rc = -1;
@@ -277,17 +298,9 @@ static int ks_merge_one(ks_merge_out_t *o, const ks_cli_merge_src_t *src,
                 snprintf(err, errsz, "out of memory");
                 goto done;
         }
-        root = ks_out_root(head, name, t, warnings);
-        if (ks_cli_report_check(root, o->indent ? "-" : o->w.path, err,
-                                errsz)) {
-                char why[2048];
-                snprintf(why, sizeof(why), "%s", err);
-                snprintf(err, errsz,
-                         "internal error, merged report invalid: %s", why);
-                json_decref(root);
+        if (ks_merged_check(ks_out_root(head, name, t, warnings),
+                            o->indent ? "-" : o->w.path, err, errsz))
                 goto done;
-        }
-        json_decref(root);
         if (*messages >
             INT64_MAX - json_integer_value(json_object_get(t, "messages"))) {
                 snprintf(err, errsz,
@@ -343,7 +356,7 @@ int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
         ks_cli_merge_src_t *src  = calloc(n, sizeof(*src));
         ks_cli_report_t    *tops = calloc(n, sizeof(*tops));
         ks_merge_out_t      o    = {.indent = !strcmp(out, "-")};
-        json_t             *head = NULL, *warnings = NULL, *root;
+        json_t             *head = NULL, *warnings = NULL;
         json_int_t          messages = 0;
         size_t              i, j, k, opened = 0;
         int                 rc = -1, seen;
@@ -367,16 +380,9 @@ int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
                 ks_merge_first_bad(src, n, err, errsz);
                 goto done;
         }
-        root = ks_out_root(head, NULL, NULL, warnings);
-        if (ks_cli_report_check(root, out, err, errsz)) {
-                char why[2048];
-                snprintf(why, sizeof(why), "%s", err);
-                snprintf(err, errsz,
-                         "internal error, merged report invalid: %s", why);
-                json_decref(root);
+        if (ks_merged_check(ks_out_root(head, NULL, NULL, warnings), out, err,
+                            errsz))
                 goto done;
-        }
-        json_decref(root);
         if (o.indent) { /* standard output gets a whole report or none */
                 if (!(o.fp = tmpfile())) {
                         snprintf(err, errsz,
