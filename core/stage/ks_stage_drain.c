@@ -240,13 +240,28 @@ size_t ks_stage_collect(ks_stage_t *s)
             atomic_load_explicit(&s->flush_asked, memory_order_acquire);
         size_t n = collect(s, now);
 
-        if (asked != atomic_load_explicit(&s->flush_done, memory_order_relaxed))
-                ks_batch_flush_begin(s->batch);
-        else if (!ks_batch_rotate(s->batch, now))
-                goto out;
-        /* analysed in slices, the rings emptied between them */
-        while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
-                n += collect(s, ks_topic_mono_ms());
+        if (asked !=
+                atomic_load_explicit(&s->flush_done, memory_order_relaxed) &&
+            ks_stage_counts_waiting(s)) {
+                /* A partition count waits for this flush: what the
+                 * analysis takes before it must be a prefix of what was
+                 * produced, so nothing is collected until the count is
+                 * taken. (Collected between slices, a key's later message
+                 * would join its slot not flushed yet and be analysed
+                 * under the old count, while messages produced before it
+                 * in slots already flushed wait for the new one.) The
+                 * rings fill meanwhile, then their overflows. */
+                ks_batch_flush(s->batch);
+        } else {
+                if (asked !=
+                    atomic_load_explicit(&s->flush_done, memory_order_relaxed))
+                        ks_batch_flush_begin(s->batch);
+                else if (!ks_batch_rotate(s->batch, now))
+                        goto out;
+                /* analysed in slices, the rings emptied between them */
+                while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
+                        n += collect(s, ks_topic_mono_ms());
+        }
         ks_stage_counts_apply(s, asked);
         atomic_store_explicit(&s->flush_done, asked, memory_order_release);
 out:
