@@ -148,6 +148,39 @@ def refused_by_all(cli, tmp, good, bad, needles):
     return fails
 
 
+def flow_cap(cli, tmp, v):
+    """A flow matrix of more cells than keyshift.flow.max.cells allows
+    (12 x 100,000 > 1,048,576; the plugin writes it null) is refused by
+    its path before it is read, whatever it holds. @returns failures."""
+    src = os.path.join(tmp, "wide.json")
+    subprocess.run([os.environ["KS_REPLAY"], "--plugin",
+                    os.environ["KS_PLUGIN"], "-n", "2000", "-p", "12",
+                    "--proposed", "16,100000",
+                    "-X", "keyshift.partitions.current=12",
+                    "--report", src], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(src) as f:
+        r = json.load(f)
+    wide = [i for i, p in enumerate(topic(r)["proposals"])
+            if p["partition_count"] == 100000]
+    if len(wide) != 1 or topic(r)["proposals"][wide[0]]["flow"] is not None:
+        print("FAIL flow cap: the plugin wrote a flow of 1,200,000 cells")
+        return 1
+    other = os.path.join(tmp, "wide2.json")
+    with open(other, "w") as f:
+        json.dump(r, f)
+    topic(r)["proposals"][wide[0]]["flow"] = [[1] * 12]
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        json.dump(r, f)
+    path = "topics.ais.proposals[%d].flow" % wide[0]
+    n = refused_by_all(cli, tmp, other, bad,
+                       [path + ":", "above keyshift's limit of 1048576"])
+    print("%s flow of 12 x 100000 cells: %s" % ("ok  " if not n else "FAIL",
+                                                 path))
+    return n
+
+
 def main():
     cli = os.environ["KS_CLI"]
     tmp = tempfile.mkdtemp(prefix="keyshift-fields-")
@@ -172,6 +205,7 @@ def main():
                   ("refuses" if schema_refuses else "accepts"))
         print("%s %s: %s" % ("ok  " if not n else "FAIL", what, path))
         fails += n
+    fails += flow_cap(cli, tmp, v)
     # counters summing past 2^63 - 1 in a merge: "overflow", by name
     for name, src in (("o1.json", a), ("o2.json", b)):
         with open(src) as f:
