@@ -54,6 +54,10 @@ typedef struct ks_sizing_param_desc {
         double      min, max, def;
         int         integer; /**< 1: whole numbers only */
         size_t      offset;  /**< of its double in ks_sizing_params_t */
+        /** > 0: a value other than 0 (unknown, or the default rule) must be
+         *  at least this: a rate of 1e-9 msgs/s would size a topic at
+         *  10^15 partitions per msg/s of traffic (issue 30) */
+        double min_nonzero;
 } ks_sizing_param_desc_t;
 
 /** Every sizing property, terminated by a row with name NULL. */

@@ -99,6 +99,25 @@ static void test_params(void)
         CU_ASSERT_EQUAL(ks_sizing_params_set(&p, "keyshift.peak.to.mean.warn",
                                              "nan", err, sizeof(err)),
                         1);
+        /* a rate other than 0 (unknown) under 0.001 msgs/s: 1e-9 sized a
+         * topic at 4.6e18 partitions (issue 30) */
+        err[0] = 0;
+        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, "keyshift.consumer.msgs.per.s",
+                                             "1e-9", err, sizeof(err)),
+                        1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "0.001 .. 1e9 msgs/s"));
+        CU_ASSERT_EQUAL(
+            ks_sizing_params_set(&p, "keyshift.partition.target.msgs.per.s",
+                                 "0.0009", err, sizeof(err)),
+            1);
+        CU_ASSERT_EQUAL(p.partition_target_msgs_per_s, 1000);
+        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, "keyshift.consumer.msgs.per.s",
+                                             "0.001", err, sizeof(err)),
+                        0);
+        CU_ASSERT_EQUAL(ks_sizing_params_set(&p, "keyshift.consumer.msgs.per.s",
+                                             "0", err, sizeof(err)),
+                        0);
+        CU_ASSERT_EQUAL(p.consumer_msgs_per_s, 0);
         CU_ASSERT_EQUAL(p.consumers_max, 24); /* unchanged by the refusals */
         CU_ASSERT_EQUAL(p.peak_to_mean_warn, 4);
         /* not a sizing property: left to the caller */
