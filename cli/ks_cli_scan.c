@@ -268,7 +268,7 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         json_t             *topic = NULL, *report = NULL, *topics, *ws;
         char                errstr[600];
         ks_report_opts_t    ropts = {
-               o->kconf.hot_keys, now, 1, &o->kconf.sizing, 0, 0, 0, 0};
+               o->kconf.hot_keys, now, 1, &o->kconf.sizing, 0, 0, 0, 0, NULL};
         ks_report_producer_t prod = {0};
         size_t               first;
 

@@ -123,8 +123,11 @@ typedef struct ks_client {
         uint64_t reports_lost;
         int64_t  lost_first_ms, lost_last_ms;
         char     lost_error[512];
-        char metadata_error[256];  /**< last metadata failure, for the report */
-        int  metadata_failures;    /**< metadata requests failed in a row */
+        char metadata_error[256]; /**< last metadata failure, for the report */
+        int  metadata_failures;   /**< metadata requests failed in a row */
+        /** metadata requests answered: written by the reporter thread,
+         *  read by the final report once that thread has been joined */
+        uint64_t          metadata_answers;
         rd_kafka_queue_t *admin_q; /**< DescribeConfigs answers */
         /* brokers in state UP (on_broker_state_change): keyshift asks for
          * metadata only when one is, because rd_kafka_metadata() waits its

@@ -258,11 +258,50 @@ static void lost_warning(ks_client_t *c, ks_warn_list_t *wl)
                             c->lost_error);
 }
 
+/**
+ * @brief The final report's words on why a topic's partition count may
+ *        still be unknown: the producer was destroyed before a metadata
+ *        answer named its topic (a producer that lives 10 ms). keyshift
+ *        does not ask at destroy: librdkafka (2.0.2) handles metadata
+ *        answers on its main thread, the one that calls on_destroy, so a
+ *        request made then only waits out its timeout.
+ * @locality the thread writing the final report, after the reporter
+ *           thread was joined.
+ */
+static void count_unknown_why(const ks_client_t *c, int64_t now_ms, char *buf,
+                              size_t size)
+{
+        long long age = (long long)(now_ms - c->started_at_ms);
+
+        if (c->metadata_answers)
+                snprintf(buf, size,
+                         "the producer was destroyed %lld ms after it was "
+                         "created, before a metadata answer named this topic",
+                         age);
+        else
+                snprintf(buf, size,
+                         "the producer was destroyed %lld ms after it was "
+                         "created, before any metadata answer (%s); keyshift "
+                         "does not ask at destroy, where librdkafka would "
+                         "hold rd_kafka_destroy() until the request timed out",
+                         age,
+                         *c->metadata_error ? c->metadata_error
+                         : atomic_load(&c->brokers_up)
+                             ? "its first request was still outstanding"
+                             : "no broker was up");
+}
+
 void ks_reporter_write(ks_client_t *c, int final)
 {
-        ks_report_opts_t opts = {
-            c->conf.hot_keys,      ks_client_now_ms(), final, &c->conf.sizing,
-            c->queue_max_messages, c->queue_max_bytes, 1,     c->started_at_ms};
+        ks_report_opts_t opts = {.hot_keys           = c->conf.hot_keys,
+                                 .now_ms             = ks_client_now_ms(),
+                                 .final              = final,
+                                 .sizing             = &c->conf.sizing,
+                                 .queue_max_messages = c->queue_max_messages,
+                                 .queue_max_bytes    = c->queue_max_bytes,
+                                 .bulk_by_writer     = 1,
+                                 .started_at_ms      = c->started_at_ms};
+
         ks_report_producer_t p = {
             .client_id          = c->client_id,
             .client_name        = c->name,
@@ -295,7 +334,12 @@ void ks_reporter_write(ks_client_t *c, int final)
         char                errstr[512];
         size_t              i;
         uint64_t            untracked;
+        char                why[640];
 
+        if (final) {
+                count_unknown_why(c, opts.now_ms, why, sizeof(why));
+                opts.count_unknown_why = why;
+        }
         /* A producer that has not produced yet gets a report too (topics
          * {}, messages 0): it says keyshift is loaded. */
         if (!final) /* the first interval: rd_kafka_new() has returned */
@@ -470,6 +514,7 @@ static void *reporter_main(void *arg)
                         } else if (ctx.answered) {
                                 c->metadata_failures = 0;
                         }
+                        c->metadata_answers += ctx.answered != 0;
                 }
                 if (report) {
                         ks_reporter_write(c, 0);

@@ -556,7 +556,7 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                                      first_warning);
                 ks_analysis_set_rates(o, &an, opts->sizing);
         }
-        ks_report_topic_warnings(s, wl);
+        ks_report_topic_warnings(s, opts->count_unknown_why, wl);
         json_object_set_new(
             o, "warnings", ks_warn_list_json_since(wl, s->name, first_warning));
         if (o) { /* last: the story reads the figures above (ks_story.h) */

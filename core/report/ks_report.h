@@ -93,6 +93,11 @@ typedef struct ks_report_opts {
          *  each topic's `analysis.uptime_s`, for the sampled line
          *  (ks_analysis.h) */
         int64_t started_at_ms;
+        /** why a topic's partition count may still be unknown, appended to
+         *  its CURRENT_COUNT_UNKNOWN warning (the final report of a
+         *  producer destroyed before metadata named its topics: issue
+         *  30), or NULL */
+        const char *count_unknown_why;
 } ks_report_opts_t;
 
 /**

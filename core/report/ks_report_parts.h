@@ -100,7 +100,9 @@ void ks_report_add_sizing(json_t *o, const ks_topic_snapshot_t *s,
 /** @returns whether topic @p s rehearses another count than its own:
  *           keyshift.partitions.current differs from the cluster's. */
 int ks_report_rehearsal(const ks_topic_snapshot_t *s);
-/** @brief Adds topic @p s's warnings to @p wl. */
-void ks_report_topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl);
+/** @brief Adds topic @p s's warnings to @p wl; @p why (or NULL) says why
+ *         its partition count may still be unknown (CURRENT_COUNT_UNKNOWN). */
+void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
+                              ks_warn_list_t *wl);
 
 #endif /* KS_REPORT_PARTS_H */

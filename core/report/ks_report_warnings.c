@@ -48,7 +48,8 @@ static size_t schema_ids_multi_key(const ks_schema_ids_t *ids, int32_t top[2])
         return n;
 }
 
-void ks_report_topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
+void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
+                              ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
         size_t                     i, multi;
@@ -68,8 +69,8 @@ void ks_report_topic_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
                             "the current partition count is unknown "
                             "(no metadata yet; set keyshift.partitions."
                             "current to override): %zu messages wait to be "
-                            "placed",
-                            s->pending);
+                            "placed%s%s",
+                            s->pending, why ? "; " : "", why ? why : "");
         if (c->unanalysed)
                 ks_warn_add(
                     wl, KS_WARN_ANALYSIS_BEHIND, s->name,

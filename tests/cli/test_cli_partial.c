@@ -181,7 +181,7 @@ static void write_report(const char *path, int pid, int n, int skip_in_5,
                          int keys, size_t sample)
 {
         ks_sizing_params_t   sp;
-        ks_report_opts_t     o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t     o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         ks_report_producer_t p  = {.client_id          = "orders-app",
                                    .client_name        = "orders-app#producer-1",
                                    .pid                = pid,

@@ -46,8 +46,8 @@ static uint64_t next(uint64_t *x)
 static void write_report(const char *path, int pid, int n, unsigned shift,
                          int skip_in_5)
 {
-        ks_sizing_params_t   sp;
-        ks_report_opts_t     o  = {20, 1000 + n, 1, &sp, 1e6, 1e9, 0, 1000};
+        ks_sizing_params_t sp;
+        ks_report_opts_t   o = {20, 1000 + n, 1, &sp, 1e6, 1e9, 0, 1000, NULL};
         ks_report_producer_t p  = {.client_id          = "orders-app",
                                    .client_name        = "orders-app#producer-1",
                                    .pid                = pid,

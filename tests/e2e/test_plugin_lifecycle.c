@@ -463,6 +463,97 @@ static void test_thousand_topics_each_recomputed(void)
         ks_e2e_system("rm -rf '%s'", dir);
 }
 
+/** @returns the message of @p t's warning @p code, or NULL. */
+static const char *warning_message(json_t *t, const char *code)
+{
+        json_t *w = json_object_get(t, "warnings");
+        size_t  i;
+
+        for (i = 0; i < json_array_size(w); i++) {
+                json_t     *x = json_array_get(w, i);
+                const char *c = json_string_value(json_object_get(x, "code"));
+                if (c && !strcmp(c, code))
+                        return json_string_value(json_object_get(x, "message"));
+        }
+        return NULL;
+}
+
+/** Produces @p n keyed messages to "ais" with a producer whose broker
+ *  address is @p bootstrap (NULL: the mock cluster, which creates "ais"
+ *  when asked) and destroys it at once. @returns its final report. */
+static json_t *live_briefly(const char *path, const char *bootstrap, int n)
+{
+        char             errstr[512], key[16];
+        rd_kafka_conf_t *conf;
+        rd_kafka_t      *rk;
+        int              i;
+
+        conf = ks_e2e_conf("keyshift.report.path", path, NULL);
+        CU_ASSERT_FATAL(rd_kafka_conf_set(conf,
+                                          bootstrap ? "bootstrap.servers"
+                                                    : "test.mock.num.brokers",
+                                          bootstrap ? bootstrap : "1", errstr,
+                                          sizeof(errstr)) == RD_KAFKA_CONF_OK);
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        for (i = 0; i < n; i++) {
+                snprintf(key, sizeof(key), "%d", 219000000 + i);
+                rd_kafka_producev(
+                    rk, RD_KAFKA_V_TOPIC("ais"),
+                    RD_KAFKA_V_KEY(key, strlen(key)), RD_KAFKA_V_VALUE("v", 1),
+                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+        }
+        rd_kafka_destroy(rk);
+        return ks_e2e_load_json(path);
+}
+
+/* A producer destroyed before a metadata answer named its topic (issue
+ * 30: "a producer that lives 10 ms"): keyshift does not ask at destroy,
+ * where librdkafka 2.0.2 would hold rd_kafka_destroy() for the request's
+ * timeout; its final report says why the count is unknown instead. */
+static void test_short_lived_says_why(void)
+{
+        const char *dir = ks_e2e_tmpdir("life-short");
+        char        path[512];
+        json_t     *r, *t;
+        const char *m;
+        int         run, unknown = 0;
+
+        snprintf(path, sizeof(path), "%s/report.json", dir);
+        /* no broker at all: the count cannot be known, and the report
+         * says so, with the reason */
+        r = live_briefly(path, "127.0.0.1:1", 10);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        t = json_object_get(json_object_get(r, "topics"), "ais");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+        CU_ASSERT(json_is_null(ks_e2e_get(t, "partition_count/current")));
+        m = warning_message(t, "CURRENT_COUNT_UNKNOWN");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL(strstr(m, "the producer was destroyed"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(m, "before any metadata answer"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(m, "no broker"));
+        json_decref(r);
+        /* the mock cluster, destroyed at once: the count is known, or the
+         * report says why not */
+        for (run = 0; run < 5; run++) {
+                r = live_briefly(path, NULL, 10);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                t = json_object_get(json_object_get(r, "topics"), "ais");
+                CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+                if (json_is_null(ks_e2e_get(t, "partition_count/current"))) {
+                        unknown++;
+                        m = warning_message(t, "CURRENT_COUNT_UNKNOWN");
+                        CU_ASSERT(m && strstr(m, "the producer was destroyed"));
+                }
+                json_decref(r);
+        }
+        fprintf(stderr,
+                "\n  mock cluster: the count unknown in %d of 5 "
+                "final reports, each saying why\n",
+                unknown);
+        ks_e2e_system("rm -rf '%s'", dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE(
@@ -477,5 +568,8 @@ void ks_test_register(void)
             {"a writer killed mid-report leaves no temporary file",
              test_killed_writer_leaves_nothing},
             {"1,000 topics: each equals its own delivery reports",
-             test_thousand_topics_each_recomputed});
+             test_thousand_topics_each_recomputed},
+            {"a producer destroyed before metadata: the final report says "
+             "why the count is unknown",
+             test_short_lived_says_why});
 }

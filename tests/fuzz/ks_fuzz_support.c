@@ -99,14 +99,14 @@ json_t *ks_fuzz_report(const ks_fuzz_topic_t *ft, const ks_fuzz_record_t *recs,
                                   .started_at_ms      = 1000,
                                   .report_interval_ms = 60000};
         ks_sizing_params_t   sp;
-        ks_report_opts_t     o  = {ft->hot_keys, 5000, 1, &sp, 1e6, 1e9, 0, 0};
-        ks_topic_params_t    tp = {0};
-        ks_topic_snapshot_t  s;
-        ks_warn_list_t       wl;
-        ks_topic_t          *t;
-        json_t              *topics, *whole, *file = NULL;
-        size_t               i;
-        int                  k;
+        ks_report_opts_t o = {ft->hot_keys, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
+        ks_topic_params_t   tp = {0};
+        ks_topic_snapshot_t s;
+        ks_warn_list_t      wl;
+        ks_topic_t         *t;
+        json_t             *topics, *whole, *file = NULL;
+        size_t              i;
+        int                 k;
 
         tp.partitioner       = ft->partitioner;
         tp.key_sample_size   = 64;

@@ -64,7 +64,7 @@ static json_t *topic_of(const char *name, const stream_t *st, int partial,
                         ks_warn_list_t *wl)
 {
         ks_sizing_params_t  sp;
-        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         ks_topic_params_t   tp = {0};
         ks_topic_snapshot_t s;
         ks_topic_t         *t;
@@ -272,7 +272,7 @@ static char *metrics_of(const char *name, json_t *t)
                                   .partitioner        = "murmur2_random",
                                   .partitioner_source = "partitioner",
                                   .started_at_ms      = 1000};
-        ks_report_opts_t     o = {20, 5000, 1, NULL, 0, 0, 0, 0};
+        ks_report_opts_t     o = {20, 5000, 1, NULL, 0, 0, 0, 0, NULL};
         ks_warn_list_t       wl;
         json_t              *topics = json_object(), *r;
         char                *text   = NULL;

@@ -250,7 +250,7 @@ static void expect_same(ks_topic_snapshot_t *a, ks_topic_snapshot_t *b)
 static void expect_report_states_sampling(const ks_topic_snapshot_t *s)
 {
         ks_warn_list_t   wl;
-        ks_report_opts_t o = {20, 0, 0, NULL, 0, 0, 0, 0};
+        ks_report_opts_t o = {20, 0, 0, NULL, 0, 0, 0, 0, NULL};
         json_t          *j, *hs, *hot;
         size_t           i;
 

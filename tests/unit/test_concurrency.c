@@ -51,7 +51,7 @@ static void count_topic(ks_topic_t *t, void *opaque)
         ks_topic_snapshot_t s;
         uint64_t           *sum = opaque;
         ks_warn_list_t      wl;
-        ks_report_opts_t    o = {20, 0, 0, NULL, 0, 0, 0, 0};
+        ks_report_opts_t    o = {20, 0, 0, NULL, 0, 0, 0, 0, NULL};
         json_t             *j;
 
         if (ks_topic_snapshot(t, &s))

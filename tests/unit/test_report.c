@@ -134,7 +134,7 @@ static void test_bulk_writer_same_json(void)
                                   .started_at_ms      = 1000,
                                   .report_interval_ms = 60000};
         ks_sizing_params_t   sp;
-        ks_report_opts_t     o       = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t     o       = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         const char          *names[] = {"a", "b\u00e9\"q"};
         ks_topic_t          *t[2];
         ks_warn_list_t       wl1, wl2;
@@ -209,7 +209,7 @@ static char *warning_of(const ks_warn_list_t *wl, const char *topic,
 static void test_unanalysed(void)
 {
         ks_sizing_params_t  sp;
-        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         ks_topic_t         *t = busy_topic("a");
         ks_topic_snapshot_t s;
         ks_warn_list_t      wl;
@@ -244,7 +244,7 @@ static void test_unanalysed(void)
 static char *schema_ids_warning(ks_topic_t *t, uint64_t *framed, json_t **enc)
 {
         ks_sizing_params_t  sp;
-        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t    o = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         ks_topic_snapshot_t s;
         ks_warn_list_t      wl;
         json_t             *j;
@@ -391,7 +391,7 @@ static void test_schema_ids_plausible(void)
 static void test_count_unknown(void)
 {
         ks_sizing_params_t  sp;
-        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0};
+        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 0, NULL};
         ks_topic_params_t   tp = {0};
         ks_topic_t         *t;
         ks_topic_snapshot_t s;

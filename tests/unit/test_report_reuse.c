@@ -113,7 +113,8 @@ static void fixture_free(fixture_t *f)
 static char *report(fixture_t *f, const char *path, int reuse, int metrics,
                     ks_report_topics_t *out)
 {
-        ks_report_opts_t   o = {20, f->now_ms, 0, &f->sp, 1e6, 1e9, 1, 1000};
+        ks_report_opts_t   o = {20,  f->now_ms, 0,    &f->sp, 1e6,
+                                1e9, 1,         1000, NULL};
         ks_warn_list_t     wl;
         ks_report_writer_t w;
         char               err[512], *text = NULL;
@@ -385,7 +386,7 @@ static void test_kept_warnings_listed(void)
 {
         fixture_t          f;
         ks_report_topics_t rt;
-        ks_report_opts_t   o = {20, 0, 0, &f.sp, 1e6, 1e9, 1, 1000};
+        ks_report_opts_t   o = {20, 0, 0, &f.sp, 1e6, 1e9, 1, 1000, NULL};
         ks_warn_list_t     wl1, wl2;
         ks_report_writer_t w;
         char               a[300], err[512];

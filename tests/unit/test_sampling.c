@@ -88,9 +88,9 @@ typedef struct tally {
 static json_t *topic_of(const char *name, const stream_t *st, int sampled,
                         tally_t *tl, ks_warn_list_t *wl)
 {
-        ks_sizing_params_t  sp;
-        ks_report_opts_t    o  = {20,  1000 + st->messages, 1, &sp, 1e6, 1e9, 0,
-                                  1000};
+        ks_sizing_params_t sp;
+        ks_report_opts_t   o = {
+              20, 1000 + st->messages, 1, &sp, 1e6, 1e9, 0, 1000, NULL};
         ks_topic_params_t   tp = {0};
         ks_topic_snapshot_t s;
         ks_topic_t         *t;
@@ -209,7 +209,7 @@ static char *metrics_of(json_t *t)
                                   .partitioner        = "murmur2_random",
                                   .partitioner_source = "partitioner",
                                   .started_at_ms      = 1000};
-        ks_report_opts_t     o = {20, 5000, 1, NULL, 0, 0, 0, 0};
+        ks_report_opts_t     o = {20, 5000, 1, NULL, 0, 0, 0, 0, NULL};
         ks_warn_list_t       wl;
         json_t              *topics = json_object(), *r;
         char                *text   = NULL;
@@ -593,7 +593,7 @@ static void test_bulk_writer(void)
         ks_sizing_params_t   sp;
         /* with sizing, as the plugin: the story reads `skew`, not the
          * per-partition arrays the writer fills in */
-        ks_report_opts_t    o  = {20, 7000, 1, &sp, 1e6, 1e9, 0, 1000};
+        ks_report_opts_t    o  = {20, 7000, 1, &sp, 1e6, 1e9, 0, 1000, NULL};
         ks_topic_params_t   tp = {0};
         ks_topic_snapshot_t s;
         ks_topic_t         *t;
@@ -679,7 +679,7 @@ static void test_bulk_writer(void)
 static void test_snapshot_between(void)
 {
         ks_sizing_params_t  sp;
-        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 1000};
+        ks_report_opts_t    o  = {20, 5000, 1, &sp, 1e6, 1e9, 0, 1000, NULL};
         ks_topic_params_t   tp = {0};
         ks_topic_snapshot_t s;
         ks_warn_list_t      wl;

@@ -110,7 +110,7 @@ static void test_count_change_restarts_window(void)
         CU_ASSERT_EQUAL(s.proposals[0].moved.messages, 0);
         {
                 ks_warn_list_t   wl;
-                ks_report_opts_t o = {5, 6000, 0, NULL, 0, 0, 0, 0};
+                ks_report_opts_t o = {5, 6000, 0, NULL, 0, 0, 0, 0, NULL};
                 json_t          *j;
                 size_t           k;
                 int              found = 0;
