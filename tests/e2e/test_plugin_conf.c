@@ -613,8 +613,9 @@ static void test_custom_partitioner_count_override(void)
                         "keyshift.metadata.refresh.ms", "200", NULL),
             0);
         rd_kafka_flush(p.rk, 5000);
-        /* a periodic report, the producer still running */
-        for (i = 0; i < 40 && !seen; i++) {
+        /* a periodic report, the producer still running (within 15 s: a
+         * report waits up to 5 s for a drainer at idle priority) */
+        for (i = 0; i < 150 && !seen; i++) {
                 usleep(100 * 1000);
                 if (access(path, F_OK) || !(r = ks_e2e_load_json(path)))
                         continue;
@@ -746,8 +747,12 @@ static void test_periodic_reports(void)
                                             "keyshift.report.interval.ms",
                                             "100", NULL),
                                 "t", 3) == 0);
-        for (i = 0; i < 30; i++) {
-                ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
+        /* 30 messages over 1.5 s, then up to 12 s more: on a busy machine
+         * keyshift's drainer runs at idle priority, and a report waits
+         * for it up to KS_SYNC_TIMEOUT_MS (5 s) */
+        for (i = 0; i < 30 || (!seen_running && i < 270); i++) {
+                if (i < 30)
+                        ks_e2e_produce(&p, "t", "k", 1, -1, "v", 1);
                 rd_kafka_poll(p.rk, 50);
                 if (access(path, F_OK) == 0 && (r = ks_e2e_load_json(path))) {
                         /* a complete report, written while running */
