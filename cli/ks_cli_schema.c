@@ -12,12 +12,14 @@
  */
 #include "ks_cli_schema.h"
 
-#include <regex.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "ks_cli_pattern.h"
 
 /** The schema text, from docs/keyshift.report.v2.schema.json (generated
  *  by cli/CMakeLists.txt into ks_cli_schema_text.c). */
@@ -35,21 +37,17 @@ typedef struct vctx {
         int quiet;
 } vctx_t;
 
-/** Compiled `pattern`s, by their text (the schema has a handful). */
-static struct {
-        const char *text;
-        regex_t     re;
-} patterns[32];
-static size_t pattern_cnt;
+/** The embedded schema, parsed once and its objects' keywords looked up
+ *  (schema_prepare()), never freed. */
+static json_t        *report_schema;
+static pthread_once_t report_once = PTHREAD_ONCE_INIT;
+
+static void schema_prepare(void);
 
 const json_t *ks_cli_schema_report(void)
 {
-        static json_t *schema;
-        json_error_t   e;
-
-        if (!schema)
-                schema = json_loads(ks_cli_schema_text, 0, &e);
-        return schema;
+        pthread_once(&report_once, schema_prepare);
+        return report_schema;
 }
 
 /** @brief Appends @p n bytes of @p s to the path (cut at its size). */
@@ -229,29 +227,15 @@ static size_t code_points(const char *s, size_t bytes)
         return n;
 }
 
-/** @returns @p text compiled (cached), or NULL on a bad expression. */
-static regex_t *pattern_of(const char *text)
-{
-        size_t i;
-
-        for (i = 0; i < pattern_cnt; i++)
-                if (patterns[i].text == text || !strcmp(patterns[i].text, text))
-                        return &patterns[i].re;
-        if (pattern_cnt == sizeof(patterns) / sizeof(patterns[0]) ||
-            regcomp(&patterns[pattern_cnt].re, text, REG_EXTENDED | REG_NOSUB))
-                return NULL;
-        patterns[pattern_cnt].text = text;
-        return &patterns[pattern_cnt++].re;
-}
-
 /**
  * A schema object's keywords, looked up once: validation visits the same
  * few hundred schema objects for every value of a report (each entry of
  * each per-partition column), and looking each keyword up by name every
  * time was most of a report's check. Kept by the schema object's address,
- * for the embedded schema only (parsed once and never freed,
- * ks_cli_schema_report(); another is looked up each time); a
- * schema of unknown keywords is not kept, so it fails where it is used,
+ * for the embedded schema only, all of them when it is parsed
+ * (schema_prepare(), under pthread_once: the table is only read after,
+ * from any thread); another schema is looked up each time. A schema
+ * object of unknown keywords is not kept, so it fails where it is used,
  * every time.
  */
 typedef struct snode {
@@ -261,6 +245,13 @@ typedef struct snode {
         const json_t *prefix, *items, *min_items, *max_items;
         const json_t *minimum, *maximum, *min_len, *max_len, *pattern;
         const json_t *all_of, *any_of, *one_of;
+        /** `type` as a set of jansson types (1 << json_typeof()) that it
+         *  accepts; 0 when absent or not a well-formed name or list of
+         *  names: then check_type() says what is wrong */
+        unsigned types;
+        /** `pattern` compiled, NULL when it is not a string that
+         *  compiles (check_scalar() says so) */
+        const ks_cli_pattern_t *re;
 } snode_t;
 
 #define SNODE_SLOTS 4096 /* a power of 2, above the schema's objects */
@@ -282,6 +273,46 @@ static snode_t *snode_slot(const json_t *s)
 
 static int           check_keywords(vctx_t *v, const json_t *s);
 static const json_t *resolve(vctx_t *v, const char *ref);
+
+/** @returns the jansson types JSON Schema type name @p t accepts (as
+ *           is_type() reads it; 0 for a name it does not know). */
+static unsigned types_of_name(const char *t)
+{
+        static const struct {
+                const char *name;
+                unsigned    types;
+        } names[] = {
+            {"object", 1u << JSON_OBJECT},
+            {"array", 1u << JSON_ARRAY},
+            {"string", 1u << JSON_STRING},
+            {"integer", 1u << JSON_INTEGER},
+            {"number", 1u << JSON_INTEGER | 1u << JSON_REAL},
+            {"boolean", 1u << JSON_TRUE | 1u << JSON_FALSE},
+            {"null", 1u << JSON_NULL},
+        };
+        size_t i;
+
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (!strcmp(names[i].name, t))
+                        return names[i].types;
+        return 0;
+}
+
+/** @returns snode_t.types of `type` @p t. */
+static unsigned types_of(const json_t *t)
+{
+        unsigned types = 0;
+        size_t   i;
+
+        if (json_is_string(t))
+                return types_of_name(json_string_value(t));
+        for (i = 0; i < json_array_size(t); i++) {
+                if (!json_is_string(json_array_get(t, i)))
+                        return 0; /* check_type() names the fault */
+                types |= types_of_name(json_string_value(json_array_get(t, i)));
+        }
+        return types;
+}
 
 /** @brief Fills @p n with the keywords of schema object @p s (`$ref`
  *         resolved: NULL when it does not). */
@@ -310,25 +341,79 @@ static void snode_fill(vctx_t *v, snode_t *n, const json_t *s)
         n->all_of    = json_object_get(s, "allOf");
         n->any_of    = json_object_get(s, "anyOf");
         n->one_of    = json_object_get(s, "oneOf");
+        n->types     = types_of(n->type);
+        n->re        = json_is_string(n->pattern)
+                           ? ks_cli_pattern_of(json_string_value(n->pattern))
+                           : NULL;
         n->s         = s;
 }
 
 /**
  * @returns the keywords of schema object @p s: kept in snodes, or in
- *          @p tmp when the table is full; NULL with the problem recorded
+ *          @p tmp when not kept; NULL with the problem recorded
  *          (ks_cli_schema.h's -2) when it uses a keyword not implemented.
  */
 static const snode_t *snode_of(vctx_t *v, const json_t *s, snode_t *tmp)
 {
-        /* only the embedded schema lives as long as the table */
-        snode_t *n = v->root == ks_cli_schema_report() ? snode_slot(s) : NULL;
+        /* only the embedded schema lives as long as the table, which
+         * schema_prepare() filled (read only since) */
+        const snode_t *n =
+            v->root == ks_cli_schema_report() ? snode_slot(s) : NULL;
 
         if (n && n->s == s)
                 return n;
         if (check_keywords(v, s))
                 return NULL;
-        snode_fill(v, n ? n : tmp, s);
-        return n ? n : tmp;
+        snode_fill(v, tmp, s);
+        return tmp;
+}
+
+/** @brief Keeps the keywords of schema object @p s and of every schema
+ *         under it (`$ref`s resolve into `$defs`, walked too). */
+static void prepare_walk(vctx_t *v, const json_t *s)
+{
+        static const char *const lists[] = {"prefixItems", "allOf", "anyOf",
+                                            "oneOf", NULL};
+        static const char *const ones[]  = {"additionalProperties",
+                                            "propertyNames", "items", NULL};
+        snode_t                 *n;
+        const char              *key;
+        json_t                  *m;
+        size_t                   i, k;
+
+        if (!json_is_object(s) || !(n = snode_slot(s)) || n->s == s)
+                return;
+        if (check_keywords(v, s)) /* not kept: fails where it is used */
+                return;
+        snode_fill(v, n, s);
+        json_object_foreach((json_t *)json_object_get(s, "properties"), key, m)
+            prepare_walk(v, m);
+        json_object_foreach((json_t *)json_object_get(s, "$defs"), key, m)
+            prepare_walk(v, m);
+        for (k = 0; ones[k]; k++)
+                prepare_walk(v, json_object_get(s, ones[k]));
+        for (k = 0; lists[k]; k++)
+                for (i = 0; i < json_array_size(json_object_get(s, lists[k]));
+                     i++)
+                        prepare_walk(
+                            v, json_array_get(json_object_get(s, lists[k]), i));
+}
+
+/** @brief Parses the embedded schema and keeps its objects' keywords
+ *         (once, ks_cli_schema_report()). */
+static void schema_prepare(void)
+{
+        json_error_t e;
+        char         path[8] = "", err[256];
+        vctx_t       v       = {.path   = path,
+                                .pathsz = sizeof(path),
+                                .err    = err,
+                                .errsz  = sizeof(err)};
+
+        if (!(report_schema = json_loads(ks_cli_schema_text, 0, &e)))
+                return;
+        v.root = report_schema;
+        prepare_walk(&v, report_schema);
 }
 
 static int validate(vctx_t *v, const json_t *s, const json_t *j);
@@ -498,9 +583,13 @@ static int check_scalar(vctx_t *v, const snode_t *s, const json_t *j)
         const json_t *xl = s->max_len;
         const json_t *pt = s->pattern;
 
-        if (json_is_number(j)) {
+        if (json_is_number(j) &&
+            ((mn && json_number_value(j) < json_number_value(mn)) ||
+             (mx && json_number_value(j) > json_number_value(mx)))) {
                 double x = json_number_value(j);
-                char   num[32]; /* an integer as written, not as %g */
+                char   num[32]; /* an integer as written, not as %g: only
+                                   for the message (formatting every
+                                   number was 7 % of keyshift fleet) */
                 if (json_is_integer(j))
                         snprintf(num, sizeof(num), "%lld",
                                  (long long)json_integer_value(j));
@@ -510,15 +599,14 @@ static int check_scalar(vctx_t *v, const snode_t *s, const json_t *j)
                         return fail(v, "%s %s, below the minimum %.17g",
                                     ks_cli_json_what(j), num,
                                     json_number_value(mn));
-                if (mx && x > json_number_value(mx))
-                        return fail(v, "%s %s, above the maximum %.17g",
-                                    ks_cli_json_what(j), num,
-                                    json_number_value(mx));
+                return fail(v, "%s %s, above the maximum %.17g",
+                            ks_cli_json_what(j), num, json_number_value(mx));
         }
         if (json_is_string(j)) {
-                size_t cp =
-                    code_points(json_string_value(j), json_string_length(j));
-                regex_t *re;
+                size_t cp = ml || xl ? code_points(json_string_value(j),
+                                                   json_string_length(j))
+                                     : 0;
+                const ks_cli_pattern_t *re = s->re;
                 if (ml && cp < (size_t)json_integer_value(ml))
                         return fail(v,
                                     "%zu characters, at least %lld "
@@ -528,11 +616,12 @@ static int check_scalar(vctx_t *v, const snode_t *s, const json_t *j)
                         return fail(v, "%zu characters, at most %lld expected",
                                     cp, (long long)json_integer_value(xl));
                 if (pt) {
-                        if (!json_is_string(pt) ||
-                            !(re = pattern_of(json_string_value(pt))))
+                        if (!re &&
+                            (!json_is_string(pt) ||
+                             !(re = ks_cli_pattern_of(json_string_value(pt)))))
                                 return schema_fail(v, "pattern does not "
                                                       "compile");
-                        if (regexec(re, json_string_value(j), 0, NULL, 0))
+                        if (!ks_cli_pattern_match(re, json_string_value(j)))
                                 return fail(v,
                                             "\"%.40s\" is not of the form "
                                             "%s",
@@ -608,7 +697,9 @@ static int validate(vctx_t *v, const json_t *sj, const json_t *j)
                 if ((rc = validate(v, t, j)))
                         return rc;
         }
-        if ((k = s->type) && (rc = check_type(v, k, j)))
+        /* the types accepted, else check_type() for the message */
+        if ((k = s->type) && !(s->types & 1u << json_typeof(j)) &&
+            (rc = check_type(v, k, j)))
                 return rc;
         if ((k = s->constv) && !json_equal(k, j))
                 return fail(v, "expected the value %s",

@@ -27,8 +27,10 @@
  * an error of the schema, reported as such: a schema that grows a keyword
  * fails the tests instead of being half-checked.
  *
- * Thread-safety: ks_cli_schema_report() parses the embedded schema once
- * (not thread-safe; the CLI is single-threaded); validation only reads.
+ * Thread-safety: both functions may be called from any thread.
+ * ks_cli_schema_report() parses the embedded schema and looks up the
+ * keywords of each of its objects once (pthread_once); validation then
+ * only reads them and the schema (its patterns are ks_cli_pattern.h's).
  */
 #ifndef KS_CLI_SCHEMA_H
 #define KS_CLI_SCHEMA_H
