@@ -7,8 +7,8 @@
  * The topic holds, per producer and topic, that producer's latest report
  * of the topic (cumulative since the producer started), and one record of
  * the producer itself (its report with no topic: `final` once it ended).
- * Each record is parsed (on worker threads, ks_cli_fleet_parse.c) and
- * checked as any report is (the schema, and its sketches read whole):
+ * Each record is parsed and checked as any report is (the schema, and its
+ * sketches read whole), on worker threads (ks_cli_fleet_parse.c):
  * one that is not is garbage, counted,
  * skipped and named by its offset. The records of one producer make one
  * report; the producers' reports are merged by `keyshift merge`'s code
@@ -96,6 +96,25 @@ static int check_record(json_t *key, json_t *val, const char *where, char *err,
                 return -1;
         }
         return 0;
+}
+
+/** @brief Writes where record @p rec is into @p where. */
+static void record_where(const ks_fleet_opts_t *o, const ks_fleet_rec_t *rec,
+                         char *where, size_t wheresz)
+{
+        snprintf(where, wheresz, "%s [%d] offset %lld", o->report_topic,
+                 (int)rec->partition, (long long)rec->offset);
+}
+
+/** @brief check_record() as a ks_fleet_check_t (@p arg: the options).
+ *  @locality a parser's worker thread. */
+static int check_parsed(void *arg, const ks_fleet_rec_t *rec, json_t *key,
+                        json_t *val, char *err, size_t errsz)
+{
+        char where[600];
+
+        record_where(arg, rec, where, sizeof(where));
+        return check_record(key, val, where, err, errsz);
 }
 
 /** @returns the producer of @p key in @p ps (added if new), or NULL. */
@@ -304,7 +323,7 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                           isatty(STDERR_FILENO), &rd, err, sizeof(err)))
                 return ks_cli_fail("fleet", "%s", err);
         now    = wall_ms();
-        parser = ks_fleet_parser_start(&rd);
+        parser = ks_fleet_parser_start(&rd, check_parsed, (void *)o);
         for (i = 0; i < rd.cnt; i++) {
                 ks_fleet_rec_t      *rec = &rd.recs[i];
                 json_t              *key = NULL, *val = NULL;
@@ -312,23 +331,25 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 const char          *topic;
                 int                  r;
 
-                if (parser)
+                record_where(o, rec, where, sizeof(where));
+                if (parser) /* parsed and checked */
                         r = ks_fleet_parser_take(parser, i, &key, &val, err,
                                                  sizeof(err));
                 else if (!rec->value)
                         r = 1;
                 else {
                         r = ks_fleet_parse_record(rec, &key, &val, err,
-                                                  sizeof(err));
+                                                  sizeof(err)) ||
+                                    check_record(key, val, where, err,
+                                                 sizeof(err))
+                                ? -1
+                                : 0;
                         free(rec->value); /* its text is not needed */
                         rec->value = NULL;
                 }
                 if (r == 1) /* deleted */
                         continue;
-                snprintf(where, sizeof(where), "%s [%d] offset %lld",
-                         o->report_topic, (int)rec->partition,
-                         (long long)rec->offset);
-                if (r || check_record(key, val, where, err, sizeof(err))) {
+                if (r) {
                         json_decref(key);
                         json_decref(val);
                         if (garbage < KS_FLEET_GARBAGE_NAMED)

@@ -8,8 +8,8 @@
  *    end (the high watermarks when it began) with a librdkafka consumer,
  *    keeping the latest record of each key (producer and topic), as the
  *    topic's compaction would;
- *  - ks_cli_fleet_parse.c: the records' JSON parsed ahead on worker
- *    threads while the command checks those before;
+ *  - ks_cli_fleet_parse.c: the records' JSON parsed and checked ahead on
+ *    worker threads while the command takes those before;
  *  - ks_cli_fleet.c: one round: each record checked (garbage counted
  *    and skipped), the producers' states, the merge and the output;
  *  - ks_cli_fleet_args.c: the command line, the help, --follow.
@@ -73,24 +73,38 @@ int ks_fleet_parse_record(ks_fleet_rec_t *rec, json_t **key, json_t **val,
 typedef struct ks_fleet_parser ks_fleet_parser_t;
 
 /**
- * @brief Starts parsing the records of @p rd ahead, on up to 3 threads
- *        (one fewer than the CPUs, at least one), each record's text freed
- *        once parsed. @p rd's records are the parser's until
- *        ks_fleet_parser_stop() (their partition, offset and time may be
- *        read meanwhile; not their value).
+ * A record's check, run by the worker that parsed it: @p key and @p val
+ * its parse (ks_fleet_parse_record()), which the check may change (not
+ * free), @p rec its partition, offset and time (not its value).
+ * @returns 0, or -1 with @p err set: the record is then given as one that
+ *          does not parse, with that message.
+ * @locality any worker thread, several at once (with distinct records).
+ */
+typedef int (*ks_fleet_check_t)(void *arg, const ks_fleet_rec_t *rec,
+                                json_t *key, json_t *val, char *err,
+                                size_t errsz);
+
+/**
+ * @brief Starts parsing the records of @p rd ahead, and checking each one
+ *        that parses with @p check (NULL: none) and @p arg, on up to 4
+ *        threads (one a CPU), each record's text freed once parsed.
+ *        @p rd's records are the parser's until ks_fleet_parser_stop()
+ *        (their partition, offset and time may be read meanwhile; not
+ *        their value).
  * @returns the parser, or NULL (out of memory, no thread): then parse with
- *          ks_fleet_parse_record().
+ *          ks_fleet_parse_record() and check on the caller's thread.
  * @locality the command's thread.
  */
-ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd);
+ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd,
+                                         ks_fleet_check_t check, void *arg);
 
 /**
  * @brief Takes record @p i's parse, waiting for it; take them in order
  *        0, 1, 2, ... (the parse runs at most 256 records ahead of the
  *        last taken).
- * @returns 0 with @p key and @p val (new references), 1 for a deleted
- *          record (a tombstone: both NULL), or -1 with @p err set (as
- *          ks_fleet_parse_record()).
+ * @returns 0 with @p key and @p val (new references, checked), 1 for a
+ *          deleted record (a tombstone: both NULL), or -1 with @p err set
+ *          (as ks_fleet_parse_record(), or the check's message).
  */
 int ks_fleet_parser_take(ks_fleet_parser_t *ps, size_t i, json_t **key,
                          json_t **val, char *err, size_t errsz);

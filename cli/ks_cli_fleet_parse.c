@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_cli_fleet_parse.c
- * @brief The report topic's records parsed ahead by worker threads while
- *        the command checks the ones before (ks_cli_fleet.h).
+ * @brief The report topic's records parsed and checked ahead by worker
+ *        threads while the command takes the ones before (ks_cli_fleet.h).
  *
  * Parsing a record's JSON is a quarter of `keyshift fleet`'s time over
- * 100 producers x 100 topics; checking it against the schema about half
- * (perf, bench/ksb_fleet.sh). The check stays on the command's thread
- * (the schema's compiled patterns and lookups are built lazily and
- * shared, ks_cli_schema.c); the parse, which touches nothing shared but
- * jansson's hash seed (set once, thread-safely, by jansson), runs ahead
- * on up to KS_FLEET_PARSERS_MAX threads, at most KS_FLEET_PARSE_AHEAD
- * records ahead of the check, so the texts and trees waiting stay few.
+ * 100 producers x 100 topics, checking it as a report most of the rest
+ * (perf, bench/ksb_fleet.sh). Both run on up to KS_FLEET_PARSERS_MAX
+ * threads, one a CPU, at most KS_FLEET_PARSE_AHEAD records ahead of the
+ * command, so the texts and trees waiting stay few; the command takes
+ * the records in their order, so what it does with them (and says of the
+ * ones it skips) is what one thread would do. The parse touches nothing
+ * shared but jansson's hash seed (set once, thread-safely, by jansson);
+ * the check reads the report schema, parsed and looked up once under
+ * pthread_once, and its compiled patterns (ks_cli_schema.h).
  */
 #include "ks_cli_fleet.h"
 
@@ -21,19 +23,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/** Worker threads at most (one fewer than the CPUs, at least one). */
-#define KS_FLEET_PARSERS_MAX 3
+/** Worker threads at most (one a CPU: the command's thread only waits). */
+#define KS_FLEET_PARSERS_MAX 4
 /** Records parsed and not yet taken, at most. */
 #define KS_FLEET_PARSE_AHEAD 256
 
 typedef struct ks_fleet_slot {
         json_t *key, *val;
-        char    err[256]; /**< set when the record does not parse */
+        char   *err; /**< set when the record does not parse or check */
         int     ready;
 } ks_fleet_slot_t;
 
 struct ks_fleet_parser {
         ks_fleet_read_t *rd;
+        ks_fleet_check_t check; /**< or NULL */
+        void            *check_arg;
         ks_fleet_slot_t *slots; /**< [rd->cnt] */
         pthread_mutex_t  lock;
         pthread_cond_t   ready, room;
@@ -72,8 +76,30 @@ bad:
         return -1;
 }
 
-/** @brief A worker: parses the next record not yet parsed, and frees its
- *         text, while it is fewer than KS_FLEET_PARSE_AHEAD ahead. */
+/** @brief Parses record @p rec into slot @p s, checks it, and frees its
+ *         text. */
+static void parse_one(ks_fleet_parser_t *ps, ks_fleet_rec_t *rec,
+                      ks_fleet_slot_t *s)
+{
+        char err[2048];
+
+        if (!rec->value) /* deleted, nothing to parse */
+                return;
+        if (ks_fleet_parse_record(rec, &s->key, &s->val, err, sizeof(err)) ||
+            (ps->check &&
+             ps->check(ps->check_arg, rec, s->key, s->val, err, sizeof(err)))) {
+                json_decref(s->key);
+                json_decref(s->val);
+                s->key = s->val = NULL;
+                if (!(s->err = strdup(err)))
+                        s->err = strdup("out of memory");
+        }
+        free(rec->value); /* its text is not needed */
+        rec->value = NULL;
+}
+
+/** @brief A worker: parses and checks the next record not yet parsed,
+ *         while it is fewer than KS_FLEET_PARSE_AHEAD ahead. */
 static void *parse_main(void *arg)
 {
         ks_fleet_parser_t *ps = arg;
@@ -95,12 +121,7 @@ static void *parse_main(void *arg)
 
                 rec = &ps->rd->recs[i];
                 s   = &ps->slots[i];
-                if (rec->value) { /* NULL: deleted, nothing to parse */
-                        ks_fleet_parse_record(rec, &s->key, &s->val, s->err,
-                                              sizeof(s->err));
-                        free(rec->value); /* its text is not needed */
-                        rec->value = NULL;
-                }
+                parse_one(ps, rec, s);
                 pthread_mutex_lock(&ps->lock);
                 s->ready = 1;
                 pthread_cond_broadcast(&ps->ready);
@@ -108,13 +129,14 @@ static void *parse_main(void *arg)
         }
 }
 
-ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd)
+ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd,
+                                         ks_fleet_check_t check, void *arg)
 {
         ks_fleet_parser_t *ps   = calloc(1, sizeof(*ps));
         long               cpus = sysconf(_SC_NPROCESSORS_ONLN);
         size_t             want, i;
 
-        want = cpus > 1 ? (size_t)cpus - 1 : 1;
+        want = cpus > 1 ? (size_t)cpus : 1;
         if (want > KS_FLEET_PARSERS_MAX)
                 want = KS_FLEET_PARSERS_MAX;
         if (!ps ||
@@ -122,7 +144,9 @@ ks_fleet_parser_t *ks_fleet_parser_start(ks_fleet_read_t *rd)
                 free(ps);
                 return NULL;
         }
-        ps->rd = rd;
+        ps->rd        = rd;
+        ps->check     = check;
+        ps->check_arg = arg;
         pthread_mutex_init(&ps->lock, NULL);
         pthread_cond_init(&ps->ready, NULL);
         pthread_cond_init(&ps->room, NULL);
@@ -151,8 +175,10 @@ int ks_fleet_parser_take(ks_fleet_parser_t *ps, size_t i, json_t **key,
         *key   = s->key;
         *val   = s->val;
         s->key = s->val = NULL;
-        if (*s->err) {
+        if (s->err) {
                 snprintf(err, errsz, "%s", s->err);
+                free(s->err);
+                s->err = NULL;
                 return -1;
         }
         return *key ? 0 : 1; /* 1: deleted */
@@ -173,6 +199,7 @@ void ks_fleet_parser_stop(ks_fleet_parser_t *ps)
         for (i = 0; i < ps->rd->cnt; i++) { /* parsed, never taken */
                 json_decref(ps->slots[i].key);
                 json_decref(ps->slots[i].val);
+                free(ps->slots[i].err);
         }
         pthread_cond_destroy(&ps->ready);
         pthread_cond_destroy(&ps->room);

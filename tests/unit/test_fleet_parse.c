@@ -6,8 +6,10 @@
  *        is the one jansson gives for its text on this thread (the
  *        oracle: json_loads() of a copy, and ks_fleet_parse_record()'s
  *        verdict on a copy), tombstones are said as such, a bad record
- *        carries its reason, and a stop midway frees what was parsed and
- *        not taken. Run under TSan too (label tsan).
+ *        carries its reason, a record's check runs on the workers and its
+ *        verdict and whole message come back with the record, and a stop
+ *        midway frees what was parsed and not taken. Run under TSan too
+ *        (label tsan).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +114,7 @@ static void test_in_order(void)
         size_t             i;
 
         make_records(&rd, texts);
-        ps = ks_fleet_parser_start(&rd);
+        ps = ks_fleet_parser_start(&rd, NULL, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ps);
         for (i = 0; i < KS_N; i++) {
                 json_t *key = NULL, *val = NULL;
@@ -141,7 +143,7 @@ static void test_stop_midway(void)
         size_t             i;
 
         make_records(&rd, texts);
-        ps = ks_fleet_parser_start(&rd);
+        ps = ks_fleet_parser_start(&rd, NULL, NULL);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ps);
         for (i = 0; i < 100; i++) {
                 json_t *key = NULL, *val = NULL;
@@ -159,9 +161,67 @@ static void test_stop_midway(void)
         free_texts(texts);
 }
 
+/** The check of test_checked(): refuses every 17th offset with a message
+ *  longer than 256 bytes, marks the others. */
+static int check_cb(void *arg, const ks_fleet_rec_t *rec, json_t *key,
+                    json_t *val, char *err, size_t errsz)
+{
+        CU_ASSERT_PTR_EQUAL(arg, &check_cb);
+        CU_ASSERT_PTR_NOT_NULL(key);
+        if (rec->offset % 17 == 4) {
+                snprintf(err, errsz, "refused offset %lld: %0600d",
+                         (long long)rec->offset, 7);
+                return -1;
+        }
+        json_object_set_new(val, "checked", json_integer(rec->offset));
+        return 0;
+}
+
+static void test_checked(void)
+{
+        static char       *texts[KS_N];
+        ks_fleet_read_t    rd;
+        ks_fleet_parser_t *ps;
+        size_t             i;
+
+        make_records(&rd, texts);
+        ps = ks_fleet_parser_start(&rd, check_cb, (void *)&check_cb);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ps);
+        for (i = 0; i < KS_N; i++) {
+                json_t *key = NULL, *val = NULL;
+                char    err[2048] = "", want[2048];
+                int     r =
+                    ks_fleet_parser_take(ps, i, &key, &val, err, sizeof(err));
+                int parses = i % 7 != 2 && i % 11 != 3 && i % 13 != 5;
+
+                if (parses && i % 17 == 4) {
+                        snprintf(want, sizeof(want),
+                                 "refused offset %zu: %0600d", i, 7);
+                        CU_ASSERT_EQUAL(r, -1);
+                        CU_ASSERT_STRING_EQUAL(err, want);
+                        CU_ASSERT_PTR_NULL(key);
+                        CU_ASSERT_PTR_NULL(val);
+                        continue;
+                }
+                if (parses) { /* checked on the worker */
+                        CU_ASSERT_EQUAL(
+                            json_integer_value(json_object_get(val, "checked")),
+                            (json_int_t)i);
+                        json_object_del(val, "checked");
+                }
+                check_one(&rd, texts, i, r, key, val, err);
+                json_decref(key);
+                json_decref(val);
+        }
+        ks_fleet_parser_stop(ps);
+        ks_fleet_read_free(&rd);
+        free_texts(texts);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("keyshift fleet: records parsed ahead",
                      {"taken in order, as parsed on one thread", test_in_order},
+                     {"checked on the workers", test_checked},
                      {"stopped midway", test_stop_midway});
 }
