@@ -17,7 +17,7 @@
  * soon as it is merged, so that 20 inputs of 1,000 topics take tens of
  * MiB, not the jansson values of every input (GiBs);
  * ks_cli_merge_reports() merges reports already loaded (keyshift fleet's
- * records).
+ * records; ks_cli_merge_reports.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -61,63 +61,6 @@ static void ks_merge_help(FILE *fp)
                 "or unwritable output,\n"
                 "2 usage.\n",
                 KEYSHIFT_REPORT_SCHEMA);
-}
-
-json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
-                             char *err, size_t errsz)
-{
-        json_t            *topics = json_object(), *warnings, *t, *out;
-        ks_cli_merge_in_t *in     = calloc(n, sizeof(*in));
-        const char        *name;
-        json_int_t         messages = 0;
-        size_t             i, j, cnt;
-
-        if (!(out = ks_cli_merge_head(r, n, &warnings, err, errsz))) {
-                free(in);
-                json_decref(topics);
-                return NULL;
-        }
-        for (i = 0; i < n; i++) {
-                /* topics in the order first seen */
-                json_object_foreach(ks_cli_report_topics(&r[i]), name, t)
-                {
-                        if (json_object_get(topics, name))
-                                continue;
-                        for (cnt = 0, j = i; j < n; j++)
-                                if ((in[cnt].topic = json_object_get(
-                                         ks_cli_report_topics(&r[j]), name)))
-                                        in[cnt++].report = &r[j];
-                        if (!(t = ks_cli_merge_topic(name, in, cnt, hot_max, n,
-                                                     err, errsz))) {
-                                free(in);
-                                json_decref(topics);
-                                json_decref(warnings);
-                                json_decref(out);
-                                return NULL;
-                        }
-                        json_object_set_new(topics, name, t);
-                }
-        }
-        free(in);
-        json_object_foreach(topics, name, t)
-        {
-                json_int_t m =
-                    json_integer_value(json_object_get(t, "messages"));
-                if (messages > INT64_MAX - m) {
-                        snprintf(err, errsz,
-                                 "messages: overflow: the merged topics' "
-                                 "messages sum past 2^63 - 1");
-                        json_decref(topics);
-                        json_decref(warnings);
-                        json_decref(out);
-                        return NULL;
-                }
-                messages += m;
-        }
-        json_object_set_new(out, "topics", topics);
-        json_object_set_new(out, "messages", json_integer(messages));
-        json_object_set_new(out, "warnings", warnings);
-        return out;
 }
 
 /** The merged report as it is written, piece by piece. */

@@ -9,6 +9,8 @@
  *    from them (distinct keys, moved-key fractions, hot keys);
  *  - ks_cli_merge_topic.c: one topic: refuse incompatible inputs, sum the
  *    exact counters, recompute fractions and warnings;
+ *  - ks_cli_merge_reports.c: reports already loaded merged, their topics
+ *    on several threads (keyshift fleet's);
  *  - ks_cli_merge.c: the command, the top level and the output.
  */
 #ifndef KS_CLI_MERGE_H
@@ -24,10 +26,17 @@
 
 /**
  * @brief Merges the reports @p r of @p n (>= 1) distinct producers into
- *        one report (`keyshift merge`'s, also `keyshift fleet`'s).
+ *        one report (`keyshift fleet`'s; `keyshift merge` streams its
+ *        files to the same report), the topics shared out between up to
+ *        4 threads (one a CPU, the caller's among them) and put together
+ *        in the order first seen.
  * @param hot_max hot keys listed per topic (0: the most any input lists).
  * @returns a new report, or NULL with @p err set (two inputs of one
- *          producer, incompatible topics, a sketch that does not read).
+ *          producer, incompatible topics, a sketch that does not read:
+ *          the first failing topic's in that order).
+ * @locality the caller's thread, which must not change @p r meanwhile
+ *           (the merge threads only read it; what the report takes of
+ *           the inputs it holds by reference).
  */
 json_t *ks_cli_merge_reports(const ks_cli_report_t *r, size_t n, size_t hot_max,
                              char *err, size_t errsz);
