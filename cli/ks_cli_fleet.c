@@ -352,11 +352,19 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 if (r) {
                         json_decref(key);
                         json_decref(val);
-                        if (garbage < KS_FLEET_GARBAGE_NAMED)
+                        if (garbage < KS_FLEET_GARBAGE_NAMED) {
+                                /* the check's words name the record
+                                 * already: said once */
+                                size_t      wl  = strlen(where);
+                                const char *why = err;
+                                if (!strncmp(err, where, wl) &&
+                                    !strncmp(err + wl, ": ", 2))
+                                        why = err + wl + 2;
                                 fprintf(stderr,
                                         "keyshift fleet: skipped the record "
                                         "at %s: %s\n",
-                                        where, err);
+                                        where, why);
+                        }
                         if (!garbage)
                                 snprintf(first_bad, sizeof(first_bad), "%s",
                                          where);

@@ -570,6 +570,10 @@ static void test_fleet(void)
                           "offset [0-9]' %s/garbage.txt | grep -qx 4",
                           dir),
             0);
+        /* each names its record once */
+        CU_ASSERT_NOT_EQUAL(
+            ks_e2e_system("grep -Eq 'at ([^:]+): \\1: ' %s/garbage.txt", dir),
+            0);
         f2 = ks_e2e_load_json(out2);
         CU_ASSERT_PTR_NOT_NULL_FATAL(f2);
         CU_ASSERT_EQUAL(ks_e2e_int(f2, "fleet/records_garbage"), 4);
