@@ -283,13 +283,20 @@ uint64_t ks_stage_slept_ns(ks_stage_t *s, uint64_t now_ns);
  *  @locality any thread. */
 uint64_t ks_stage_mono_ns(void);
 
+/** ks_stage_sync() looks for its flush after 200 us, then twice as long
+ *  each time up to every 6.4 ms: a flush served at once is seen at once,
+ *  and a wait for a drainer kept off the CPU costs the waiting thread a
+ *  few hundred wake-ups a second, not 5,000. */
+#define KS_SYNC_POLL_MIN_US 200
+#define KS_SYNC_POLL_MAX_US 6400
+
 /**
  * @brief Asks the consumer for a flush and waits for it: when it returns 0,
  *        every message staged before the call is counted in its topic.
  *        The consumer serves the request in its next ks_stage_collect() (or
  *        ks_stage_drain()): within its period plus the flush itself (a scan
  *        of the key table and a run per key waiting, ~5-20 ms at the
- *        default size).
+ *        default size), seen within KS_SYNC_POLL_MAX_US of its end.
  * @param timeout_ms how long to wait at most.
  * @param cancel NULL, or a flag that ends the wait early once set (a
  *        producer being destroyed does not wait for it).

@@ -343,9 +343,10 @@ int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
                                                     memory_order_acq_rel) +
                           1;
         int64_t deadline = ks_topic_mono_ms() + timeout_ms;
+        long    wait_us  = KS_SYNC_POLL_MIN_US;
 
         for (;;) {
-                struct timespec ts = {0, 200 * 1000};
+                struct timespec ts = {0, wait_us * 1000};
                 if (atomic_load_explicit(&s->flush_done,
                                          memory_order_acquire) >= ticket)
                         return 0;
@@ -353,6 +354,10 @@ int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
                     (cancel && atomic_load(cancel)))
                         return -1;
                 nanosleep(&ts, NULL);
+                /* a drainer kept off the CPU (SCHED_IDLE, the host busy)
+                 * is not polled 5,000 times a second meanwhile */
+                if (wait_us < KS_SYNC_POLL_MAX_US)
+                        wait_us *= 2;
         }
 }
 
