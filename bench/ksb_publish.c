@@ -20,7 +20,10 @@
  *    threads): B - A is what the report topic costs in all, the goal's
  *    figure;
  *  - keyshift's threads (ks:*: drainer, reporter, publisher): B - A is the
- *    reports' read-back and splitting and the records' hand-over.
+ *    records' building and hand-over, plus the drainer's variation from
+ *    block to block (tens of ns a message, which buries the rest);
+ *  - of those, the reporter's B - A plus the publisher's B: what the
+ *    report topic adds to keyshift's own threads, without the drainer.
  * Each B block also says how many records its report producer delivered
  * (its final report's REPORT_TOPIC_FAILED would say when none could go).
  *
@@ -90,6 +93,7 @@ typedef struct block {
         double proc_per_msg; /**< process CPU ns per message */
         double ks_per_msg;   /**< keyshift's threads' (ks:*) */
         double pub_per_msg;  /**< of which its publisher thread's */
+        double rep_per_msg;  /**< of which its reporter thread's */
         double rate;         /**< messages per second */
 } block_t;
 
@@ -98,7 +102,7 @@ static block_t run_block(int on, const ksb_stream_t *st, size_t off,
 {
         rd_kafka_t       *rk  = producer(on, report);
         rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, KSB_TOPIC, NULL);
-        uint64_t          t0, t1, c0, c1, k0, k1, p0, p1;
+        uint64_t          t0, t1, c0, c1, k0, k1, p0, p1, r0, r1;
         block_t           b;
         size_t            i;
 
@@ -111,6 +115,7 @@ static block_t run_block(int on, const ksb_stream_t *st, size_t off,
         c0 = ksb_process_cpu_ns();
         k0 = ksb_threads_cpu_ns("ks:");
         p0 = ksb_threads_cpu_ns("ks:publish");
+        r0 = ksb_threads_cpu_ns("ks:reporter");
         t0 = ksb_now_ns();
         for (i = 0; i < msgs; i++)
                 ksb_produce_one(rk, rkt, &st->msgs[off + i]);
@@ -120,11 +125,13 @@ static block_t run_block(int on, const ksb_stream_t *st, size_t off,
         c1 = ksb_process_cpu_ns();
         k1 = ksb_threads_cpu_ns("ks:");
         p1 = ksb_threads_cpu_ns("ks:publish");
+        r1 = ksb_threads_cpu_ns("ks:reporter");
         rd_kafka_topic_destroy(rkt);
         rd_kafka_destroy(rk);
         b.proc_per_msg = (double)(c1 - c0) / (double)msgs;
         b.ks_per_msg   = (double)(k1 - k0) / (double)msgs;
         b.pub_per_msg  = (double)(p1 - p0) / (double)msgs;
+        b.rep_per_msg  = (double)(r1 - r0) / (double)msgs;
         b.rate         = (double)msgs / ((double)(t1 - t0) / 1e9);
         return b;
 }
@@ -175,6 +182,7 @@ int main(int argc, char **argv)
         size_t                   msgs = 2000000, off = 0;
         int                      rounds = 8, r, v, i;
         double                   proc[KSB_ROUNDS_MAX], ks[KSB_ROUNDS_MAX];
+        double                   own[KSB_ROUNDS_MAX];
         char                     report[256], warned[1024];
         ksb_stream_t             st;
         rd_kafka_conf_t         *conf;
@@ -223,13 +231,15 @@ int main(int argc, char **argv)
                 now     = records_on_topic();
                 proc[r] = b[1].proc_per_msg - b[0].proc_per_msg;
                 ks[r]   = b[1].ks_per_msg - b[0].ks_per_msg;
+                own[r] = b[1].rep_per_msg - b[0].rep_per_msg + b[1].pub_per_msg;
                 ksb_note("round %d: process CPU/msg off %.1f, on %.1f ns; "
-                         "keyshift threads off %.2f, on %.2f ns (publisher "
-                         "%.2f); %.0f / %.0f "
+                         "keyshift threads off %.2f, on %.2f ns (reporter "
+                         "%.2f / %.2f, publisher %.2f); %.0f / %.0f "
                          "msg/s; %lld records on the report topic so far",
                          r, b[0].proc_per_msg, b[1].proc_per_msg,
-                         b[0].ks_per_msg, b[1].ks_per_msg, b[1].pub_per_msg,
-                         b[0].rate, b[1].rate, now);
+                         b[0].ks_per_msg, b[1].ks_per_msg, b[0].rep_per_msg,
+                         b[1].rep_per_msg, b[1].pub_per_msg, b[0].rate,
+                         b[1].rate, now);
                 if (now <= recs)
                         ksb_die("round %d published no record", r);
                 recs = now;
@@ -241,6 +251,11 @@ int main(int argc, char **argv)
         ksb_result("5.publish.mock.ks_threads",
                    "keyshift threads' CPU per message, report topic on - off",
                    "<=", 2, "ns", ks, (size_t)rounds);
+        ksb_result("5.publish.mock.reporter_publisher",
+                   "what publishing adds to keyshift's reporter thread (on - "
+                   "off) plus its publisher thread, CPU per message; not the "
+                   "record producer's own librdkafka threads",
+                   "<=", 2, "ns", own, (size_t)rounds);
         ksb_stream_free(&st);
         rd_kafka_mock_cluster_destroy(mc);
         rd_kafka_destroy(owner);

@@ -38,6 +38,13 @@
 #define KS_PUBLISH_CREATE_BACKOFF_MS 1000
 #define KS_PUBLISH_CREATE_BACKOFF_MAX 60000
 
+/** A topic's text in the report being written, with its messages. */
+typedef struct ks_pub_text {
+        char    *name, *text;
+        size_t   len;
+        uint64_t messages;
+} ks_pub_text_t;
+
 typedef struct ks_pub_rec {
         char  *key, *val;
         size_t key_len, val_len;
@@ -83,6 +90,12 @@ struct ks_publish {
          * are while the report does not change (no re-read, no re-parse) */
         ks_pub_rec_t *last;
         size_t        last_cnt, last_cap;
+        /* the reporter thread's only: the topics' texts of the report
+         * being written (ks_publish_topic_text()), made into records by
+         * ks_publish_report() */
+        ks_pub_text_t *texts;
+        size_t         text_cnt, text_cap;
+        int            texts_failed; /**< ENOMEM: read the file back */
 };
 
 static int64_t wall_ms(void)
@@ -646,20 +659,50 @@ oom:
         return -1;
 }
 
-/** @brief Queues the record of @p topic (NULL: the producer's own, with
- *         no topic) of report @p root, and remembers it (@p *remember
- *         set to 0 once that failed). */
-static void queue_record(ks_publish_t *p, json_t *root, const char *name,
-                         json_t *topic, int *remember)
+/** @returns the key of topic @p name's records (NULL or "": the
+ *           producer's own), compact JSON to free; NULL on ENOMEM. */
+static char *record_key(const ks_publish_t *p, const char *name)
 {
         json_t *key = json_pack(
             "{s:i, s:s, s:s, s:I, s:I, s:s}", "v", 1, "client_id", p->client_id,
             "host", p->host, "pid", (json_int_t)p->pid, "started_at_ms",
             (json_int_t)p->started_at_ms, "topic", name ? name : "");
-        json_t *val = json_copy(root); /* shallow: the members are shared */
-        char   *k = NULL, *v = NULL;
+        char *k =
+            key ? json_dumps(key, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
-        if (key && val) {
+        json_decref(key);
+        return k;
+}
+
+/** @brief Queues record @p k / @p v (both taken; NULL: ENOMEM, warned),
+ *         and remembers it (@p *remember set to 0 once that failed). */
+static void queue_built(ks_publish_t *p, char *k, char *v, size_t vl,
+                        int *remember)
+{
+        size_t kl;
+
+        if (!k || !v) {
+                free(k);
+                free(v);
+                warn_once(p, 1, "oom", "out of memory building a record");
+                return;
+        }
+        kl = strlen(k);
+        if (*remember && last_add(p, k, kl, v, vl))
+                *remember = 0;
+        enqueue(p, k, kl, v, vl);
+}
+
+/** @brief Queues the record of @p topic (NULL: the producer's own, with
+ *         no topic) of report @p root, read back from its file, and
+ *         remembers it (@p *remember set to 0 once that failed). */
+static void queue_record(ks_publish_t *p, json_t *root, const char *name,
+                         json_t *topic, int *remember)
+{
+        json_t *val = json_copy(root); /* shallow: the members are shared */
+        char   *v   = NULL;
+
+        if (val) {
                 json_object_set_new(val, "topics",
                                     topic ? json_pack("{s:O}", name, topic)
                                           : json_object());
@@ -668,25 +711,96 @@ static void queue_record(ks_publish_t *p, json_t *root, const char *name,
                                         json_object_get(topic, "messages"));
                 else
                         json_object_set_new(val, "messages", json_integer(0));
-                k = json_dumps(key, JSON_COMPACT | JSON_PRESERVE_ORDER);
                 v = json_dumps(val, JSON_COMPACT | JSON_PRESERVE_ORDER);
         }
-        if (k && v) {
-                size_t kl = strlen(k), vl = strlen(v);
-                if (*remember && last_add(p, k, kl, v, vl))
-                        *remember = 0;
-                enqueue(p, k, kl, v, vl);
-        } else {
-                free(k);
-                free(v);
-                warn_once(p, 1, "oom", "out of memory building a record");
-        }
-        json_decref(key);
+        queue_built(p, record_key(p, name), v, v ? strlen(v) : 0, remember);
         json_decref(val);
 }
 
+/**
+ * @brief Queues the record of topic text @p t (NULL: the producer's own)
+ *        built from the report's texts as the reporter wrote them, with
+ *        no parsing: @p head (the report up to its `topics`, without the
+ *        closing brace), `"topics":{` the topic's text `}`, its messages
+ *        (0 for the producer's own), and the report's @p warnings: the
+ *        report file with the other topics left out, as queue_record()
+ *        builds it from the file. Remembers it as queue_built() does.
+ */
+static void queue_text(ks_publish_t *p, const ks_report_text_t *head,
+                       const ks_pub_text_t *t, const ks_report_text_t *warnings,
+                       int *remember)
+{
+        ks_report_text_t v = {0};
+        char             num[32];
+
+        (void)ks_report_text_append(&v, head->b, head->len);
+        (void)ks_report_text_append(&v, ",\"topics\":{", 11);
+        if (t)
+                (void)ks_report_text_append(&v, t->text, t->len);
+        snprintf(num, sizeof(num), "},\"messages\":%llu,\"warnings\":",
+                 (unsigned long long)(t ? t->messages : 0));
+        (void)ks_report_text_append(&v, num, strlen(num));
+        (void)ks_report_text_append(&v, warnings->b, warnings->len);
+        if (ks_report_text_append(&v, "}", 2)) /* with its NUL */
+                ks_report_text_free(&v);
+        queue_built(p, record_key(p, t ? t->name : NULL), v.b,
+                    v.b ? v.len - 1 : 0, remember);
+}
+
+/** @brief Forgets the topics' texts gathered for the next report. */
+static void texts_clear(ks_publish_t *p)
+{
+        size_t i;
+
+        for (i = 0; i < p->text_cnt; i++) {
+                free(p->texts[i].name);
+                free(p->texts[i].text);
+        }
+        p->text_cnt     = 0;
+        p->texts_failed = 0;
+}
+
+void ks_publish_report_begin(ks_publish_t *p)
+{
+        if (p)
+                texts_clear(p);
+}
+
+void ks_publish_topic_text(void *arg, const char *name, const char *text,
+                           size_t len, uint64_t messages)
+{
+        ks_publish_t  *p = arg;
+        ks_pub_text_t *t;
+
+        if (!p || p->texts_failed)
+                return;
+        if (p->text_cnt == p->text_cap) {
+                size_t cap = p->text_cap ? 2 * p->text_cap : 8;
+                if (!(t = realloc(p->texts, cap * sizeof(*t)))) {
+                        p->texts_failed = 1;
+                        return;
+                }
+                p->texts    = t;
+                p->text_cap = cap;
+        }
+        t           = &p->texts[p->text_cnt];
+        t->name     = strdup(name);
+        t->text     = dup_bytes(text, len);
+        t->len      = len;
+        t->messages = messages;
+        if (!t->name || !t->text) {
+                free(t->name);
+                free(t->text);
+                p->texts_failed = 1;
+                return;
+        }
+        p->text_cnt++;
+}
+
 void ks_publish_report(ks_publish_t *p, const char *report_path,
-                       const char *name, int unchanged)
+                       const ks_report_text_t *head,
+                       const ks_report_text_t *warnings, const char *name,
+                       int unchanged)
 {
         json_error_t jerr;
         json_t      *root, *topics, *t;
@@ -716,9 +830,22 @@ void ks_publish_report(ks_publish_t *p, const char *report_path,
                                           "out of memory building a record");
                         }
                 }
+                texts_clear(p);
                 return;
         }
         last_clear(p);
+        if (head && warnings && !head->failed && !warnings->failed &&
+            head->len && warnings->len && !p->texts_failed) {
+                /* built from what the reporter wrote: no read-back */
+                for (i = 0; i < p->text_cnt; i++)
+                        queue_text(p, head, &p->texts[i], warnings, &remember);
+                queue_text(p, head, NULL, warnings, &remember);
+                if (!remember)
+                        last_clear(p);
+                texts_clear(p);
+                return;
+        }
+        texts_clear(p);
         if (!(root = json_load_file(report_path, 0, &jerr))) {
                 warn_once(p, 0, "read", "cannot read the report back (%s): %s",
                           report_path, jerr.text);
@@ -783,6 +910,8 @@ void ks_publish_destroy(ks_publish_t *p)
                 rec_free(&p->q[i]);
         last_clear(p);
         free(p->last);
+        texts_clear(p);
+        free(p->texts);
         for (i = 0; i < 2 * p->prop_cnt; i++)
                 free(p->props[i]);
         free(p->props);

@@ -74,22 +74,53 @@ ks_publish_t *ks_publish_new(const rd_kafka_conf_t *host_conf,
                              int64_t started_at_ms);
 
 /**
- * @brief Queues the records of the report at @p report_path (just written:
- *        read back, split per topic) for the publisher thread, started
- *        here the first time. Returns at once. Does nothing for @p p NULL.
- *        The records are remembered (a copy: as much memory again as the
- *        queued records): while the report is @p unchanged, the same
- *        records are queued again without reading the file back, so a
- *        producer whose figures stand costs a copy per interval, not a
- *        parse of its whole report.
+ * @brief Starts gathering the topics' texts of the report about to be
+ *        written (those of an earlier report that was not published are
+ *        forgotten). Does nothing for @p p NULL.
+ * @locality the reporter thread; the application thread for the final
+ *           report (rd_kafka_destroy()).
+ */
+void ks_publish_report_begin(ks_publish_t *p);
+
+/**
+ * @brief A ks_report_topics_t.on_text callback (@p arg: the
+ *        ks_publish_t, NULL: nothing): copies topic @p name's text as
+ *        written in the report (from its name to its closing brace) and
+ *        its @p messages, for ks_publish_report(). On ENOMEM the report is
+ *        read back from its file instead.
+ * @locality as ks_publish_report_begin().
+ */
+void ks_publish_topic_text(void *arg, const char *name, const char *text,
+                           size_t len, uint64_t messages);
+
+/**
+ * @brief Queues the records of the report just written at @p report_path
+ *        for the publisher thread, started here the first time. Returns
+ *        at once. Does nothing for @p p NULL. Each topic's record is built
+ *        from the texts the reporter wrote, gathered since
+ *        ks_publish_report_begin() (no parsing: the report's @p head,
+ *        without its closing brace, the topic's text, its messages and the
+ *        report's @p warnings array, all as written); when they are not
+ *        all there (@p head NULL, or ENOMEM), the file is read back and
+ *        split per topic instead (jansson), which gives the same records
+ *        as JSON. The records are remembered (a copy: as much memory
+ *        again as the queued records): while the report is @p unchanged,
+ *        the same records are queued again without any of that, so a
+ *        producer whose figures stand costs a copy per interval.
+ * @param head the report's head as written (ks_report_writer_t.keep_head),
+ *        NULL: read the file back
+ * @param warnings the report's `warnings` array as written
+ *        (ks_report_writer_t.keep_warnings)
  * @param name the host producer's name, for log lines
  * @param unchanged 1: the file is the one of the last call (the reporter
- *        found nothing new, ks_reporter.c unchanged()); 0: read it back
+ *        found nothing new, ks_reporter.c unchanged()); 0: a new report
  * @locality the reporter thread; the application thread for the final
  *           report (rd_kafka_destroy()).
  */
 void ks_publish_report(ks_publish_t *p, const char *report_path,
-                       const char *name, int unchanged);
+                       const ks_report_text_t *head,
+                       const ks_report_text_t *warnings, const char *name,
+                       int unchanged);
 
 /**
  * @brief What the next report says of publishing (producer.report_topic):

@@ -331,6 +331,7 @@ void ks_reporter_write(ks_client_t *c, int final)
         ks_warn_list_t      wl;
         ks_report_topics_t  rt;
         ks_report_writer_t  w;
+        ks_report_text_t    head = {0}, warnings = {0};
         char                errstr[512];
         size_t              i;
         uint64_t            untracked;
@@ -371,8 +372,8 @@ void ks_reporter_write(ks_client_t *c, int final)
                 ks_warn_list_clear(&wl);
                 /* published again: the records' time says it is alive */
                 if (!c->report_failed)
-                        ks_publish_report(c->publish, c->report_path, c->name,
-                                          1);
+                        ks_publish_report(c->publish, c->report_path, NULL,
+                                          NULL, c->name, 1);
                 return;
         }
         for (i = 0; i < c->carry.cnt; i++)
@@ -406,15 +407,25 @@ void ks_reporter_write(ks_client_t *c, int final)
         rt.opts  = &opts;
         rt.asked = &c->params;
         rt.reuse = 1;
+        /* the records of keyshift.report.topic built from what is written
+         * (ks_publish.h) */
+        rt.on_text     = c->publish ? ks_publish_topic_text : NULL;
+        rt.on_text_arg = c->publish;
+        ks_publish_report_begin(c->publish);
         if (*c->metrics_path) {
                 json_t *head = ks_report_head(&p, &opts);
                 /* NULL (ENOMEM): said when the metrics are written */
                 rt.metrics = head ? ks_metrics_new(head) : NULL;
                 json_decref(head);
         }
-        if (!ks_report_writer_open(&w, c->report_path) &&
-            !ks_report_writer_begin(&w, &p, &opts))
-                ks_registry_foreach(&c->reg, ks_report_topics_add, &rt);
+        if (!ks_report_writer_open(&w, c->report_path)) {
+                if (c->publish) {
+                        w.keep_head     = &head;
+                        w.keep_warnings = &warnings;
+                }
+                if (!ks_report_writer_begin(&w, &p, &opts))
+                        ks_registry_foreach(&c->reg, ks_report_topics_add, &rt);
+        }
         warn_reduced(c, &wl, &rt.tally);
         if (rt.oom) /* said in this report, and again in the next */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
@@ -445,7 +456,11 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (*c->metrics_path)
                 write_metrics(c, &wl, rt.metrics);
         if (!c->report_failed)
-                ks_publish_report(c->publish, c->report_path, c->name, 0);
+                ks_publish_report(c->publish, c->report_path,
+                                  rt.text_missing ? NULL : &head, &warnings,
+                                  c->name, 0);
+        ks_report_text_free(&head);
+        ks_report_text_free(&warnings);
         ks_warn_list_log(&wl, stderr, c->name);
         ks_warn_list_clear(&wl);
 }

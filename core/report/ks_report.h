@@ -175,6 +175,12 @@ typedef struct ks_report_writer {
         uint64_t    messages;     /**< their messages (the report's total) */
         long        kicked;       /**< writeback started up to here */
         char        errstr[8320]; /**< room for both paths */
+        /** set by the caller after open (NULL: not kept): the head as
+         *  written, without its closing brace, and the report-level
+         *  `warnings` array's text, copied for whoever rebuilds the
+         *  report's text per topic (plugin/ks_publish.c); emptied first,
+         *  and freed by the caller */
+        struct ks_report_text *keep_head, *keep_warnings;
 } ks_report_writer_t;
 
 /** @brief Creates the temporary file beside @p path (kept by reference).

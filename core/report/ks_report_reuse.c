@@ -64,6 +64,9 @@ static void write_kept(ks_report_topics_t *rt, ks_topic_t *t, const kept_t *k)
         if (ks_report_writer_topic_text(rt->w, k->text.b, k->text.len,
                                         k->messages))
                 return;
+        if (rt->on_text)
+                rt->on_text(rt->on_text_arg, ks_topic_name(t), k->text.b,
+                            k->text.len, k->messages);
         for (i = 0; i < k->warning_cnt; i++)
                 ks_warn_add(rt->wl, k->warnings[i].code, ks_topic_name(t), "%s",
                             k->warnings[i].message);
@@ -109,6 +112,7 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
         kept_t             *k  = ks_topic_kept(t);
         uint64_t            gen;
         ks_topic_snapshot_t snap;
+        ks_report_text_t    scratch = {0}, *keep;
         json_t             *o;
         size_t              first_warning;
         double              t0, t1, t2, c0;
@@ -146,8 +150,15 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
         }
         t2 = now_ns();
         rt->build_ns += t2 - t1;
-        if (!ks_report_writer_topic_keep(
-                rt->w, &snap, o, rt->reuse && gen && k ? &k->text : NULL)) {
+        /* the text kept for the next report, else (when someone wants
+         * it now) a copy for this report only */
+        keep = rt->reuse && gen && k ? &k->text : rt->on_text ? &scratch : NULL;
+        if (!ks_report_writer_topic_keep(rt->w, &snap, o, keep)) {
+                if (rt->on_text && !keep->failed)
+                        rt->on_text(rt->on_text_arg, ks_topic_name(t), keep->b,
+                                    keep->len, snap.c.total.messages);
+                else if (rt->on_text)
+                        rt->text_missing = 1;
                 ks_sketch_tally_add(&rt->tally, &snap, rt->asked);
                 rt->rebuilt++;
                 if (rt->reuse && gen && k) {
@@ -164,6 +175,7 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
         }
         rt->write_ns += now_ns() - t2;
         rt->cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+        ks_report_text_free(&scratch);
         json_decref(o);
         ks_topic_snapshot_free(&snap);
 }

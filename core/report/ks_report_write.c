@@ -228,16 +228,29 @@ size_t ks_report_remove_stale(const char *path, int64_t older_than_s)
         return n;
 }
 
-/** @brief Writes @p j's dump without its closing brace (an object).
- *  @returns 0, -1 on failure. */
+/** @brief Copies @p n bytes of @p s into @p keep (NULL: none), emptied
+ *         first; ENOMEM sets keep->failed, which its reader checks. */
+static void keep_text(ks_report_text_t *keep, const char *s, size_t n)
+{
+        if (!keep)
+                return;
+        keep->len    = 0;
+        keep->failed = 0;
+        (void)ks_report_text_append(keep, s, n);
+}
+
+/** @brief Writes @p j's dump without its closing brace (an object), and
+ *         keeps it in w->keep_head. @returns 0, -1 on failure. */
 static int put_open_object(ks_report_writer_t *w, const json_t *j)
 {
         char  *s = j ? json_dumps(j, KS_REPORT_DUMP_FLAGS) : NULL;
         size_t n = s ? strlen(s) : 0;
         int    r = -1;
 
-        if (n >= 2 && s[n - 1] == '}')
+        if (n >= 2 && s[n - 1] == '}') {
                 r = fwrite(s, 1, n - 1, w->fp) == n - 1 ? 0 : -1;
+                keep_text(w->keep_head, s, n - 1);
+        }
         free(s);
         return r;
 }
@@ -333,16 +346,21 @@ int ks_report_writer_end(ks_report_writer_t *w, const ks_warn_list_t *wl,
                          char *errstr, size_t errstr_size)
 {
         json_t *warnings;
+        char   *text = NULL;
         int     r;
 
         if (!w->failed) {
                 warnings = ks_warn_list_json(wl, NULL);
+                text     = warnings ? json_dumps(warnings, KS_REPORT_DUMP_FLAGS)
+                                    : NULL;
                 errno    = 0;
-                r        = !warnings ||
+                r        = !text ||
                     fprintf(w->fp, "},\"messages\":%llu,\"warnings\":",
                             (unsigned long long)w->messages) < 0 ||
-                    json_dumpf(warnings, w->fp, KS_REPORT_DUMP_FLAGS) ||
-                    fputs("}\n", w->fp) == EOF;
+                    fputs(text, w->fp) == EOF || fputs("}\n", w->fp) == EOF;
+                if (text)
+                        keep_text(w->keep_warnings, text, strlen(text));
+                free(text);
                 json_decref(warnings);
                 if (r)
                         writer_fail(w, "write");

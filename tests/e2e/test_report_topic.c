@@ -8,8 +8,10 @@
  *        every report, the final one too, says records fail
  *        (producer.report_topic: state failing, none delivered),
  *        and its destroy waits no longer than keyshift.report.topic.flush.ms
- *        for the records that cannot go. The records themselves are tested
- *        on a real broker (tests/broker/test_broker_fleet.c).
+ *        for the records that cannot go; and, on a mock cluster that
+ *        outlives the producer, that the records are the report as
+ *        written, one topic each. The rest of what records carry is
+ *        tested on a real broker (tests/broker/test_broker_fleet.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +19,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 
 #include "ks_e2e_support.h"
 #include "ks_test.h"
@@ -173,11 +178,180 @@ static void test_off(void)
                 ks_e2e_system("rm -rf %s", dir);
 }
 
+/** @brief Fails the test on a refused property. */
+static void conf_set(rd_kafka_conf_t *conf, const char *name, const char *value)
+{
+        char err[512];
+
+        if (rd_kafka_conf_set(conf, name, value, err, sizeof(err)) !=
+            RD_KAFKA_CONF_OK) {
+                fprintf(stderr, "%s=%s: %s\n", name, value, err);
+                CU_FAIL_FATAL("property refused");
+        }
+}
+
+/**
+ * @returns the last record of each key of topic @p topic (partition 0) of
+ *          the cluster at @p boot: an object {key's "topic": value}, each
+ *          value parsed; NULL when the topic cannot be read. @p records:
+ *          how many records were read.
+ */
+static json_t *last_records(const char *boot, const char *topic, int *records)
+{
+        rd_kafka_conf_t                 *conf = rd_kafka_conf_new();
+        rd_kafka_topic_partition_list_t *tp;
+        rd_kafka_t                      *rk;
+        json_t                          *last = json_object();
+        char                             err[512];
+        int                              eof = 0, idle = 0;
+
+        *records = 0;
+        conf_set(conf, "bootstrap.servers", boot);
+        conf_set(conf, "group.id", "ks-test-records");
+        conf_set(conf, "enable.partition.eof", "true");
+        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof(err)))) {
+                fprintf(stderr, "consumer: %s\n", err);
+                json_decref(last);
+                return NULL;
+        }
+        tp = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(tp, topic, 0)->offset =
+            RD_KAFKA_OFFSET_BEGINNING;
+        rd_kafka_assign(rk, tp);
+        rd_kafka_topic_partition_list_destroy(tp);
+        while (!eof && idle < 100) {
+                rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 100);
+                json_t             *k, *v;
+                if (!m) {
+                        idle++;
+                        continue;
+                }
+                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                        eof = 1;
+                } else if (!m->err) {
+                        (*records)++;
+                        k = json_loadb(m->key, m->key_len, 0, NULL);
+                        v = json_loadb(m->payload, m->len, 0, NULL);
+                        CU_ASSERT_PTR_NOT_NULL(k);
+                        CU_ASSERT_PTR_NOT_NULL(v);
+                        if (k && v)
+                                json_object_set(
+                                    last,
+                                    json_string_value(
+                                        json_object_get(k, "topic")),
+                                    v);
+                        json_decref(k);
+                        json_decref(v);
+                }
+                rd_kafka_message_destroy(m);
+        }
+        CU_ASSERT(eof);
+        rd_kafka_consumer_close(rk);
+        rd_kafka_destroy(rk);
+        return last;
+}
+
+/**
+ * @brief The records are the report file as written, one topic each: a
+ *        producer to three topics reports every 200 ms, then only one
+ *        topic changes (the others' kept texts are written again), then
+ *        nothing changes (the same records queued again), then the final
+ *        report; the last record of each key must equal the final report
+ *        with `topics` that one topic and `messages` its messages, and the
+ *        producer's own record `topics` {} and `messages` 0.
+ */
+static void test_records_are_the_report(void)
+{
+        const char              *dir = ks_e2e_tmpdir("report-topic-records");
+        static const char *const topics[] = {"a", "b", "c"};
+        char                     report[600], boot[512], key[32], err[512];
+        rd_kafka_conf_t         *conf;
+        rd_kafka_t              *owner, *rk;
+        rd_kafka_mock_cluster_t *mc;
+        json_t                  *r, *last, *t, *want;
+        const char              *name;
+        int                      i, records, compared = 0;
+
+        snprintf(report, sizeof(report), "%s/r.json", dir);
+        /* the cluster outlives the producer: its owner makes nothing else */
+        owner = rd_kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(), err,
+                             sizeof(err));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(owner);
+        mc = rd_kafka_mock_cluster_new(owner, 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mc);
+        snprintf(boot, sizeof(boot), "%s",
+                 rd_kafka_mock_cluster_bootstraps(mc));
+        for (i = 0; i < 3; i++)
+                CU_ASSERT_FATAL(
+                    !rd_kafka_mock_topic_create(mc, topics[i], 3, 1));
+        CU_ASSERT_FATAL(!rd_kafka_mock_topic_create(mc, "ks-reports", 1, 1));
+
+        conf = ks_e2e_conf("keyshift.report.path", report,
+                           "keyshift.report.interval.ms", "200",
+                           "keyshift.report.topic", "ks-reports",
+                           "keyshift.partitions.proposed", "6,12", NULL);
+        conf_set(conf, "bootstrap.servers", boot);
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+        for (i = 0; i < 3000; i++) {
+                snprintf(key, sizeof(key), "key-%d", i % 257);
+                CU_ASSERT(!rd_kafka_producev(
+                    rk, RD_KAFKA_V_TOPIC(topics[i % 3]),
+                    RD_KAFKA_V_KEY(key, strlen(key)), RD_KAFKA_V_VALUE("v", 1),
+                    RD_KAFKA_V_END));
+        }
+        rd_kafka_flush(rk, 10000);
+        usleep(700 * 1000);         /* reports, then unchanged ones */
+        for (i = 0; i < 500; i++) { /* only "a" changes */
+                snprintf(key, sizeof(key), "key-%d", i % 31);
+                CU_ASSERT(!rd_kafka_producev(
+                    rk, RD_KAFKA_V_TOPIC("a"), RD_KAFKA_V_KEY(key, strlen(key)),
+                    RD_KAFKA_V_VALUE("v", 1), RD_KAFKA_V_END));
+        }
+        rd_kafka_flush(rk, 10000);
+        usleep(700 * 1000);
+        rd_kafka_destroy(rk); /* the final report and its records */
+
+        r    = ks_e2e_load_json(report);
+        last = last_records(boot, "ks-reports", &records);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+        CU_ASSERT(records >= 8); /* several reports of 4 records */
+        CU_ASSERT_EQUAL(json_object_size(last), 4);
+        CU_ASSERT_EQUAL(json_object_size(json_object_get(r, "topics")), 3);
+        json_object_foreach(json_object_get(r, "topics"), name, t)
+        {
+                want = json_deep_copy(r);
+                json_object_set_new(want, "topics",
+                                    json_pack("{s:O}", name, t));
+                json_object_set(want, "messages",
+                                json_object_get(t, "messages"));
+                CU_ASSERT(json_equal(want, json_object_get(last, name)));
+                compared++;
+                json_decref(want);
+        }
+        want = json_deep_copy(r);
+        json_object_set_new(want, "topics", json_object());
+        json_object_set_new(want, "messages", json_integer(0));
+        CU_ASSERT(json_equal(want, json_object_get(last, "")));
+        CU_ASSERT(json_is_true(ks_e2e_get(json_object_get(last, ""), "final")));
+        json_decref(want);
+        CU_ASSERT_EQUAL(compared, 3);
+        json_decref(last);
+        json_decref(r);
+        rd_kafka_mock_cluster_destroy(mc);
+        rd_kafka_destroy(owner);
+        if (!CU_get_number_of_failures())
+                ks_e2e_system("rm -rf %s", dir);
+}
+
 void ks_test_register(void)
 {
         KS_ADD_SUITE("keyshift.report.topic",
                      {"report cluster unreachable: host unharmed, warned "
                       "once per cause, destroy bounded",
                       test_unreachable},
-                     {"off by default", test_off});
+                     {"off by default", test_off},
+                     {"the records are the report as written, a topic each",
+                      test_records_are_the_report});
 }
