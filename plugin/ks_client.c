@@ -5,6 +5,7 @@
  */
 #include "ks_client.h"
 
+#include "ks_clock.h"
 #include "ks_report.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@ static void claim_metrics_path(ks_client_t *c);
 
 int64_t ks_client_now_ms(void)
 {
-        return ks_topic_wall_ms();
+        return ks_clock_wall_ms();
 }
 
 /** @brief Reads a configuration value as a string ("" if unset). */
@@ -414,7 +415,7 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
                                  (uint64_t)m->key_len + m->len, m->err != 0)) {
                 /* Has the count changed? Ask now, but at most once a
                  * second, whatever the delivery rate. */
-                int64_t now  = ks_topic_mono_ms();
+                int64_t now  = ks_clock_mono_ms();
                 int64_t last = atomic_load(&c->last_ack_wake_ms);
                 if (now - last >= 1000 && atomic_compare_exchange_strong(
                                               &c->last_ack_wake_ms, &last, now))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_clock.h"
 #include "ks_report.h"
 
 /**
@@ -155,10 +156,10 @@ void ks_metadata_refresh(ks_refresh_ctx_t *ctx)
                 return;
         }
         ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
-        t0      = ks_topic_mono_ms();
+        t0      = ks_clock_mono_ms();
         err     = ks_rdk.rd_kafka_metadata(c->rk, 0, NULL, &md,
                                            c->metadata_timeout_ms);
-        latency = (int)(ks_topic_mono_ms() - t0);
+        latency = (int)(ks_clock_mono_ms() - t0);
         if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
                 c->metadata_timeout_ms *= 2;
         else if (!err)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_clock.h"
 #include "ks_hash.h"
 
 int ks_registry_init(ks_registry_t *reg, size_t topics_max)
@@ -154,7 +155,7 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                 if (params->sketch_budget)
                         budget_share(reg, &fit);
                 if (!(e->topic = ks_topic_new(
-                          name, &fit, now_ms ? now_ms : ks_topic_wall_ms()))) {
+                          name, &fit, now_ms ? now_ms : ks_clock_wall_ms()))) {
                         free(e->name);
                         free(e);
                         e = NULL;

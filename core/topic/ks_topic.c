@@ -14,11 +14,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <stdatomic.h>
 
 #include "ks_batch.h"
+#include "ks_clock.h"
 #include "ks_config.h"
 #include "ks_hash.h"
 #include "ks_learn.h"
@@ -181,7 +181,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
                 return NULL;
         }
         ks_hll_init(&t->hll);
-        ks_rates_init(&t->rates, ks_topic_mono_ms());
+        ks_rates_init(&t->rates, ks_clock_mono_ms());
         t->compacted = -1;
         atomic_init(&t->explicit_seen, 0);
         atomic_init(&t->count_known, 0);
@@ -200,7 +200,7 @@ ks_topic_t *ks_topic_new(const char *name, const ks_topic_params_t *params,
         atomic_init(&t->sampled_last_sec, UINT64_MAX);
         pthread_mutex_init(&t->lock, NULL);
         t->analysis_since_ms   = now_ms;
-        t->analysis_since_mono = ks_topic_mono_ms();
+        t->analysis_since_mono = ks_clock_mono_ms();
         atomic_init(&t->model, (int)params->partitioner);
         t->psource = params->learn ? KS_PSOURCE_CONFIG : KS_PSOURCE_OVERRIDE;
         if (params->learn && start_learning(t, now_ms)) {
@@ -292,20 +292,6 @@ static int open_window(ks_topic_t *t, int32_t cur)
         t->window_total  = (ks_load_t){0, 0};
         t->window_hashed = (ks_load_t){0, 0};
         return 0;
-}
-
-int64_t ks_topic_mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t ks_topic_wall_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void ks_topic_key_facts(const ks_topic_t *t, const void *key, size_t keylen,
@@ -515,7 +501,7 @@ static int set_count_locked(ks_topic_t *t, int32_t count,
                         t->previous_count      = t->partition_count;
                         t->count_changed_at_ms = now_ms;
                         t->analysis_since_ms   = now_ms;
-                        t->analysis_since_mono = ks_topic_mono_ms();
+                        t->analysis_since_mono = ks_clock_mono_ms();
                 }
                 free_window(t);
                 t->partition_count = count;

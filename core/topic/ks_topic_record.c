@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "ks_clock.h"
 #include "ks_hash.h"
 #include "ks_learn.h"
 #include "ks_topic_impl.h"
@@ -336,7 +337,7 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
         ks_topic_record_at(t, key, keylen, partition, value_len,
-                           ks_topic_mono_ms());
+                           ks_clock_mono_ms());
 }
 
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,
