@@ -5,6 +5,7 @@
  */
 #include "ks_client.h"
 
+#include "ks_budget.h"
 #include "ks_clock.h"
 #include "ks_report.h"
 
@@ -166,7 +167,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         }
         if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
             !(c->stage = ks_stage_new(
-                  ks_batch_table_budget((size_t)kconf->memory_max_mb << 20)))) {
+                  ks_budget_table((size_t)kconf->memory_max_mb << 20)))) {
                 ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
@@ -175,8 +176,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         }
         ks_stage_set_overload(c->stage, kconf->overload_analyse);
         ks_stage_set_overflow(
-            c->stage,
-            ks_stage_overflow_budget((size_t)kconf->memory_max_mb << 20));
+            c->stage, ks_budget_overflow((size_t)kconf->memory_max_mb << 20));
         c->rk            = rk;
         c->started_at_ms = ks_client_now_ms();
         c->id            = atomic_fetch_add(&ks_client_next_id, 1);

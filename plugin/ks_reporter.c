@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ks_budget.h"
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
@@ -105,8 +106,8 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                          "sizes, over the %.1f MiB left",
                          b.topics, (double)b.taken / (1 << 20),
                          (double)c->params.sketch_budget / (1 << 20));
-        mb = ks_batch_memory_mb_for(b.needed, c->conf.memory_max_mb,
-                                    KS_MEMORY_MAX_MB_MAX);
+        mb = ks_budget_memory_mb_for(b.needed, c->conf.memory_max_mb,
+                                     KS_MEMORY_MAX_MB_MAX);
         if (mb)
                 snprintf(fix, sizeof(fix),
                          "keyshift.memory.max.mb=%d keeps the sizes asked for "

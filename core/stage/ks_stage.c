@@ -618,11 +618,6 @@ void ks_stage_force_sampling(ks_stage_t *s, int shift)
                              : shift;
 }
 
-size_t ks_stage_overflow_budget(size_t memory_bytes)
-{
-        return memory_bytes / KS_STAGE_OVERFLOW_SHARE;
-}
-
 void ks_stage_set_overflow(ks_stage_t *s, size_t bytes)
 {
         s->ovf_chunks_max = bytes / sizeof(ks_stage_chunk_t);

@@ -17,7 +17,7 @@
 
 #include <stdatomic.h>
 
-#include "ks_batch.h"
+#include "ks_budget.h"
 #include "ks_clock.h"
 #include "ks_config.h"
 #include "ks_hash.h"
@@ -36,34 +36,19 @@ const char *ks_count_source_name(ks_count_source_t s)
         }
 }
 
-/* Heap per entry and per topic, as bench/ksb_memory measures them with
- * glibc malloc (ksb_memory --keys 0 with each size changed in turn): a
- * key-sample key 69 B (node, index slots, free list, other clients'
- * hashes), a mixed-sample logical key 182 B (the same plus two encodings'
- * first 40 bytes); the hot-key counters what ks_topk_bytes() says (232 B
- * a counter at 1024, up to 248 B between powers of two: 128 key bytes,
- * counts, heap and index slots, filter cells); the rest of a topic 36 KiB
- * (HyperLogLog 16 KiB, struct, rates, small per-partition arrays). */
-#define KS_TOPIC_BYTES_SAMPLE_KEY 69
-#define KS_TOPIC_BYTES_MIXED_KEY 182
-#define KS_TOPIC_BYTES_FIXED (36 * 1024)
+/** @returns @p p's sketch sizes, the ones a budget shrinks. */
+static ks_budget_sizes_t sizes_of(const ks_topic_params_t *p)
+{
+        return (ks_budget_sizes_t){.key_sample   = p->key_sample_size,
+                                   .mixed_sample = p->mixed_sample_size,
+                                   .topk         = p->topk_capacity};
+}
 
 size_t ks_topic_sketch_bytes(const ks_topic_params_t *p)
 {
-        return KS_TOPIC_BYTES_FIXED +
-               p->key_sample_size * KS_TOPIC_BYTES_SAMPLE_KEY +
-               p->mixed_sample_size * KS_TOPIC_BYTES_MIXED_KEY +
-               ks_topk_bytes(p->topk_capacity);
-}
+        ks_budget_sizes_t s = sizes_of(p);
 
-/** @returns @p n scaled by @p f, at least @p min (and never above n). */
-static size_t scaled(size_t n, double f, size_t min)
-{
-        size_t s = (size_t)((double)n * f);
-
-        if (s < min)
-                s = min;
-        return s < n ? s : n;
+        return ks_budget_sketch_bytes(&s);
 }
 
 void ks_topic_params_from_config(ks_topic_params_t *p, const ks_config_t *k)
@@ -79,39 +64,18 @@ void ks_topic_params_from_config(ks_topic_params_t *p, const ks_config_t *k)
         p->flow_max_cells = k->flow_max_cells;
         p->pending_max    = KS_PENDING_MAX;
         /* keyshift.memory.max.mb covers the sketches and the drainer's
-         * key table (an eighth, at most 8 MiB, and its tags: 4 B a
-         * slot, 512 KiB at most) */
-        p->sketch_budget =
-            ks_batch_sketch_budget((size_t)k->memory_max_mb << 20);
+         * key table (ks_budget.h) */
+        p->sketch_budget = ks_budget_sketches((size_t)k->memory_max_mb << 20);
 }
 
 void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes)
 {
-        size_t var = ks_topic_sketch_bytes(p) - KS_TOPIC_BYTES_FIXED;
-        double f;
+        ks_budget_sizes_t s = sizes_of(p);
 
-        if (ks_topic_sketch_bytes(p) <= bytes)
-                return;
-        f = bytes > KS_TOPIC_BYTES_FIXED
-                ? (double)(bytes - KS_TOPIC_BYTES_FIXED) / (double)var
-                : 0.0;
-        /* the hot-key index is a power of two: a share of f may still
-         * be a little over, so shrink on by 1/16 until it fits (or all
-         * three are at their minimum) */
-        for (;;) {
-                p->key_sample_size =
-                    scaled(p->key_sample_size, f, KS_TOPIC_SAMPLE_MIN);
-                p->mixed_sample_size =
-                    scaled(p->mixed_sample_size, f, KS_TOPIC_SAMPLE_MIN);
-                p->topk_capacity =
-                    scaled(p->topk_capacity, f, KS_TOPIC_TOPK_MIN);
-                if (ks_topic_sketch_bytes(p) <= bytes ||
-                    (p->key_sample_size == KS_TOPIC_SAMPLE_MIN &&
-                     p->mixed_sample_size == KS_TOPIC_SAMPLE_MIN &&
-                     p->topk_capacity == KS_TOPIC_TOPK_MIN))
-                        break;
-                f = 15.0 / 16.0;
-        }
+        ks_budget_fit(&s, bytes);
+        p->key_sample_size   = s.key_sample;
+        p->mixed_sample_size = s.mixed_sample;
+        p->topk_capacity     = s.topk;
 }
 
 const char *ks_partitioner_source_name(ks_partitioner_source_t s)
