@@ -13,6 +13,15 @@
 #include "ks_clock.h"
 #include "ks_report.h"
 
+void ks_metadata_learn_name(ks_client_t *c)
+{
+        if (!c->name_known && c->rk) {
+                snprintf(c->name, sizeof(c->name), "%s",
+                         ks_rdk.rd_kafka_name(c->rk));
+                c->name_known = 1;
+        }
+}
+
 /**
  * @brief Asks the cluster (Admin API DescribeConfigs) for @p t's
  *        cleanup.policy, without waiting: the answer is read from
@@ -155,7 +164,7 @@ void ks_metadata_refresh(ks_refresh_ctx_t *ctx)
                          "no broker is up");
                 return;
         }
-        ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
+        ks_metadata_learn_name(c); /* rd_kafka_new() has returned by now */
         t0      = ks_clock_mono_ms();
         err     = ks_rdk.rd_kafka_metadata(c->rk, 0, NULL, &md,
                                            c->metadata_timeout_ms);
