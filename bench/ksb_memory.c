@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ks_budget.h"
 #include "ks_report.h"
 #include "ksb_keys.h"
 #include "ksb_stats.h"
@@ -170,9 +171,9 @@ int main(int argc, char **argv)
                  c.tally.topk_reduced, c.tally.topk_min,
                  kt.params.topk_capacity, c.tally.mixed_sample_reduced,
                  c.tally.mixed_sample_min, kt.params.mixed_sample_size,
-                 c.tally.reduced ? ks_batch_memory_mb_for(budget.needed,
-                                                          kt.conf.memory_max_mb,
-                                                          KS_MEMORY_MAX_MB_MAX)
+                 c.tally.reduced ? ks_budget_memory_mb_for(
+                                       budget.needed, kt.conf.memory_max_mb,
+                                       KS_MEMORY_MAX_MB_MAX)
                                  : kt.conf.memory_max_mb);
         fixed = ks_stage_batch_bytes(kt.stage) +
                 (size_t)KS_STAGE_RING_ENTRIES * 64; /* one thread's ring */

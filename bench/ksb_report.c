@@ -9,7 +9,7 @@
  *
  * Each topic first receives --msgs messages (Zipf MMSI keys, 1 % int32)
  * so that every sketch is full. Then, as in the plugin (plugin/ks_client.c
- * ks_client_on_send(), plugin/ks_reporter.c drainer_main()), a producer
+ * ks_client_on_send(), plugin/ks_drainer.c drainer_main()), a producer
  * thread runs on_send's work (ks_stage_last_topic() or the registry
  * lookup, then ks_stage_push() into a ks_stage_t) round-robin over the
  * topics at --rate messages/s, timing each call with the TSC, while a
@@ -135,7 +135,7 @@ typedef struct drainer {
         _Atomic double max_ns; /**< longest ks_stage_collect(); reset by main */
 } drainer_t;
 
-/** @brief As plugin/ks_reporter.c drainer_main(): collect every ring,
+/** @brief As plugin/ks_drainer.c drainer_main(): collect every ring,
  *         pause (ks_stage_pause()). */
 static void *drainer_main(void *arg)
 {

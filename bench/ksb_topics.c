@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ks_budget.h"
 #include "ksb_stats.h"
 
 /** As plugin/ks_client.c KS_PENDING_MAX. */
@@ -48,15 +49,15 @@ void ksb_topics_init(ksb_topics_t *kt, const char *const *props)
         kt->params.flow_max_cells    = kt->conf.flow_max_cells;
         kt->params.pending_max       = KSB_PENDING_MAX;
         if (!(kt->stage = ks_stage_new(
-                  ks_batch_table_budget((size_t)kt->conf.memory_max_mb << 20))))
+                  ks_budget_table((size_t)kt->conf.memory_max_mb << 20))))
                 ksb_die("ks_stage_new failed");
         /* as ks_client_new(): an overflow while the drainer is behind */
         ks_stage_set_overflow(
             kt->stage,
-            ks_stage_overflow_budget((size_t)kt->conf.memory_max_mb << 20));
+            ks_budget_overflow((size_t)kt->conf.memory_max_mb << 20));
         /* as ks_client_new(): the sketches get what the key table leaves */
         kt->params.sketch_budget =
-            ks_batch_sketch_budget((size_t)kt->conf.memory_max_mb << 20);
+            ks_budget_sketches((size_t)kt->conf.memory_max_mb << 20);
         if (ks_registry_init(&kt->reg, (size_t)kt->conf.topics_max))
                 ksb_die("ks_registry_init failed");
 }

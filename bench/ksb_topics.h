@@ -56,7 +56,7 @@ void ksb_topics_send(ksb_topics_t *kt, const char *topic, const void *key,
 void ksb_topics_on_send(ksb_topics_t *kt, const char *topic, const void *key,
                         size_t keylen, size_t value_len);
 
-/** @brief Starts a drainer thread as plugin/ks_reporter.c runs it:
+/** @brief Starts a drainer thread as plugin/ks_drainer.c runs it:
  *         ks_stage_drain(), then 1 ms of sleep (up to 5 ms when idle). */
 void ksb_topics_drainer_start(ksb_topics_t *kt);
 

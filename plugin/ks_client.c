@@ -5,7 +5,13 @@
  */
 #include "ks_client.h"
 
+#include "ks_budget.h"
+#include "ks_clock.h"
+#include "ks_cpuwatcher.h"
+#include "ks_drainer.h"
+#include "ks_metadata.h"
 #include "ks_report.h"
+#include "ks_reporter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +23,9 @@
 static int  claim_report_path(char *path, size_t size);
 static void release_report_path(const char *path);
 static void claim_metrics_path(ks_client_t *c);
+static int  start_threads(ks_client_t *c);
 
 /** Messages kept per topic while its partition count is unknown. */
-
-int64_t ks_client_now_ms(void)
-{
-        return ks_topic_wall_ms();
-}
 
 /** @brief Reads a configuration value as a string ("" if unset). */
 static void conf_str(const rd_kafka_conf_t *conf, const char *name, char *out,
@@ -165,7 +167,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         }
         if (ks_registry_init(&c->reg, (size_t)kconf->topics_max) ||
             !(c->stage = ks_stage_new(
-                  ks_batch_table_budget((size_t)kconf->memory_max_mb << 20)))) {
+                  ks_budget_table((size_t)kconf->memory_max_mb << 20)))) {
                 ks_registry_destroy(&c->reg);
                 ks_config_destroy(&c->conf);
                 free(c);
@@ -174,10 +176,9 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
         }
         ks_stage_set_overload(c->stage, kconf->overload_analyse);
         ks_stage_set_overflow(
-            c->stage,
-            ks_stage_overflow_budget((size_t)kconf->memory_max_mb << 20));
+            c->stage, ks_budget_overflow((size_t)kconf->memory_max_mb << 20));
         c->rk            = rk;
-        c->started_at_ms = ks_client_now_ms();
+        c->started_at_ms = ks_clock_wall_ms();
         c->id            = atomic_fetch_add(&ks_client_next_id, 1);
         conf_str(conf, "client.id", c->client_id, sizeof(c->client_id));
         snprintf(c->name, sizeof(c->name), "%s", c->client_id);
@@ -228,7 +229,7 @@ ks_client_t *ks_client_new(rd_kafka_t *rk, const rd_kafka_conf_t *conf,
 
         log_start(c);
         c->started = 1;
-        if (ks_reporter_start(c)) {
+        if (start_threads(c)) {
                 c->started = 0;
                 snprintf(errstr, errstr_size,
                          "keyshift: cannot start the reporter thread");
@@ -366,7 +367,7 @@ void ks_client_on_send(ks_client_t *c, const rd_kafka_message_t *m)
                 if (c->conf.current_override)
                         ks_topic_set_partition_count(
                             t, c->conf.current_override, KS_COUNT_CONFIG,
-                            ks_client_now_ms());
+                            ks_clock_wall_ms());
                 else
                         wake_reporter(c);
         }
@@ -414,7 +415,7 @@ void ks_client_on_ack(ks_client_t *c, const rd_kafka_message_t *m)
                                  (uint64_t)m->key_len + m->len, m->err != 0)) {
                 /* Has the count changed? Ask now, but at most once a
                  * second, whatever the delivery rate. */
-                int64_t now  = ks_topic_mono_ms();
+                int64_t now  = ks_clock_mono_ms();
                 int64_t last = atomic_load(&c->last_ack_wake_ms);
                 if (now - last >= 1000 && atomic_compare_exchange_strong(
                                               &c->last_ack_wake_ms, &last, now))
@@ -448,20 +449,44 @@ void ks_client_on_broker_state(ks_client_t *c, const char *name,
                 wake_reporter(c); /* metadata can be asked now */
 }
 
-void ks_client_learn_name(ks_client_t *c)
+/**
+ * @brief Starts the drainer, the reporter and the watcher (unless
+ *        keyshift.overload=analyse: nothing to watch when exact figures
+ *        are asked for; a watcher that cannot start leaves every delivery
+ *        checked). @returns 0, or -1 (none left running).
+ * @locality application thread in rd_kafka_new() (on_new).
+ */
+static int start_threads(ks_client_t *c)
 {
-        if (!c->name_known && c->rk) {
-                snprintf(c->name, sizeof(c->name), "%s",
-                         ks_rdk.rd_kafka_name(c->rk));
-                c->name_known = 1;
+        if (ks_drainer_start(c))
+                return -1;
+        if (ks_reporter_start(c)) {
+                ks_drainer_stop(c);
+                return -1;
         }
+        if (!c->conf.overload_analyse)
+                ks_cpuwatcher_start(c);
+        return 0;
+}
+
+/**
+ * @brief Stops and joins the watcher, the reporter and the drainer, in
+ *        that order; messages still staged are left for the caller to
+ *        drain (ks_stage_drain()).
+ * @locality rdk:main (on_destroy), or the thread destroying the client.
+ */
+static void stop_threads(ks_client_t *c)
+{
+        ks_cpuwatcher_stop(c);
+        ks_reporter_stop(c);
+        ks_drainer_stop(c);
 }
 
 void ks_client_stop(ks_client_t *c)
 {
-        ks_reporter_stop(c);
+        stop_threads(c);
         /* for the final report's lines, if no broker came up before */
-        ks_client_learn_name(c);
+        ks_metadata_learn_name(c);
         c->rk = NULL;
 }
 
@@ -505,7 +530,7 @@ void ks_client_destroy(ks_client_t *c)
 {
         if (!c)
                 return;
-        ks_reporter_stop(c);
+        stop_threads(c);
         c->rk = NULL;
         /* The drainer has stopped: this thread is the rings' consumer now,
          * and the final report counts every message on_send saw. */

@@ -18,12 +18,13 @@
  * checked), and ends by itself when there is nothing to watch (no
  * schedstat).
  */
+#include "ks_cpuwatcher.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
-#include "ks_client.h"
 #include "ks_cpuwatch.h"
 #include "ks_stage.h"
 

@@ -10,7 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_clock.h"
 #include "ks_report.h"
+
+void ks_metadata_learn_name(ks_client_t *c)
+{
+        if (!c->name_known && c->rk) {
+                snprintf(c->name, sizeof(c->name), "%s",
+                         ks_rdk.rd_kafka_name(c->rk));
+                c->name_known = 1;
+        }
+}
 
 /**
  * @brief Asks the cluster (Admin API DescribeConfigs) for @p t's
@@ -154,11 +164,11 @@ void ks_metadata_refresh(ks_refresh_ctx_t *ctx)
                          "no broker is up");
                 return;
         }
-        ks_client_learn_name(c); /* rd_kafka_new() has returned by now */
-        t0      = ks_topic_mono_ms();
+        ks_metadata_learn_name(c); /* rd_kafka_new() has returned by now */
+        t0      = ks_clock_mono_ms();
         err     = ks_rdk.rd_kafka_metadata(c->rk, 0, NULL, &md,
                                            c->metadata_timeout_ms);
-        latency = (int)(ks_topic_mono_ms() - t0);
+        latency = (int)(ks_clock_mono_ms() - t0);
         if (err == RD_KAFKA_RESP_ERR__TIMED_OUT)
                 c->metadata_timeout_ms *= 2;
         else if (!err)

@@ -3,7 +3,8 @@
  * @file ks_metadata.h
  * @brief The reporter's questions to the cluster: each topic's partition
  *        count from broker metadata (a timeout adapted to the cluster),
- *        and its cleanup.policy through the Admin API, never waited for.
+ *        and its cleanup.policy through the Admin API, never waited for;
+ *        and the client's name, from its handle.
  * @locality the reporter thread (ks_reporter.c).
  */
 #ifndef KS_METADATA_H
@@ -11,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "ks_client.h"
+#include "ks_client_impl.h"
 
 /**
  * How long one metadata request may take, adapted to what the cluster
@@ -58,6 +59,13 @@ void ks_metadata_refresh(ks_refresh_ctx_t *ctx);
  *         acknowledgements kept (no metadata answer does); else asks once
  *         for the topic's cleanup.policy while brokers are up. */
 void ks_metadata_after_refresh(ks_topic_t *t, void *opaque);
+
+/** @brief Sets c->name from rd_kafka_name() once (the name keyshift's
+ *         stderr lines and reports carry): what the handle says of
+ *         itself, known once rd_kafka_new() has returned.
+ *  @locality the reporter thread once rd_kafka_new() has returned, or
+ *            rdk:main in on_destroy after the reporter stopped. */
+void ks_metadata_learn_name(ks_client_t *c);
 
 /** @brief Reads the Admin API answers that came (c->admin_q), if any. */
 void ks_metadata_take_admin_results(ks_client_t *c);

@@ -2,7 +2,7 @@
 /**
  * @file ks_priority.h
  * @brief keyshift's analysis yields the CPU to the host's threads (issue
- *        33, decision 3): the drainer (ks_reporter.c), which does nearly
+ *        33, decision 3): the drainer (ks_drainer.c), which does nearly
  *        all of keyshift's work, lowers its own scheduling priority, first
  *        thing, to the lowest the process may give it without privilege.
  *

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file ks_reporter.c
- * @brief keyshift's own threads: the reporter refreshes each topic's
- *        partition count from broker metadata and writes the periodic
- *        report; the drainer analyses the messages on_send staged
- *        (ks_stage.h). Both run off the produce path. The final report is
- *        written by ks_client_destroy() after both have stopped.
+ * @brief The reporter thread: refreshes each topic's partition count from
+ *        broker metadata and writes the periodic report, off the produce
+ *        path (the drainer, which analyses what on_send staged, is
+ *        ks_drainer.c). The final report is written by ks_client_destroy()
+ *        after both have stopped.
  */
-#include "ks_client.h"
+#include "ks_reporter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +16,10 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ks_budget.h"
+#include "ks_clock.h"
 #include "ks_hash.h"
 #include "ks_metrics.h"
 #include "ks_metadata.h"
@@ -105,8 +106,8 @@ static void warn_reduced(ks_client_t *c, ks_warn_list_t *wl,
                          "sizes, over the %.1f MiB left",
                          b.topics, (double)b.taken / (1 << 20),
                          (double)c->params.sketch_budget / (1 << 20));
-        mb = ks_batch_memory_mb_for(b.needed, c->conf.memory_max_mb,
-                                    KS_MEMORY_MAX_MB_MAX);
+        mb = ks_budget_memory_mb_for(b.needed, c->conf.memory_max_mb,
+                                     KS_MEMORY_MAX_MB_MAX);
         if (mb)
                 snprintf(fix, sizeof(fix),
                          "keyshift.memory.max.mb=%d keeps the sizes asked for "
@@ -208,25 +209,6 @@ static void write_metrics(ks_client_t *c, ks_warn_list_t *wl, ks_metrics_t *m)
 }
 
 /**
- * @brief Lowers the drainer's priority (ks_priority.h) into
- *        c->drainer_priority; says so on stderr, once, when SCHED_IDLE was
- *        refused (rare: it needs no privilege).
- * @locality the drainer thread, first thing.
- */
-static void lower_drainer_priority(ks_client_t *c)
-{
-        ks_priority_t p = ks_priority_lower_self();
-
-        atomic_store(&c->drainer_priority, (int)p);
-        if (p != KS_PRIORITY_IDLE)
-                ks_warn_log_line(stderr, 6, c->name,
-                                 "ks:drainer: SCHED_IDLE refused, runs at %s "
-                                 "priority: it may take CPU the "
-                                 "application's threads want",
-                                 ks_priority_name(p));
-}
-
-/**
  * @brief Says in @p wl, the report being written, that reports were not
  *        written since the last one that was (a full disk, a folder made
  *        read-only): how many, from when to when, the last error; the
@@ -294,7 +276,7 @@ static void count_unknown_why(const ks_client_t *c, int64_t now_ms, char *buf,
 void ks_reporter_write(ks_client_t *c, int final)
 {
         ks_report_opts_t opts = {.hot_keys           = c->conf.hot_keys,
-                                 .now_ms             = ks_client_now_ms(),
+                                 .now_ms             = ks_clock_wall_ms(),
                                  .final              = final,
                                  .sizing             = &c->conf.sizing,
                                  .queue_max_messages = c->queue_max_messages,
@@ -344,7 +326,7 @@ void ks_reporter_write(ks_client_t *c, int final)
         /* A producer that has not produced yet gets a report too (topics
          * {}, messages 0): it says keyshift is loaded. */
         if (!final) /* the first interval: rd_kafka_new() has returned */
-                ks_client_learn_name(c);
+                ks_metadata_learn_name(c);
         ks_warn_list_init(&wl);
         /* every message staged so far analysed (the final report's caller
          * drained the rings itself: the drainer has stopped) */
@@ -468,7 +450,7 @@ void ks_reporter_write(ks_client_t *c, int final)
 static void *reporter_main(void *arg)
 {
         ks_client_t *c            = arg;
-        int64_t      now          = ks_client_now_ms();
+        int64_t      now          = ks_clock_wall_ms();
         int64_t      next_refresh = now + c->conf.metadata_refresh_ms;
         int64_t      next_report  = c->conf.report_interval_ms
                                         ? now + c->conf.report_interval_ms
@@ -498,7 +480,7 @@ static void *reporter_main(void *arg)
                         pthread_cond_timedwait(&c->cond, &c->lock, &ts);
                 if (c->stop)
                         break;
-                now     = ks_client_now_ms();
+                now     = ks_clock_wall_ms();
                 refresh = c->wake ||
                           atomic_exchange(&c->refresh_requested, 0) ||
                           now >= next_refresh;
@@ -546,54 +528,17 @@ static void *reporter_main(void *arg)
         return NULL;
 }
 
-/**
- * @brief The drainer: empties every ring into its batch (ks_stage_collect():
- *        flushed every KS_BATCH_FLUSH_MS and when the reporter asks), then
- *        pauses (ks_stage_pause()).
- * @locality drainer thread. @locks each topic's, one at a time (in
- *           ks_batch_flush_step()).
- */
-static void *drainer_main(void *arg)
-{
-        ks_client_t *c         = arg;
-        int          period_ms = KS_STAGE_BUSY_MS;
-
-        pthread_setname_np(pthread_self(), "ks:drainer");
-        /* the host's threads first (issue 33): SCHED_IDLE, else nice 19;
-         * a starved drainer costs the figures (a full ring), never the
-         * host's CPU */
-        lower_drainer_priority(c);
-        /* for the watcher's look at the CPU (ks_cpuwatcher.c) */
-        atomic_store(&c->drainer_tid, (long)syscall(SYS_gettid));
-
-        while (!atomic_load(&c->drainer_stop))
-                ks_stage_pause(c->stage, ks_stage_collect(c->stage),
-                               &period_ms);
-        return NULL;
-}
-
 int ks_reporter_start(ks_client_t *c)
 {
-        atomic_store(&c->drainer_stop, 0);
         atomic_store(&c->sync_cancel, 0);
-        if (pthread_create(&c->drainer, NULL, drainer_main, c))
+        if (pthread_create(&c->thread, NULL, reporter_main, c))
                 return -1;
-        c->drainer_running = 1;
-        if (pthread_create(&c->thread, NULL, reporter_main, c)) {
-                ks_reporter_stop(c);
-                return -1;
-        }
         c->thread_running = 1;
-        /* nothing to watch when exact figures are asked for; a watcher
-         * that cannot start leaves every delivery checked */
-        if (!c->conf.overload_analyse)
-                ks_cpuwatcher_start(c);
         return 0;
 }
 
 void ks_reporter_stop(ks_client_t *c)
 {
-        ks_cpuwatcher_stop(c);
         if (c->thread_running) {
                 /* a flush the reporter waits for is not waited for: the
                  * final report drains everything after */
@@ -604,10 +549,5 @@ void ks_reporter_stop(ks_client_t *c)
                 pthread_mutex_unlock(&c->lock);
                 pthread_join(c->thread, NULL);
                 c->thread_running = 0;
-        }
-        if (c->drainer_running) {
-                atomic_store(&c->drainer_stop, 1);
-                pthread_join(c->drainer, NULL);
-                c->drainer_running = 0;
         }
 }

@@ -37,20 +37,17 @@
 #include "ks_batch_impl.h"
 #include "ks_bytes.h"
 
-size_t ks_batch_slots_for(size_t bytes)
-{
-        size_t n = KS_BATCH_SLOTS_MIN;
-
-        while (n < KS_BATCH_SLOTS_MAX &&
-               2 * n * sizeof(ks_batch_slot_t) <= bytes)
-                n *= 2;
-        return n;
-}
+_Static_assert(sizeof(ks_batch_slot_t) == KS_BUDGET_TABLE_SLOT_BYTES,
+               "the budget's slot is the table's");
+_Static_assert(sizeof(((ks_batch_t *)0)->meta[0]) == KS_BUDGET_TABLE_TAG_BYTES,
+               "the budget's tag word is the table's");
+_Static_assert(sizeof(ks_batch_t) == KS_BUDGET_TABLE_FIXED_BYTES,
+               "the budget's fixed part is the table's (ks_budget.h)");
 
 ks_batch_t *ks_batch_new(size_t bytes)
 {
         ks_batch_t *b     = calloc(1, sizeof(*b));
-        size_t      n     = ks_batch_slots_for(bytes);
+        size_t      n     = ks_budget_table_slots(bytes);
         size_t      size  = n * sizeof(*b->slots);
         size_t      align = 64;
 
@@ -80,46 +77,9 @@ ks_batch_t *ks_batch_new(size_t bytes)
         return b;
 }
 
-/** @returns the bytes of a batch of @p slots slots: the slots, their tag
- *           words and the batch itself (its eviction buffer). */
-static size_t bytes_of(size_t slots)
-{
-        const ks_batch_t *b = NULL; /* sizes only, never read */
-
-        return slots * (sizeof(b->slots[0]) + sizeof(b->meta[0])) + sizeof(*b);
-}
-
 size_t ks_batch_bytes(const ks_batch_t *b)
 {
-        return bytes_of(b->mask + 1);
-}
-
-size_t ks_batch_bytes_for(size_t bytes)
-{
-        return bytes_of(ks_batch_slots_for(bytes));
-}
-
-size_t ks_batch_table_budget(size_t memory_bytes)
-{
-        return memory_bytes / KS_BATCH_BUDGET_SHARE;
-}
-
-size_t ks_batch_sketch_budget(size_t memory_bytes)
-{
-        size_t table = ks_batch_bytes_for(ks_batch_table_budget(memory_bytes));
-
-        return memory_bytes > table ? memory_bytes - table : 0;
-}
-
-int ks_batch_memory_mb_for(size_t sketch_bytes, int from_mb, int max_mb)
-{
-        int mb;
-
-        /* one by one: the budget is not monotonic in mb */
-        for (mb = from_mb > 0 ? from_mb + 1 : 1; mb <= max_mb; mb++)
-                if (ks_batch_sketch_budget((size_t)mb << 20) >= sketch_bytes)
-                        return mb;
-        return 0;
+        return ks_budget_table_bytes_of(b->mask + 1);
 }
 
 void ks_batch_destroy(ks_batch_t *b)

@@ -105,13 +105,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ks_budget.h"
 #include "ks_topic.h"
 
 /** Slots in the table: a power of two between these, from the memory
  *  given to ks_batch_new() (64 B a slot: 64 KiB .. 8 MiB; tag words
- *  besides). */
-#define KS_BATCH_SLOTS_MIN 1024
-#define KS_BATCH_SLOTS_MAX 131072
+ *  besides): the budget's rule (ks_budget.h). */
+#define KS_BATCH_SLOTS_MIN KS_BUDGET_TABLE_SLOTS_MIN
+#define KS_BATCH_SLOTS_MAX KS_BUDGET_TABLE_SLOTS_MAX
 /** Slots a key may sit away from its home slot. */
 #define KS_BATCH_PROBE 8
 /** Topics whose rates one pass keeps (more: added at once). */
@@ -122,10 +123,6 @@
 /** Runs set aside before they are analysed: at the end of the drainer's
  *  pass, or of the flush under way, or when this many wait. */
 #define KS_BATCH_EVICTED 1024
-/** The share of keyshift.memory.max.mb (1/n) a producer's key table's
- *  slots may take (their tag words, 1/16 of that, and the runs set aside
- *  come on top); the sketches get the rest (ks_client_new()). */
-#define KS_BATCH_BUDGET_SHARE 8
 /** Messages a slot counts before they are set aside as a run: a busy key
  *  reaches the hot-key summary early and often, not only at flushes, so
  *  the summary monitors it from its first KS_BATCH_RUN_MAX messages on
@@ -156,45 +153,14 @@
 
 typedef struct ks_batch ks_batch_t;
 
-/** @returns the slots a batch given @p bytes gets: the largest power of
- *           two whose slots (64 B each) fit, within [KS_BATCH_SLOTS_MIN,
- *           KS_BATCH_SLOTS_MAX]. */
-size_t ks_batch_slots_for(size_t bytes);
-
 /** @returns a new, empty batch whose slots take at most @p bytes (at
  *           least KS_BATCH_SLOTS_MIN slots; their tag words, 4 B each,
- *           besides), or NULL on ENOMEM. */
+ *           besides: ks_budget_table_slots()), or NULL on ENOMEM. */
 ks_batch_t *ks_batch_new(size_t bytes);
 
-/** @returns the bytes its slots, tag words and eviction buffer take. */
+/** @returns the bytes its slots, tag words and eviction buffer take:
+ *           ks_budget_table_bytes() of the bytes it was made with. */
 size_t ks_batch_bytes(const ks_batch_t *b);
-
-/** @returns what keyshift.memory.max.mb = @p memory_bytes gives the
- *           producer's key table: 1/KS_BATCH_BUDGET_SHARE of it, the
- *           bytes to ks_batch_new() (ks_stage_new()). */
-size_t ks_batch_table_budget(size_t memory_bytes);
-
-/** @returns ks_batch_bytes() of the batch ks_batch_new(@p bytes) makes. */
-size_t ks_batch_bytes_for(size_t bytes);
-
-/**
- * @returns the sketch budget keyshift.memory.max.mb = @p memory_bytes
- *          leaves all topics (ks_topic_params_t.sketch_budget): what the
- *          producer's key table, given ks_batch_table_budget() of it, does
- *          not take (ks_batch_bytes_for()).
- */
-size_t ks_batch_sketch_budget(size_t memory_bytes);
-
-/**
- * @returns the least keyshift.memory.max.mb above @p from_mb, up to
- *          @p max_mb, whose sketch budget (ks_batch_sketch_budget()) is
- *          @p sketch_bytes or more, or 0 when none is. The budget is not
- *          monotonic: the key table's share doubles at 2, 4, ... 64 MiB
- *          (its slots a power of two), so 63 MiB leaves the sketches
- *          ~58.7 MiB and 64 MiB ~55.4; a value below @p from_mb may do
- *          too, but a producer short of room is told the next one up.
- */
-int ks_batch_memory_mb_for(size_t sketch_bytes, int from_mb, int max_mb);
 
 /** @brief Frees the batch; messages not analysed are lost. */
 void ks_batch_destroy(ks_batch_t *b);

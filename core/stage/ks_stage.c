@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ks_clock.h"
 #include "ks_hash.h"
 #include "ks_stage_impl.h"
 
@@ -107,7 +108,7 @@ ks_stage_t *ks_stage_new(size_t batch_bytes)
         sem_init(&s->wake, 0, 0);
         atomic_init(&s->waiting, 0);
         atomic_init(&s->nrings, 0);
-        atomic_init(&s->now_ms, ks_topic_mono_ms());
+        atomic_init(&s->now_ms, ks_clock_mono_ms());
         atomic_init(&s->skipped_full, 0);
         atomic_init(&s->inline_full, 0);
         atomic_init(&s->inline_long, 0);
@@ -615,11 +616,6 @@ void ks_stage_force_sampling(ks_stage_t *s, int shift)
                          : shift > KS_STAGE_SAMPLE_SHIFT_MAX
                              ? KS_STAGE_SAMPLE_SHIFT_MAX
                              : shift;
-}
-
-size_t ks_stage_overflow_budget(size_t memory_bytes)
-{
-        return memory_bytes / KS_STAGE_OVERFLOW_SHARE;
 }
 
 void ks_stage_set_overflow(ks_stage_t *s, size_t bytes)

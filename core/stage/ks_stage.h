@@ -175,20 +175,6 @@ size_t ks_stage_batch_bytes(const ks_stage_t *s);
  *  @locality before any ks_stage_push(). */
 void ks_stage_set_overload(ks_stage_t *s, int analyse);
 
-/** The share of keyshift.memory.max.mb (1/n) that the staging overflow may
- *  take on top of it, only while the drainer is behind
- *  (ks_stage_overflow_budget()). */
-#define KS_STAGE_OVERFLOW_SHARE 4
-
-/** @returns the overflow a producer given @p memory_bytes
- *           (keyshift.memory.max.mb) gets: 1/KS_STAGE_OVERFLOW_SHARE of
- *           it (16 MiB, about 260,000 messages, at the default 64 MiB:
- *           a burst of 200,000 messages from a producer's creation is
- *           analysed exactly even if keyshift's thread gets no CPU while
- *           it lasts, as with SCHED_IDLE on a host whose threads fill the
- *           CPUs; sampling starts at seven eighths of it). */
-size_t ks_stage_overflow_budget(size_t memory_bytes);
-
 /**
  * @brief Lets messages that meet a full ring wait in an overflow of at
  *        most @p bytes in all (chunks of KS_STAGE_CHUNK_ENTRIES entries,
@@ -196,7 +182,8 @@ size_t ks_stage_overflow_budget(size_t memory_bytes);
  *        freed by the drainer as it empties them): a drainer kept off the
  *        CPU for a while (a burst right after the producer is created, a
  *        host whose threads and broker share the CPUs) loses nothing
- *        until the overflow is spent too. 0 (the default): none.
+ *        until the overflow is spent too (the producer gives it
+ *        ks_budget_overflow()). 0 (the default): none.
  *  @locality before any ks_stage_push().
  */
 void ks_stage_set_overflow(ks_stage_t *s, size_t bytes);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ks_clock.h"
 #include "ks_stage_impl.h"
 
 /** Ring entries whose table slots are fetched ahead of their counting. */
@@ -233,7 +234,7 @@ static void publish_batch_stats(ks_stage_t *s)
 
 size_t ks_stage_collect(ks_stage_t *s)
 {
-        int64_t now = ks_topic_mono_ms();
+        int64_t now = ks_clock_mono_ms();
         /* read before the rings are: a message staged before an asker
          * asked is in the batch once they are collected */
         uint64_t asked =
@@ -260,7 +261,7 @@ size_t ks_stage_collect(ks_stage_t *s)
                         goto out;
                 /* analysed in slices, the rings emptied between them */
                 while (ks_batch_flush_step(s->batch, KS_STAGE_FLUSH_SLICE))
-                        n += collect(s, ks_topic_mono_ms());
+                        n += collect(s, ks_clock_mono_ms());
         }
         ks_stage_counts_apply(s, asked);
         atomic_store_explicit(&s->flush_done, asked, memory_order_release);
@@ -273,7 +274,7 @@ size_t ks_stage_drain(ks_stage_t *s)
 {
         uint64_t asked =
             atomic_load_explicit(&s->flush_asked, memory_order_acquire);
-        size_t n = collect(s, ks_topic_mono_ms());
+        size_t n = collect(s, ks_clock_mono_ms());
 
         ks_batch_flush(s->batch);
         /* nothing is staged after the last message drained here: every
@@ -342,7 +343,7 @@ int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
         uint64_t ticket = atomic_fetch_add_explicit(&s->flush_asked, 1,
                                                     memory_order_acq_rel) +
                           1;
-        int64_t deadline = ks_topic_mono_ms() + timeout_ms;
+        int64_t deadline = ks_clock_mono_ms() + timeout_ms;
         long    wait_us  = KS_SYNC_POLL_MIN_US;
 
         for (;;) {
@@ -350,7 +351,7 @@ int ks_stage_sync(ks_stage_t *s, int timeout_ms, const atomic_int *cancel)
                 if (atomic_load_explicit(&s->flush_done,
                                          memory_order_acquire) >= ticket)
                         return 0;
-                if (ks_topic_mono_ms() > deadline ||
+                if (ks_clock_mono_ms() > deadline ||
                     (cancel && atomic_load(cancel)))
                         return -1;
                 nanosleep(&ts, NULL);

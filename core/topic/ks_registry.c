@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_budget.h"
+#include "ks_clock.h"
 #include "ks_hash.h"
 
 int ks_registry_init(ks_registry_t *reg, size_t topics_max)
@@ -69,36 +71,27 @@ static ks_reg_entry_t *lookup(ks_registry_t *reg, const char *name, uint32_t h,
         return NULL;
 }
 
-/** @returns the parts of what is left of the sketch budget that topic
- *           number @p n (from 1) gets one of: max(16, n). */
-static size_t budget_parts(size_t n)
-{
-        return n > 16 ? n : 16;
-}
-
 /**
  * @brief Sizes a new topic's sketches to its share of what is left of the
- *        sketch budget (see ks_registry.h). @locks reg->lock held.
+ *        sketch budget (ks_budget_topic_share()). @locks reg->lock held.
  */
 static void budget_share(const ks_registry_t *reg, ks_topic_params_t *p)
 {
-        size_t left = reg->sketch_bytes < p->sketch_budget
-                          ? p->sketch_budget - reg->sketch_bytes
-                          : 0;
-
-        ks_topic_params_fit(p, left / budget_parts(reg->tracked + 1));
+        ks_topic_params_fit(p, ks_budget_topic_share(reg->sketch_bytes,
+                                                     p->sketch_budget,
+                                                     reg->tracked + 1));
 }
 
 /**
  * @brief Adds topic number @p n, asking for @p asked, to what a budget
- *        keeping every topic's sizes needs (ks_registry_budget()).
- *        @locks reg->lock held.
+ *        keeping every topic's sizes needs (ks_budget_topics_need(),
+ *        ks_registry_budget()). @locks reg->lock held.
  */
 static void budget_note(ks_registry_t *reg, const ks_topic_params_t *asked,
                         size_t n)
 {
         size_t want = ks_topic_sketch_bytes(asked);
-        size_t need = reg->full_bytes + budget_parts(n) * want;
+        size_t need = ks_budget_topics_need(reg->full_bytes, n, want);
 
         if (need > reg->budget_needed)
                 reg->budget_needed = need;
@@ -154,7 +147,7 @@ ks_topic_t *ks_registry_get(ks_registry_t *reg, const char *name,
                 if (params->sketch_budget)
                         budget_share(reg, &fit);
                 if (!(e->topic = ks_topic_new(
-                          name, &fit, now_ms ? now_ms : ks_topic_wall_ms()))) {
+                          name, &fit, now_ms ? now_ms : ks_clock_wall_ms()))) {
                         free(e->name);
                         free(e);
                         e = NULL;

@@ -12,7 +12,8 @@
  *
  * Sketch budget: when params->sketch_budget is set, a new topic's
  * sketches are sized (ks_topic_params_fit()) to what is left of the budget
- * divided by max(16, topics analysed including this one). Sizes are fixed
+ * divided by max(16, topics analysed including this one) (the rule:
+ * ks_budget_topic_share(), ks_budget.h). Sizes are fixed
  * at creation, so the early topics keep theirs and later ones get less;
  * what all topics take stays within the budget (each takes at most 1/16
  * of what is left), except that a topic never goes below the minimum

@@ -52,7 +52,9 @@
 #include <stdint.h>
 
 #include "keyshift/keyshift.h"
+#include "ks_budget.h"
 #include "ks_clients.h"
+#include "ks_clock.h"
 #include "ks_config.h"
 #include "ks_hll.h"
 #include "ks_keyenc.h"
@@ -103,16 +105,17 @@ struct ks_config;
  *        sketch budget from keyshift.* properties @p k (the hot-key
  *        counters: 16 per hot key listed, at least 1024; the sketch
  *        budget: what keyshift.memory.max.mb leaves after the drainer's
- *        key table, ks_batch_sketch_budget()). The partitioner and sticky
+ *        key table, ks_budget_sketches()). The partitioner and sticky
  *        linger are left as they are.
  */
 void ks_topic_params_from_config(ks_topic_params_t      *p,
                                  const struct ks_config *k);
 
 /** Sample and counter sizes never go below these when a budget shrinks
- *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
-#define KS_TOPIC_SAMPLE_MIN 64
-#define KS_TOPIC_TOPK_MIN 64
+ *  them (the smallest keyshift.key.sample.size and .mixed.sample.size):
+ *  the budget's rule (ks_budget.h). */
+#define KS_TOPIC_SAMPLE_MIN KS_BUDGET_SAMPLE_MIN
+#define KS_TOPIC_TOPK_MIN KS_BUDGET_TOPK_MIN
 
 /** Hot-key counters per hot key listed, and their least number
  *  (ks_topic_params_from_config()). */
@@ -130,24 +133,15 @@ void ks_topic_params_from_config(ks_topic_params_t      *p,
 #define KS_TOPIC_TOPK_MAX                                                      \
         ((size_t)KS_CONFIG_HOT_KEYS_MAX * KS_TOPIC_TOPK_PER_HOT)
 
-/**
- * @brief The heap one topic's sketches take with @p p's sizes: the
- *        HyperLogLog (16 KiB) and the topic's fixed state, plus per entry
- *        of the key sample, the mixed-key sample and the hot-key counters
- *        (bench/ksb_memory measures them). Per-partition counts and flow
- *        matrices are not included: they follow the partition counts.
- */
+/** @returns ks_budget_sketch_bytes() of @p p's sizes: the heap one
+ *           topic's sketches take (ks_budget.h holds the rule). */
 size_t ks_topic_sketch_bytes(const ks_topic_params_t *p);
 
 /**
- * @brief Shrinks @p p's key sample, mixed-key sample and hot-key counters
- *        by one factor (then by 1/16 more while the hot-key index's power
- *        of two leaves it over) so that ks_topic_sketch_bytes() <=
- *        @p bytes, never
- *        below KS_TOPIC_SAMPLE_MIN / KS_TOPIC_TOPK_MIN (so the result can
- *        exceed @p bytes when it is very small). Larger budgets leave the
- *        sizes as they are: they are maximums. The report states the
- *        capacities in effect and the errors that follow from them.
+ * @brief ks_budget_fit() of @p p's key sample, mixed-key sample and
+ *        hot-key counters to @p bytes (ks_budget.h holds the rule). The
+ *        report states the capacities in effect and the errors that
+ *        follow from them.
  */
 void ks_topic_params_fit(ks_topic_params_t *p, size_t bytes);
 
@@ -587,12 +581,18 @@ void ks_topic_note_unanalysed(ks_topic_t *t);
  *  (KS_STAGE_RINGS_MAX, checked in ks_stage.c). */
 #define KS_TOPIC_SAMPLE_RINGS 64
 
-/** @returns CLOCK_MONOTONIC_COARSE in milliseconds: the rates' clock. */
-int64_t ks_topic_mono_ms(void);
+/** @returns ks_clock_mono_ms(): the clock's former name, kept while
+ *           cli/ks_cli_scan.c still calls it (ks_clock.h is the clock). */
+static inline int64_t ks_topic_mono_ms(void)
+{
+        return ks_clock_mono_ms();
+}
 
-/** @returns the wall clock (CLOCK_REALTIME) in milliseconds since the
- *           epoch: the report's times. */
-int64_t ks_topic_wall_ms(void);
+/** @returns ks_clock_wall_ms(), as ks_topic_mono_ms() (ks_clock.h). */
+static inline int64_t ks_topic_wall_ms(void)
+{
+        return ks_clock_wall_ms();
+}
 
 /**
  * @brief Counts one delivery report and checks the partition librdkafka

@@ -5,12 +5,21 @@
  *        interface; this is not): the topic's state and the few internal
  *        steps one file calls in another.
  *
- *  - ks_topic.c: creation, sizes, partition counts, the key's facts;
- *  - ks_topic_record.c: a run of messages counted and placed;
+ *  - ks_topic.c: creation, sizes, the shadows of learning, the lock;
+ *  - ks_topic_facts.c: the key's facts, outside the lock;
+ *  - ks_topic_count.c: partition counts and cluster facts;
+ *  - ks_topic_record.c: a run of messages counted and sketched;
  *  - ks_topic_pending.c: runs kept while the partition count is unknown;
+ *  - ks_topic_place.c: the analysis window, and a run placed in it;
+ *  - ks_topic_sampled.c: the counters of sampling under overload;
  *  - ks_topic_ack.c: acknowledgements checked against the model, the
  *    diagnosis of disagreements, the partitioner learned from them;
  *  - ks_topic_snapshot.c: what a report reads, and whether it changed.
+ *
+ * Calls go one way: count and record call ack, pending, place and
+ * ks_topic.c (ks_topic_stop_learning()); snapshot calls ack and sampled;
+ * ack calls ks_topic.c; pending calls place; ks_topic.c calls place (a
+ * window freed); facts, place and sampled call no file of the topic.
  *
  * Every function here takes the topic's lock held (@locks t->lock).
  */
@@ -206,10 +215,27 @@ static inline void ks_load_add(ks_load_t *l, uint64_t messages, uint64_t bytes)
         l->bytes += bytes;
 }
 
-/** @brief Places @p messages identical messages under the current count
- *         and each proposed one (ks_topic_record.c). */
+/**
+ * @brief Places @p messages identical hashed (partition < 0) or explicit
+ *        messages, @p bytes in all, in the current window. @p observed >= 0
+ *        (a record read back from its partition, ks_topic_record_stored_locked())
+ *        is the partition the messages sit in under the current count, in
+ *        place of the model's; the proposals still follow the model.
+ *        @locks t->lock held (ks_topic_place.c).
+ */
 void ks_topic_place(ks_topic_t *t, uint32_t phash, int32_t partition,
                     int32_t observed, uint64_t messages, uint64_t bytes);
+
+/**
+ * @brief Allocates the per-partition arrays of a new analysis window for
+ *        count @p cur. @returns 0, or -1 on ENOMEM (window left empty).
+ *        @locks t->lock held (ks_topic_place.c).
+ */
+int ks_topic_window_open(ks_topic_t *t, int32_t cur);
+
+/** @brief Frees the analysis window's arrays (none left open).
+ *  @locks t->lock held, or @p t unshared (ks_topic_place.c). */
+void ks_topic_window_free(ks_topic_t *t);
 
 /** @brief Keeps a run of hashed messages while no partition count is
  *         known: at most params.pending_max runs, the rest `unplaced`

@@ -8,65 +8,10 @@
 
 #include <math.h>
 
+#include "ks_clock.h"
 #include "ks_hash.h"
 #include "ks_learn.h"
 #include "ks_topic_impl.h"
-
-/**
- * @brief Places @p messages identical hashed (partition < 0) or explicit
- *        messages, @p bytes in all, in the current window. @p observed >= 0
- *        (a record read back from its partition, ks_topic_record_stored_locked())
- *        is the partition the messages sit in under the current count, in
- *        place of the model's; the proposals still follow the model.
- *        @locks t->lock held.
- */
-void ks_topic_place(ks_topic_t *t, uint32_t phash, int32_t partition,
-                    int32_t observed, uint64_t messages, uint64_t bytes)
-{
-        int32_t  cur = t->partition_count;
-        int32_t  pc;
-        size_t   i;
-        uint64_t moved;
-
-        if (partition >= 0) {
-                if (partition >= cur) {
-                        /* librdkafka refuses it (unknown partition): it
-                         * is produced nowhere. */
-                        t->c.explicit_out_of_range += messages;
-                        return;
-                }
-                pc = partition;
-        } else {
-                pc = observed >= 0 ? observed
-                                   : ks_partition_of_m(phash, t->current_m,
-                                                       (uint32_t)cur);
-                ks_load_add(&t->window_hashed, messages, bytes);
-        }
-        ks_load_add(&t->window_total, messages, bytes);
-        ks_load_add(&t->current[pc], messages, bytes);
-
-        for (i = 0; i < t->proposal_cnt; i++) {
-                ks_proposal_t *p = &t->proposals[i];
-                /* An explicit partition is not re-mapped by an increase. */
-                int32_t pp =
-                    partition >= 0
-                        ? partition
-                        : ks_partition_of_m(phash, t->proposal_m[i],
-                                            (uint32_t)p->partition_count);
-                if (pp >= p->partition_count)
-                        continue; /* a proposal below the current count */
-                ks_load_add(&p->partitions[pp], messages, bytes);
-                if (p->flow)
-                        p->flow[(size_t)pc * (size_t)p->partition_count +
-                                (size_t)pp] += messages;
-                /* Without a branch: on a stream of new keys, whether a
-                 * run moves is a coin toss per proposal (half of the keys
-                 * at a doubling); the branch's mispredictions cost ~20 ns
-                 * a message at 3 proposals (bench/README.md). */
-                moved = (uint64_t)0 - (uint64_t)(pp != pc);
-                ks_load_add(&p->moved, messages & moved, bytes & moved);
-        }
-}
 
 /** @brief Counts @p messages of a key framed with Schema Registry id @p id
  *         (@p key_hash: its ks_hash_key64()); see ks_schema_ids_t. */
@@ -336,7 +281,7 @@ void ks_topic_record(ks_topic_t *t, const void *key, size_t keylen,
                      int32_t partition, size_t value_len)
 {
         ks_topic_record_at(t, key, keylen, partition, value_len,
-                           ks_topic_mono_ms());
+                           ks_clock_mono_ms());
 }
 
 void ks_topic_record_at(ks_topic_t *t, const void *key, size_t keylen,

@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 
+#include "ks_clock.h"
 #include "ks_hash.h"
 #include "ks_learn.h"
 #include "ks_topic_impl.h"
@@ -314,7 +315,7 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
                 s->metadata_count      = t->metadata_count;
                 s->replication_factor  = t->replication_factor;
                 s->compacted           = t->compacted;
-                s->mono_ms             = ks_topic_mono_ms();
+                s->mono_ms             = ks_clock_mono_ms();
                 s->rates               = t->rates;
                 ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
                 ks_keysample_raw_copy(t->sample, &sc->sample);

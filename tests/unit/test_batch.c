@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "ks_batch.h"
+#include "ks_budget.h"
+#include "ks_clock.h"
 #include "ks_report.h"
 #include "ks_test.h"
 #include "ks_topic.h"
@@ -546,16 +548,16 @@ static void test_rates_seconds(void)
          * topic can take a millisecond under ASan) */
         for (k = 0; k < 2; k++)
                 for (tries = 0;; tries++) {
-                        int64_t at = ks_topic_mono_ms();
+                        int64_t at = ks_clock_mono_ms();
                         ta[k]      = new_topic(k, 1);
                         tb[k]      = new_topic(k, 1);
-                        if (ks_topic_mono_ms() == at)
+                        if (ks_clock_mono_ms() == at)
                                 break;
                         ks_topic_destroy(ta[k]);
                         ks_topic_destroy(tb[k]);
                         CU_ASSERT_FATAL(tries < 1000);
                 }
-        ms = ks_topic_mono_ms(); /* the topics' rates began */
+        ms = ks_clock_mono_ms(); /* the topics' rates began */
         for (i = 0; i < 3000; i++) {
                 /* ~30 a second, ~3 a stamp; the second topic now and
                  * then; a pass of ~40 messages */
@@ -608,38 +610,37 @@ static void test_bytes_for(void)
                 ks_batch_t *b = ks_batch_new(budgets[i]);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(b);
                 CU_ASSERT_EQUAL(ks_batch_bytes(b),
-                                ks_batch_bytes_for(budgets[i]));
+                                ks_budget_table_bytes(budgets[i]));
                 ks_batch_destroy(b);
         }
         /* 64 MiB: a table of 8 MiB of slots and its tags, the rest to the
          * sketches */
-        CU_ASSERT_EQUAL(ks_batch_sketch_budget((size_t)64 << 20),
+        CU_ASSERT_EQUAL(ks_budget_sketches((size_t)64 << 20),
                         ((size_t)64 << 20) -
-                            ks_batch_bytes_for((size_t)8 << 20));
-        CU_ASSERT(ks_batch_bytes_for((size_t)8 << 20) >
+                            ks_budget_table_bytes((size_t)8 << 20));
+        CU_ASSERT(ks_budget_table_bytes((size_t)8 << 20) >
                   ((size_t)8 << 20) + ((size_t)512 << 10));
-        CU_ASSERT_EQUAL(ks_batch_sketch_budget(0), 0);
+        CU_ASSERT_EQUAL(ks_budget_sketches(0), 0);
         /* the least budget in MiB that leaves the sketches so much */
         for (i = 0; i < 4; i++) {
                 want = ((size_t)1 << 20) + i * ((size_t)45 << 20);
-                mb   = ks_batch_memory_mb_for(want, 0, 65536);
+                mb   = ks_budget_memory_mb_for(want, 0, 65536);
                 CU_ASSERT_FATAL(mb > 1);
-                CU_ASSERT(ks_batch_sketch_budget((size_t)mb << 20) >= want);
-                CU_ASSERT(ks_batch_sketch_budget((size_t)(mb - 1) << 20) <
-                          want);
+                CU_ASSERT(ks_budget_sketches((size_t)mb << 20) >= want);
+                CU_ASSERT(ks_budget_sketches((size_t)(mb - 1) << 20) < want);
         }
-        CU_ASSERT_EQUAL(ks_batch_memory_mb_for((size_t)1 << 40, 0, 65536), 0);
+        CU_ASSERT_EQUAL(ks_budget_memory_mb_for((size_t)1 << 40, 0, 65536), 0);
         /* the table doubles at 64 MiB: 63 leaves the sketches more than
          * 64 does, and a producer at 64 is told the next value up that
          * leaves as much (68: 8.5 MiB of table), not 63 */
-        CU_ASSERT(ks_batch_sketch_budget((size_t)63 << 20) >
-                  ks_batch_sketch_budget((size_t)64 << 20));
-        want = ks_batch_sketch_budget((size_t)63 << 20);
-        CU_ASSERT_EQUAL(ks_batch_memory_mb_for(want, 0, 65536), 63);
-        mb = ks_batch_memory_mb_for(want, 64, 65536);
+        CU_ASSERT(ks_budget_sketches((size_t)63 << 20) >
+                  ks_budget_sketches((size_t)64 << 20));
+        want = ks_budget_sketches((size_t)63 << 20);
+        CU_ASSERT_EQUAL(ks_budget_memory_mb_for(want, 0, 65536), 63);
+        mb = ks_budget_memory_mb_for(want, 64, 65536);
         CU_ASSERT(mb > 64);
-        CU_ASSERT(ks_batch_sketch_budget((size_t)mb << 20) >= want);
-        CU_ASSERT(ks_batch_sketch_budget((size_t)(mb - 1) << 20) < want);
+        CU_ASSERT(ks_budget_sketches((size_t)mb << 20) >= want);
+        CU_ASSERT(ks_budget_sketches((size_t)(mb - 1) << 20) < want);
         CU_ASSERT_EQUAL(mb, 68);
 }
 
