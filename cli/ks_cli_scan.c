@@ -26,6 +26,7 @@
 #include "ks_audit.h"
 #include "ks_cli.h"
 #include "ks_cli_scan.h"
+#include "ks_clock.h"
 #include "ks_config.h"
 #include "ks_report.h"
 #include "ks_switch.h"
@@ -264,7 +265,7 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         const char         *source;
         int                 f, ret = 1;
         ks_partitioner_t    pt;
-        int64_t             now   = ks_topic_wall_ms();
+        int64_t             now   = ks_clock_wall_ms();
         json_t             *topic = NULL, *report = NULL, *topics, *ws;
         char                errstr[600];
         ks_report_opts_t    ropts = {
@@ -393,7 +394,7 @@ static int ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
         ks_topic_params_t p   = {0};
         size_t            mem = (size_t)o->kconf.memory_max_mb << 20;
         int               f, n = o->partitioner >= 0 ? 1 : KS_AUDIT_FAMILIES;
-        int64_t           now = ks_topic_wall_ms();
+        int64_t           now = ks_clock_wall_ms();
 
         ks_topic_params_from_config(&p, &o->kconf);
         /* half the memory for the audit's groups, half for the sketches
@@ -471,7 +472,7 @@ int ks_cli_scan_main(int argc, char **argv)
         r.until        = o.until;
         r.until_arg    = o.until_arg;
         r.progress     = isatty(STDERR_FILENO);
-        started        = ks_topic_wall_ms();
+        started        = ks_clock_wall_ms();
         if (ks_scan_open(&r, o.rk_conf, o.topic, o.from, o.from_arg, err,
                          sizeof(err))) {
                 ks_scan_close(&r);

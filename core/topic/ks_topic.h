@@ -581,19 +581,6 @@ void ks_topic_note_unanalysed(ks_topic_t *t);
  *  (KS_STAGE_RINGS_MAX, checked in ks_stage.c). */
 #define KS_TOPIC_SAMPLE_RINGS 64
 
-/** @returns ks_clock_mono_ms(): the clock's former name, kept while
- *           cli/ks_cli_scan.c still calls it (ks_clock.h is the clock). */
-static inline int64_t ks_topic_mono_ms(void)
-{
-        return ks_clock_mono_ms();
-}
-
-/** @returns ks_clock_wall_ms(), as ks_topic_mono_ms() (ks_clock.h). */
-static inline int64_t ks_topic_wall_ms(void)
-{
-        return ks_clock_wall_ms();
-}
-
 /**
  * @brief Counts one delivery report and checks the partition librdkafka
  *        assigned against the model.
