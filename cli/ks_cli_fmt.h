@@ -52,14 +52,4 @@ const char *ks_cli_fmt_pad(const char *s, size_t width, char *buf, size_t size);
 /** @brief Writes @p s with &, <, >, " and ' escaped for HTML and SVG. */
 void ks_cli_fmt_xml(FILE *fp, const char *s);
 
-/**
- * @brief Decodes a hex string into @p out (at most @p max bytes).
- * @returns the number of bytes, or -1 on a non-hex character, an odd
- *          length or more than @p max bytes.
- */
-long ks_cli_fmt_unhex(const char *hex, uint8_t *out, size_t max);
-
-/** @brief Writes @p n bytes as lower-case hex into @p out (2n + 1 bytes). */
-void ks_cli_fmt_hex(const uint8_t *b, size_t n, char *out);
-
 #endif /* KS_CLI_FMT_H */

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ks_cli_fmt.h"
+#include "ks_hex.h"
 #include "ks_hll.h"
 #include "ks_keysample.h"
 #include "ks_pack.h"
@@ -239,7 +239,7 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                         json_object_set_new(pp, name, json_integer(p));
                         json_object_set_new(mv, name, json_boolean(p != pc));
                 }
-                ks_cli_fmt_hex(e[i].key, kl, hex);
+                ks_hex_encode(e[i].key, kl, hex);
                 json_array_append_new(
                     arr,
                     json_pack("{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:f, "

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "ks_hex.h"
+
 void ks_report_rfc3339(int64_t ms, char *out, size_t size)
 {
         time_t    sec = (time_t)(ms / 1000);
@@ -36,19 +38,13 @@ double ks_report_rfc3339_parse(const char *s)
 
 json_t *ks_report_hex(const uint8_t *b, size_t n)
 {
-        static const char digits[] = "0123456789abcdef";
-        char             *s        = malloc(n * 2 + 1);
-        json_t           *j;
-        size_t            i;
+        char   *s = malloc(n * 2 + 1);
+        json_t *j;
 
         if (!s)
                 return NULL;
-        for (i = 0; i < n; i++) {
-                s[2 * i]     = digits[b[i] >> 4];
-                s[2 * i + 1] = digits[b[i] & 15];
-        }
-        s[2 * n] = '\0';
-        j        = json_string(s);
+        ks_hex_encode(b, n, s);
+        j = json_string(s);
         free(s);
         return j;
 }
