@@ -138,3 +138,26 @@ void ks_cli_fmt_xml(FILE *fp, const char *s)
                 }
         }
 }
+
+void ks_cli_fmt_print_wrapped(const char *text, int col, int indent)
+{
+        const char *p = text;
+
+        while (*p) {
+                const char *sp = p, *brk = NULL;
+                while (*sp && sp - p + col <= KS_CLI_FMT_WRAP_COLUMNS) {
+                        if (*sp == ' ')
+                                brk = sp;
+                        sp++;
+                }
+                if (!*sp || !brk) /* the end, or a word longer than a line */
+                        brk = sp;
+                printf("%.*s\n", (int)(brk - p), p);
+                p = brk;
+                while (*p == ' ')
+                        p++;
+                if (*p)
+                        printf("%*s", indent, "");
+                col = indent;
+        }
+}
