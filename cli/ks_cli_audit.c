@@ -9,7 +9,6 @@
 
 #include "ks_cli_fmt.h"
 #include "ks_cli_report.h"
-#include "ks_cli_show.h"
 #include "ks_cli_stats.h"
 
 /** @returns @p part / @p whole, 0 when @p whole is 0. */
@@ -182,7 +181,8 @@ void ks_cli_show_audit(const json_t *topic)
         if (!json_is_object(audit))
                 return;
         printf("\n  ");
-        ks_cli_show_wrap(ks_cli_audit_summary(audit, text, sizeof(text)), 2, 2);
+        ks_cli_fmt_print_wrapped(
+            ks_cli_audit_summary(audit, text, sizeof(text)), 2, 2);
         if (!audit_steps(audit))
                 return;
         printf("  %-4s %-11s %5s %10s %7s  %s\n", "step", "partitioner",

@@ -139,41 +139,25 @@ void ks_cli_fmt_xml(FILE *fp, const char *s)
         }
 }
 
-static int ks_cli_fmt_nibble(char c)
+void ks_cli_fmt_print_wrapped(const char *text, int col, int indent)
 {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
+        const char *p = text;
 
-long ks_cli_fmt_unhex(const char *hex, uint8_t *out, size_t max)
-{
-        size_t n = strlen(hex), i;
-
-        if (n % 2 || n / 2 > max)
-                return -1;
-        for (i = 0; i < n / 2; i++) {
-                int hi = ks_cli_fmt_nibble(hex[2 * i]);
-                int lo = ks_cli_fmt_nibble(hex[2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                        return -1;
-                out[i] = (uint8_t)(hi << 4 | lo);
+        while (*p) {
+                const char *sp = p, *brk = NULL;
+                while (*sp && sp - p + col <= KS_CLI_FMT_WRAP_COLUMNS) {
+                        if (*sp == ' ')
+                                brk = sp;
+                        sp++;
+                }
+                if (!*sp || !brk) /* the end, or a word longer than a line */
+                        brk = sp;
+                printf("%.*s\n", (int)(brk - p), p);
+                p = brk;
+                while (*p == ' ')
+                        p++;
+                if (*p)
+                        printf("%*s", indent, "");
+                col = indent;
         }
-        return (long)(n / 2);
-}
-
-void ks_cli_fmt_hex(const uint8_t *b, size_t n, char *out)
-{
-        static const char digits[] = "0123456789abcdef";
-        size_t            i;
-
-        for (i = 0; i < n; i++) {
-                out[2 * i]     = digits[b[i] >> 4];
-                out[2 * i + 1] = digits[b[i] & 15];
-        }
-        out[2 * n] = '\0';
 }

@@ -4,8 +4,9 @@
  * @brief How the CLI writes numbers, shares, keys and markup-safe text,
  *        the same way in the terminal and in the HTML page.
  *
- * Every ks_cli_fmt_* function writes into the caller's buffer and returns
- * it, so several can be used in one printf().
+ * The ks_cli_fmt_* functions that return a string write it into the
+ * caller's buffer and return it, so several can be used in one printf();
+ * ks_cli_fmt_xml() and ks_cli_fmt_print_wrapped() write to a stream.
  */
 #ifndef KS_CLI_FMT_H
 #define KS_CLI_FMT_H
@@ -52,14 +53,17 @@ const char *ks_cli_fmt_pad(const char *s, size_t width, char *buf, size_t size);
 /** @brief Writes @p s with &, <, >, " and ' escaped for HTML and SVG. */
 void ks_cli_fmt_xml(FILE *fp, const char *s);
 
-/**
- * @brief Decodes a hex string into @p out (at most @p max bytes).
- * @returns the number of bytes, or -1 on a non-hex character, an odd
- *          length or more than @p max bytes.
- */
-long ks_cli_fmt_unhex(const char *hex, uint8_t *out, size_t max);
+/** The terminal width `keyshift show` wraps its sentences at (columns,
+ *  one a byte). */
+#define KS_CLI_FMT_WRAP_COLUMNS 100
 
-/** @brief Writes @p n bytes as lower-case hex into @p out (2n + 1 bytes). */
-void ks_cli_fmt_hex(const uint8_t *b, size_t n, char *out);
+/**
+ * @brief Prints @p text and a newline on standard output, wrapped at
+ *        spaces to KS_CLI_FMT_WRAP_COLUMNS columns: the first line starts
+ *        at column @p col (already printed up to there), the next ones
+ *        are indented by @p indent. A word longer than a line is cut
+ *        where the line ends.
+ */
+void ks_cli_fmt_print_wrapped(const char *text, int col, int indent);
 
 #endif /* KS_CLI_FMT_H */

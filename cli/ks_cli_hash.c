@@ -17,8 +17,8 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_cli.h"
-#include "ks_cli_fmt.h"
 #include "ks_clients.h"
+#include "ks_hex.h"
 #include "ks_keyenc.h"
 #include "ks_partitioner.h"
 
@@ -128,7 +128,7 @@ static long ks_hash_key_bytes(const char *arg, ks_hash_format_t fmt,
                 long r;
                 if (!strncmp(arg, "0x", 2) || !strncmp(arg, "0X", 2))
                         arg += 2;
-                r = ks_cli_fmt_unhex(arg, out, KS_HASH_KEY_MAX);
+                r = ks_hex_decode(arg, strlen(arg), out, KS_HASH_KEY_MAX);
                 if (r < 0)
                         snprintf(err, errsz,
                                  "hex key '%s': not an even number of hex "
@@ -177,7 +177,7 @@ static json_t *ks_hash_key_json(const ks_hash_opts_t *o, const char *arg,
         int    m;
         char   name[16];
 
-        ks_cli_fmt_hex(key, len, hex);
+        ks_hex_encode(key, len, hex);
         for (i = 0; i < o->count_cnt; i++) {
                 snprintf(name, sizeof(name), "%d", (int)o->counts[i]);
                 json_object_set_new(

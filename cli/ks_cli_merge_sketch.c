@@ -25,12 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ks_cli_fmt.h"
+#include "ks_hex.h"
 #include "ks_hll.h"
 #include "ks_keysample.h"
 #include "ks_pack.h"
 #include "ks_partitioner.h"
 #include "ks_report.h"
+#include "ks_report_fmt.h"
 #include "ks_topic.h"
 #include "ks_topk.h"
 
@@ -198,20 +199,6 @@ void ks_cli_sketch_moved(const ks_cli_sketch_t *m, int32_t cur, int32_t prop,
         ks_analysis_set_moved_keys_error(moved, distinct, d_err);
 }
 
-/** @returns the key as a JSON string when printable UTF-8 (no control
- *           characters), else null: the report's rule (ks_report.c). */
-static json_t *ks_sketch_key_json(const uint8_t *key, size_t n)
-{
-        size_t  i;
-        json_t *j;
-
-        for (i = 0; i < n; i++)
-                if (key[i] < 0x20 || key[i] == 0x7f)
-                        return json_null();
-        j = json_stringn((const char *)key, n);
-        return j ? j : json_null();
-}
-
 json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                                const int32_t *props, size_t prop_cnt,
                                uint64_t topic_messages, size_t max,
@@ -239,28 +226,27 @@ json_t *ks_cli_sketch_hot_keys(const ks_cli_sketch_t *m, int32_t cur,
                         json_object_set_new(pp, name, json_integer(p));
                         json_object_set_new(mv, name, json_boolean(p != pc));
                 }
-                ks_cli_fmt_hex(e[i].key, kl, hex);
+                ks_hex_encode(e[i].key, kl, hex);
                 json_array_append_new(
-                    arr,
-                    json_pack("{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:f, "
-                              "s:o, s:o, s:o}",
-                              "key", ks_sketch_key_json(e[i].key, kl),
-                              "key_hex", hex, "key_length", (int)e[i].keylen,
-                              "key_truncated", e[i].keylen > KS_TOPK_KEY_MAX,
-                              "messages", (json_int_t)e[i].count,
-                              "messages_error", (json_int_t)e[i].error,
-                              "messages_sampling_error",
-                              (json_int_t)ceil(ks_analysis_hot_error(
-                                  a, (double)e[i].count,
-                                  (double)ks_topic_hot_sampling_error(
-                                      m->hot_sampled, e[i].count))),
-                              "bytes", (json_int_t)e[i].bytes, "share",
-                              topic_messages
-                                  ? (double)e[i].count / (double)topic_messages
-                                  : 0.0,
-                              "partition_current",
-                              pc >= 0 ? json_integer(pc) : json_null(),
-                              "partition_proposed", pp, "moves", mv));
+                    arr, json_pack(
+                             "{s:o, s:s, s:i, s:b, s:I, s:I, s:I, s:I, s:f, "
+                             "s:o, s:o, s:o}",
+                             "key", ks_report_key(e[i].key, kl), "key_hex", hex,
+                             "key_length", (int)e[i].keylen, "key_truncated",
+                             e[i].keylen > KS_TOPK_KEY_MAX, "messages",
+                             (json_int_t)e[i].count, "messages_error",
+                             (json_int_t)e[i].error, "messages_sampling_error",
+                             (json_int_t)ceil(ks_analysis_hot_error(
+                                 a, (double)e[i].count,
+                                 (double)ks_topic_hot_sampling_error(
+                                     m->hot_sampled, e[i].count))),
+                             "bytes", (json_int_t)e[i].bytes, "share",
+                             topic_messages
+                                 ? (double)e[i].count / (double)topic_messages
+                                 : 0.0,
+                             "partition_current",
+                             pc >= 0 ? json_integer(pc) : json_null(),
+                             "partition_proposed", pp, "moves", mv));
         }
         free(e);
         return arr;

@@ -26,6 +26,8 @@
 
 #include <jansson.h>
 
+#include "ks_cli_report_fields.h" /* the subcommands' readers */
+
 typedef struct ks_cli_report {
         const char *path; /**< as given (borrowed); "-" is stdin */
         json_t     *root; /**< owned */
@@ -94,23 +96,5 @@ void ks_cli_report_free(ks_cli_report_t *r);
 
 /** @returns the topics object (borrowed). */
 json_t *ks_cli_report_topics(const ks_cli_report_t *r);
-
-/** @returns a member as an unsigned count (0 when absent or not an
- *           integer: use after ks_cli_report_check()). */
-uint64_t ks_cli_u64(const json_t *obj, const char *key);
-
-/** @returns a member as a number, integer or real (0 when absent). */
-double ks_cli_num(const json_t *obj, const char *key);
-
-/** @returns a member as a string, or @p def when absent or not a string. */
-const char *ks_cli_str(const json_t *obj, const char *key, const char *def);
-
-/** @returns the current partition count of a topic object, 0 if unknown. */
-int32_t ks_cli_topic_current(const json_t *topic);
-
-/** @returns a topic's partitioner name: `partitioner.name` (reports since
- *           the partitioner is learned from deliveries), or the plain
- *           string `partitioner` of older reports; @p def when neither. */
-const char *ks_cli_topic_partitioner(const json_t *topic, const char *def);
 
 #endif /* KS_CLI_REPORT_H */

@@ -18,6 +18,7 @@
 
 #include "keyshift/keyshift.h"
 #include "ks_analysis.h"
+#include "ks_cli_report_fields.h"
 #include "ks_cli_schema.h"
 #include "ks_hll.h"
 #include "ks_pack.h"

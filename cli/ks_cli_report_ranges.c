@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "ks_cli_report.h"
+#include "ks_cli_report_fields.h"
 
 /** @brief Fails with "FILE: PATH: p is not a partition of COUNT". */
 static int out_of_range(char *err, size_t errsz, const char *file,

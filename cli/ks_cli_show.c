@@ -54,29 +54,6 @@ static void ks_show_help(FILE *fp)
                 "2 usage.\n");
 }
 
-void ks_cli_show_wrap(const char *text, int col, int indent)
-{
-        const char *p = text;
-
-        while (*p) {
-                const char *sp = p, *brk = NULL;
-                while (*sp && sp - p + col <= 100) {
-                        if (*sp == ' ')
-                                brk = sp;
-                        sp++;
-                }
-                if (!*sp || !brk)
-                        brk = *sp ? sp : sp;
-                printf("%.*s\n", (int)(brk - p), p);
-                p = brk;
-                while (*p == ' ')
-                        p++;
-                if (*p)
-                        printf("%*s", indent, "");
-                col = indent;
-        }
-}
-
 /**
  * @brief First of all, when any topic shown had messages skipped: "partial:
  *        keyshift analysed X of Y messages (P %)" over those topics
@@ -278,8 +255,8 @@ static void ks_show_warnings(const ks_cli_show_t *s, const json_t *arr,
                 const json_t *w    = json_array_get(arr, i);
                 const char   *code = ks_cli_str(w, "code", "?");
                 printf("    %s%s%s: ", s->st->red, code, s->st->off);
-                ks_cli_show_wrap(ks_cli_str(w, "message", ""),
-                                 6 + (int)strlen(code), 6);
+                ks_cli_fmt_print_wrapped(ks_cli_str(w, "message", ""),
+                                         6 + (int)strlen(code), 6);
         }
 }
 
@@ -321,7 +298,8 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                ks_cli_topic_partitioner(t, "?"), ks_cli_str(pc, "source", "?"),
                ks_cli_str(pc, "analysis_since", "?"));
         printf("  %s", s->st->bold);
-        ks_cli_show_wrap(ks_story_headline(t, verdict, sizeof(verdict)), 2, 2);
+        ks_cli_fmt_print_wrapped(ks_story_headline(t, verdict, sizeof(verdict)),
+                                 2, 2);
         printf("%s", s->st->off);
         printf("  traffic  %s messages, %s; keyed %s (%s), null key %s, "
                "explicit partition %s\n",

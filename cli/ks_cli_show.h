@@ -45,11 +45,4 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t);
 /** @brief The `rates` object, when the report has one. */
 void ks_cli_show_rates(const json_t *r);
 
-/**
- * @brief Prints @p text and a newline, wrapped at 100 columns: the first
- *        line starts at column @p col (already printed up to there), the
- *        next ones are indented by @p indent.
- */
-void ks_cli_show_wrap(const char *text, int col, int indent);
-
 #endif /* KS_CLI_SHOW_H */

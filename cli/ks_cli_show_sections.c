@@ -314,7 +314,7 @@ void ks_cli_show_clients(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                 }
                 text[n - 1] = '\0';
                 printf("  ");
-                ks_cli_show_wrap(text, 2, 4);
+                ks_cli_fmt_print_wrapped(text, 2, 4);
         }
 }
 
@@ -413,7 +413,7 @@ static void show_no_advice(const ks_cli_show_t *s, const json_t *sz)
                         a, sizeof(a)),
                     (long long)ks_cli_u64(f, "partition_floor"));
         }
-        ks_cli_show_wrap(text, 11, 11);
+        ks_cli_fmt_print_wrapped(text, 11, 11);
 }
 
 /** @brief The `sizing` object a later keyshift adds (optional). */
@@ -474,7 +474,7 @@ void ks_cli_show_sizing(const ks_cli_show_t *s, const json_t *t)
                          (long long)ks_cli_u64(rb, "partition_count"),
                          ks_cli_num(rb, "per_rebalance_s"),
                          ks_cli_num(rb, "per_day_s"));
-        ks_cli_show_wrap(text, 11, 11);
+        ks_cli_fmt_print_wrapped(text, 11, 11);
 }
 
 /** @brief " +/- 12.3k" from @p e's member @p k (sampled), else "". */

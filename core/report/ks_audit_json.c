@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ks_audit_impl.h"
-#include "ks_report_parts.h"
+#include "ks_report_fmt.h"
 
 /* ------------------------------------------------------------ report */
 

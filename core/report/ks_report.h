@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "ks_report_fmt.h" /* the report's times: ks_report_rfc3339() */
 #include "ks_sizing.h"
 #include "ks_topic.h"
 #include "ks_warn.h"
@@ -345,12 +346,5 @@ json_t *ks_report_hot_keys_rows(const json_t *cols, char *err, size_t errsz);
  *           topics' objects, NULL on ENOMEM. What ks_report_write_atomic()
  *           writes. */
 json_t *ks_report_file_form(const json_t *report);
-
-/** @brief Formats @p ms since the epoch as RFC 3339 UTC with millis. */
-void ks_report_rfc3339(int64_t ms, char *out, size_t size);
-
-/** @returns seconds since the epoch of an RFC 3339 UTC time with
- *           milliseconds ("2026-11-29T20:41:48.743Z"), or -1. */
-double ks_report_rfc3339_parse(const char *s);
 
 #endif /* KS_REPORT_H */

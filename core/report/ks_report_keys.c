@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_report_fmt.h"
 #include "ks_report_parts.h"
 
 /** @returns {"<id>": {"keys": 1 or 2, "first_key_hash64": "<hex>"}}: the

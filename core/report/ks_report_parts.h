@@ -3,8 +3,9 @@
  * @file ks_report_parts.h
  * @brief The parts of a topic's report object, built in files of their
  *        own (internal to the core): keys and other clients
- *        (ks_report_keys.c), sizing (ks_report_sizing.c), and the small
- *        JSON helpers they share (ks_report.c).
+ *        (ks_report_keys.c), sizing (ks_report_sizing.c), warnings
+ *        (ks_report_warnings.c). The small values they all write (times,
+ *        keys, shares) are ks_report_fmt.h's.
  *
  * @locality whatever thread builds the report; snapshots only.
  */
@@ -19,12 +20,6 @@
 #include "ks_clients.h"
 #include "ks_report.h"
 
-/** @returns @p n bytes as a lower-case hex JSON string. */
-json_t *ks_report_hex(const uint8_t *b, size_t n);
-/** @returns the key as a JSON string when printable UTF-8, else null. */
-json_t *ks_report_key(const uint8_t *key, size_t n);
-/** @returns a / b, 0 when b is 0. */
-double ks_report_frac(uint64_t a, uint64_t b);
 /** What one walk of a topic's key sample yields for the report: each
  *  sampled key's partition computed once under the current count and once
  *  under each proposed count and other client's hash, and reused. */

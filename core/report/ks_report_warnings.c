@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ks_report_fmt.h"
 #include "ks_report_parts.h"
 
 /** @returns whether topic @p s rehearses another count than its own:

@@ -2,8 +2,8 @@
 /**
  * @file ks_broker_support.c
  * @brief The broker tests' small helpers: clocks, temporary folders, the
- *        Java reference (java-oracle.sh), hex, and the summary the fixture
- *        prints (see ks_broker_support.h).
+ *        Java reference (java-oracle.sh) and the summary the fixture
+ *        prints (see ks_broker_support.h). Hex: ks_hex.h, the core's.
  */
 #include "ks_broker_support.h"
 
@@ -76,44 +76,6 @@ int ks_broker_java(const char *args, const char *in_path, const char *out_path)
                 "broker tests out (outside CI only) run tests/run "
                 "--unit-only.\n");
         return rc;
-}
-
-void ks_broker_hex(const uint8_t *b, size_t n, char *out)
-{
-        static const char digits[] = "0123456789abcdef";
-        size_t            i;
-
-        for (i = 0; i < n; i++) {
-                out[2 * i]     = digits[b[i] >> 4];
-                out[2 * i + 1] = digits[b[i] & 15];
-        }
-        out[2 * n] = '\0';
-}
-
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
-long ks_broker_unhex(const char *s, size_t slen, uint8_t *out, size_t cap)
-{
-        size_t i;
-
-        if (slen % 2 || slen / 2 > cap)
-                return -1;
-        for (i = 0; i < slen / 2; i++) {
-                int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-                if (hi < 0 || lo < 0)
-                        return -1;
-                out[i] = (uint8_t)(hi << 4 | lo);
-        }
-        return (long)(slen / 2);
 }
 
 /* ---------------------------------------------------------- summary */

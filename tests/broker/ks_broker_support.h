@@ -231,13 +231,6 @@ uint64_t ks_broker_rand(uint64_t *state);
  */
 int ks_broker_java(const char *args, const char *in_path, const char *out_path);
 
-/** @brief Writes @p n bytes as lower-case hex into @p out (2n+1 bytes). */
-void ks_broker_hex(const uint8_t *b, size_t n, char *out);
-
-/** @returns the number of bytes decoded from hex @p s into @p out (at most
- *           @p cap), or -1 if @p s is not even-length hex. */
-long ks_broker_unhex(const char *s, size_t slen, uint8_t *out, size_t cap);
-
 /* ---------------------------------------------------------- summary */
 
 /** @brief Appends a line to this program's summary

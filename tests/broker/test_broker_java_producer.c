@@ -21,6 +21,7 @@
 
 #include "ks_broker_support.h"
 #include "ks_e2e_support.h"
+#include "ks_hex.h"
 #include "ks_partitioner.h"
 #include "ks_test.h"
 
@@ -110,7 +111,7 @@ static size_t make_corpus(const char *path)
                         size_t k;
                         for (k = 0; k < i; k++)
                                 b[k] = (uint8_t)ks_broker_rand(&st);
-                        ks_broker_hex(b, i, text);
+                        ks_hex_encode(b, i, text);
                         add(fp, "hex", text, b, i);
                 }
         }
@@ -173,7 +174,7 @@ static void test_java_producer(void)
                                 continue;
                         }
                         k   = &corpus[ln - 1];
-                        len = ks_broker_unhex(hex, strlen(hex), b, sizeof(b));
+                        len = ks_hex_decode(hex, strlen(hex), b, sizeof(b));
                         if (len != (long)k->len || memcmp(b, k->bytes, k->len))
                                 bytes_bad++;
                         count_bad += cnt != rounds[r];

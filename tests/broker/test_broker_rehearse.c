@@ -44,6 +44,7 @@
 
 #include "ks_broker_support.h"
 #include "ks_e2e_support.h"
+#include "ks_hex.h"
 #include "ks_partitioner.h"
 #include "ks_test.h"
 
@@ -383,8 +384,7 @@ static void run_scenario(const scenario_t *s)
                 const char *x =
                     json_string_value(json_object_get(h, "key_hex"));
                 uint8_t kb[256];
-                long    kl =
-                    x ? ks_broker_unhex(x, strlen(x), kb, sizeof(kb)) : -1;
+                long kl = x ? ks_hex_decode(x, strlen(x), kb, sizeof(kb)) : -1;
                 long ki = kl >= 0 ? ks_keyset_find(&keys, kb, (size_t)kl) : -1;
                 char mv[32];
 
@@ -404,7 +404,7 @@ static void run_scenario(const scenario_t *s)
                     ks_e2e_int(h, "messages") != (long long)key_msgs[ki] ||
                     ks_e2e_int(h, "messages_error") != 0) {
                         if (!bad[ki]) {
-                                ks_broker_hex(kb, (size_t)kl, hex);
+                                ks_hex_encode(kb, (size_t)kl, hex);
                                 fprintf(stderr,
                                         "hot key %s: predicted %lld -> "
                                         "%lld (%lld messages), observed %d "

@@ -27,6 +27,7 @@
 #include "ks_broker_support.h"
 #include "ks_e2e_support.h"
 #include "ks_hash.h"
+#include "ks_hex.h"
 #include "ks_partitioner.h"
 #include "ks_test.h"
 
@@ -85,7 +86,7 @@ static void add(corpus_t *c, int type, const char *text, const uint8_t *b,
 static void add_hex(corpus_t *c, const uint8_t *b, size_t len)
 {
         char text[512];
-        ks_broker_hex(b, len, text);
+        ks_hex_encode(b, len, text);
         add(c, 0, text, b, len);
 }
 
@@ -275,7 +276,7 @@ static void test_java_agrees(void)
                         CU_FAIL("Java's output is out of step");
                         break;
                 }
-                len = ks_broker_unhex(f[3], strlen(f[3]), bytes, sizeof(bytes));
+                len = ks_hex_decode(f[3], strlen(f[3]), bytes, sizeof(bytes));
                 if (len < 0) {
                         CU_FAIL("bad key_hex from Java");
                         break;
