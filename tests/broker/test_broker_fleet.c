@@ -581,8 +581,10 @@ static void test_fleet(void)
         CU_ASSERT(ks_e2e_has_warning(ks_e2e_get(f2, "warnings"),
                                      "FLEET_RECORDS_SKIPPED"));
         check_against_oracles(f2, u, topic, utopic);
-        if (getenv("KS_KEEP"))
-                ks_e2e_system("cp %s %s/show.txt /tmp/", out, dir);
+        if (getenv("KS_KEEP")) /* for a closing note: fleet vs union */
+                ks_e2e_system("cp %s %s/show.txt /tmp/ && cp %s "
+                              "/tmp/fleet-union.json",
+                              out, dir, rep[3]);
         json_decref(f);
         json_decref(f2);
         json_decref(u);
