@@ -45,8 +45,8 @@
 #define KS_BUDGET_TABLE_TAG_BYTES 4
 /** The table's fixed part, in bytes: its KS_BATCH_EVICTED runs set aside
  *  (64 KiB), the rates of KS_BATCH_TOPICS topics a pass keeps (7 KiB) and
- *  its counters: sizeof(ks_batch_t) on a 64-bit platform (ks_batch.c
- *  checks it). */
+ *  its counters: sizeof(ks_batch_t) on x86-64, and at least it anywhere
+ *  (ks_batch.c checks it at compile time). */
 #define KS_BUDGET_TABLE_FIXED_BYTES 72904
 
 /** The share of keyshift.memory.max.mb (1/n) that the staging overflow
