@@ -319,12 +319,100 @@ static int better(const ks_audit_t *a, size_t b, uint64_t g, long best,
         return cb > cbest;
 }
 
+/**
+ * @brief gain[pair] := the records of the signature groups not yet
+ *        covered (@p done) that pair (family, count) explains, for each of
+ *        the @p pairs.
+ */
+static void pair_gains(const ks_audit_t *a, const uint8_t *done, uint64_t *gain,
+                       size_t pairs)
+{
+        size_t i, w;
+
+        memset(gain, 0, pairs * sizeof(*gain));
+        for (i = 0; i < a->e_cnt; i++) {
+                const uint64_t *bits = &a->bits[i * a->words];
+                if (done[i])
+                        continue;
+                for (w = 0; w < a->words; w++) {
+                        uint64_t x = bits[w];
+                        while (x) {
+                                gain[w * 64 + (size_t)__builtin_ctzll(x)] +=
+                                    a->e[i].records;
+                                x &= x - 1;
+                        }
+                }
+        }
+}
+
+/**
+ * @brief Takes pair @p best as history step @p st: what it explains in
+ *        all, and, per partition, the records of the groups it is the
+ *        first to cover (marked in @p done) and their offsets.
+ * @returns 0, or -1 on ENOMEM.
+ */
+static int step_take(const ks_audit_t *a, long best, uint8_t *done,
+                     ks_audit_step_t *st)
+{
+        size_t   i, bw = (size_t)best / 64;
+        uint64_t bm = (uint64_t)1 << ((size_t)best % 64);
+
+        st->family     = (int)((size_t)best / (size_t)a->c);
+        st->count      = (int32_t)((size_t)best % (size_t)a->c) + 1;
+        st->explained  = a->explained[best];
+        st->partitions = calloc((size_t)a->c, sizeof(*st->partitions));
+        if (!st->partitions)
+                return -1;
+        for (i = 0; i < (size_t)a->c; i++)
+                st->partitions[i].first_offset = st->partitions[i].last_offset =
+                    -1;
+        for (i = 0; i < a->e_cnt; i++) {
+                const sig_entry_t *e = &a->e[i];
+                ks_audit_range_t  *r;
+                if (!(a->bits[i * a->words + bw] & bm))
+                        continue;
+                r = &st->partitions[e->partition];
+                r->explained += e->records;
+                if (done[i])
+                        continue;
+                done[i] = 1;
+                if (!st->records)
+                        st->example = e->ex;
+                st->records += e->records;
+                r->records += e->records;
+                if (r->first_offset < 0 || e->first < r->first_offset)
+                        r->first_offset = e->first;
+                if (e->last > r->last_offset)
+                        r->last_offset = e->last;
+        }
+        return 0;
+}
+
+/** @brief The records of the groups no step covers, and the first one's
+ *         example. */
+static void uncovered_add(const ks_audit_t *a, const uint8_t *done,
+                          ks_audit_history_t *h)
+{
+        size_t i;
+
+        for (i = 0; i < a->e_cnt; i++) {
+                if (done[i])
+                        continue;
+                if (!h->has_uncovered_example) {
+                        h->uncovered_example     = a->e[i].ex;
+                        h->has_uncovered_example = 1;
+                }
+                h->uncovered += a->e[i].records;
+        }
+}
+
 int ks_audit_history(const ks_audit_t *a, ks_audit_history_t *h)
 {
-        size_t    pairs = 3 * (size_t)a->c, i, w;
+        size_t    pairs = KS_AUDIT_FAMILIES * (size_t)a->c, i;
         uint64_t *gain  = calloc(pairs, sizeof(*gain));
         uint8_t  *done  = calloc(a->e_cnt ? a->e_cnt : 1, 1);
         uint64_t  min   = (uint64_t)ceil(KS_AUDIT_MIN_SHARE * (double)a->keyed);
+        int       rc    = 0;
 
         memset(h, 0, sizeof(*h));
         if (!gain || !done) {
@@ -335,81 +423,27 @@ int ks_audit_history(const ks_audit_t *a, ks_audit_history_t *h)
         if (min < 1)
                 min = 1;
         while (h->cnt < KS_AUDIT_HISTORY_MAX) {
-                long             best = -1;
-                ks_audit_step_t *st;
-                size_t           bw;
-                uint64_t         bm;
+                long best = -1;
 
-                memset(gain, 0, pairs * sizeof(*gain));
-                for (i = 0; i < a->e_cnt; i++) {
-                        const uint64_t *bits = &a->bits[i * a->words];
-                        if (done[i])
-                                continue;
-                        for (w = 0; w < a->words; w++) {
-                                uint64_t x = bits[w];
-                                while (x) {
-                                        gain[w * 64 +
-                                             (size_t)__builtin_ctzll(x)] +=
-                                            a->e[i].records;
-                                        x &= x - 1;
-                                }
-                        }
-                }
+                pair_gains(a, done, gain, pairs);
                 for (i = 0; i < pairs; i++)
                         if (gain[i] && better(a, i, gain[i], best,
                                               best < 0 ? 0 : gain[best]))
                                 best = (long)i;
                 if (best < 0 || gain[best] < min)
                         break;
-                st             = &h->steps[h->cnt];
-                st->family     = (int)((size_t)best / (size_t)a->c);
-                st->count      = (int32_t)((size_t)best % (size_t)a->c) + 1;
-                st->explained  = a->explained[best];
-                st->partitions = calloc((size_t)a->c, sizeof(*st->partitions));
-                if (!st->partitions) {
+                if (step_take(a, best, done, &h->steps[h->cnt])) {
                         ks_audit_history_free(h);
-                        free(gain);
-                        free(done);
-                        return -1;
+                        rc = -1;
+                        break;
                 }
-                for (i = 0; i < (size_t)a->c; i++)
-                        st->partitions[i].first_offset =
-                            st->partitions[i].last_offset = -1;
                 h->cnt++;
-                bw = (size_t)best / 64;
-                bm = (uint64_t)1 << ((size_t)best % 64);
-                for (i = 0; i < a->e_cnt; i++) {
-                        const sig_entry_t *e = &a->e[i];
-                        ks_audit_range_t  *r;
-                        if (!(a->bits[i * a->words + bw] & bm))
-                                continue;
-                        r = &st->partitions[e->partition];
-                        r->explained += e->records;
-                        if (done[i])
-                                continue;
-                        done[i] = 1;
-                        if (!st->records)
-                                st->example = e->ex;
-                        st->records += e->records;
-                        r->records += e->records;
-                        if (r->first_offset < 0 || e->first < r->first_offset)
-                                r->first_offset = e->first;
-                        if (e->last > r->last_offset)
-                                r->last_offset = e->last;
-                }
         }
-        for (i = 0; i < a->e_cnt; i++) {
-                if (done[i])
-                        continue;
-                if (!h->has_uncovered_example) {
-                        h->uncovered_example     = a->e[i].ex;
-                        h->has_uncovered_example = 1;
-                }
-                h->uncovered += a->e[i].records;
-        }
+        if (!rc)
+                uncovered_add(a, done, h);
         free(gain);
         free(done);
-        return 0;
+        return rc;
 }
 
 void ks_audit_history_free(ks_audit_history_t *h)

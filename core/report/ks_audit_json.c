@@ -144,15 +144,22 @@ json_t *ks_audit_json(const ks_audit_t *a, const ks_audit_history_t *h,
         return o;
 }
 
-void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
-                       const char *topic, int switch_family, int32_t switch_old,
-                       ks_warn_list_t *wl)
+/** Partitions whose offsets a RECORDS_FROM_OLD_COUNT warning lists; the
+ *  others are "...". */
+#define KS_AUDIT_WARN_PARTITIONS_SHOWN 8
+
+/**
+ * @brief MIXED_PARTITIONERS when the history's steps are of two hash
+ *        families or more: each family's records, with an example.
+ */
+static void mixed_warning(const ks_audit_history_t *h, const char *topic,
+                          ks_warn_list_t *wl)
 {
         uint64_t fam[KS_AUDIT_FAMILIES]      = {0};
         int      fam_step[KS_AUDIT_FAMILIES] = {-1, -1, -1};
         int      families                    = 0, f;
-        size_t   i;
-        char     ex[80];
+        size_t   i, n;
+        char     ex[80], msg[400];
 
         for (i = 0; i < h->cnt; i++) {
                 f = h->steps[i].family;
@@ -162,52 +169,68 @@ void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
                 }
                 fam[f] += h->steps[i].records;
         }
-        if (families >= 2) {
-                char   msg[400];
-                size_t n = (size_t)snprintf(
-                    msg, sizeof(msg),
-                    "keyed records were placed by %d hash families, so "
-                    "producers disagree on where a key goes:",
-                    families);
-                for (f = 0; f < KS_AUDIT_FAMILIES && n < sizeof(msg); f++) {
-                        if (fam_step[f] < 0)
-                                continue;
-                        example_text(&h->steps[fam_step[f]].example, ex,
-                                     sizeof(ex));
-                        n += (size_t)snprintf(
-                            msg + n, sizeof(msg) - n,
-                            " %s %llu records (e.g. key %s, partition %d "
-                            "offset %lld);",
-                            ks_audit_family_name(f), (unsigned long long)fam[f],
-                            ex, (int)h->steps[fam_step[f]].example.partition,
-                            (long long)h->steps[fam_step[f]].example.offset);
-                }
-                ks_warn_add(wl, KS_WARN_MIXED_PARTITIONERS, topic, "%s", msg);
+        if (families < 2)
+                return;
+        n = (size_t)snprintf(msg, sizeof(msg),
+                             "keyed records were placed by %d hash families, "
+                             "so producers disagree on where a key goes:",
+                             families);
+        for (f = 0; f < KS_AUDIT_FAMILIES && n < sizeof(msg); f++) {
+                if (fam_step[f] < 0)
+                        continue;
+                example_text(&h->steps[fam_step[f]].example, ex, sizeof(ex));
+                n += (size_t)snprintf(
+                    msg + n, sizeof(msg) - n,
+                    " %s %llu records (e.g. key %s, partition %d "
+                    "offset %lld);",
+                    ks_audit_family_name(f), (unsigned long long)fam[f], ex,
+                    (int)h->steps[fam_step[f]].example.partition,
+                    (long long)h->steps[fam_step[f]].example.offset);
         }
+        ks_warn_add(wl, KS_WARN_MIXED_PARTITIONERS, topic, "%s", msg);
+}
+
+/** @brief offs := "partition: first-last" of the partitions where step
+ *         @p st took records, the first KS_AUDIT_WARN_PARTITIONS_SHOWN. */
+static void step_offsets_text(const ks_audit_t *a, const ks_audit_step_t *st,
+                              char *offs, size_t size)
+{
+        size_t  n = 0, shown = 0;
+        int32_t p;
+
+        offs[0] = 0;
+        for (p = 0; p < a->c && n < size; p++) {
+                const ks_audit_range_t *r = &st->partitions[p];
+                if (!r->records)
+                        continue;
+                if (shown++ == KS_AUDIT_WARN_PARTITIONS_SHOWN) {
+                        n += (size_t)snprintf(offs + n, size - n, ", ...");
+                        break;
+                }
+                n += (size_t)snprintf(offs + n, size - n, "%s%d: %lld-%lld",
+                                      shown > 1 ? ", " : "", (int)p,
+                                      (long long)r->first_offset,
+                                      (long long)r->last_offset);
+        }
+}
+
+/**
+ * @brief RECORDS_FROM_OLD_COUNT for each step under a count below the
+ *        current one, except (@p switch_family, @p switch_old).
+ */
+static void old_count_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
+                               const char *topic, int switch_family,
+                               int32_t switch_old, ks_warn_list_t *wl)
+{
+        size_t i;
+
         for (i = 0; i < h->cnt; i++) {
                 const ks_audit_step_t *st = &h->steps[i];
                 char                   offs[300];
-                size_t                 n = 0, shown = 0;
-                int32_t                p;
                 if (st->count >= a->c ||
                     (st->family == switch_family && st->count == switch_old))
                         continue;
-                offs[0] = 0;
-                for (p = 0; p < a->c && n < sizeof(offs); p++) {
-                        const ks_audit_range_t *r = &st->partitions[p];
-                        if (!r->records)
-                                continue;
-                        if (shown++ == 8) {
-                                n += (size_t)snprintf(
-                                    offs + n, sizeof(offs) - n, ", ...");
-                                break;
-                        }
-                        n += (size_t)snprintf(offs + n, sizeof(offs) - n,
-                                              "%s%d: %lld-%lld",
-                                              shown > 1 ? ", " : "", (int)p,
-                                              (long long)r->first_offset,
-                                              (long long)r->last_offset);
-                }
+                step_offsets_text(a, st, offs, sizeof(offs));
                 ks_warn_add(wl, KS_WARN_RECORDS_FROM_OLD_COUNT, topic,
                             "%llu records sit where %s puts their keys under "
                             "%d partitions, not under the current %d: placed "
@@ -218,6 +241,16 @@ void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
                             ks_audit_family_name(st->family), (int)st->count,
                             (int)a->c, offs);
         }
+}
+
+void ks_audit_warnings(const ks_audit_t *a, const ks_audit_history_t *h,
+                       const char *topic, int switch_family, int32_t switch_old,
+                       ks_warn_list_t *wl)
+{
+        char ex[80];
+
+        mixed_warning(h, topic, wl);
+        old_count_warnings(a, h, topic, switch_family, switch_old, wl);
         if (a->unexplained || h->uncovered) {
                 const ks_audit_example_t *e = a->has_unexplained_ex
                                                   ? &a->unexplained_ex

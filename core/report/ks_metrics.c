@@ -440,54 +440,56 @@ static void add_hot_keys(ks_metrics_t *m, const char *tl, const json_t *topic,
         }
 }
 
-void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
-{
-        static const char *const acked[] = {"matched", "mismatched", "failed",
-                                            "not_predictable", "unverified"};
-        const json_t            *cur     = json_object_get(
-                           json_object_get(topic, "partition_count"), "current");
-        const json_t *props = json_object_get(topic, "proposals");
-        const json_t *skew =
-            json_object_get(json_object_get(topic, "skew"), "partitions");
-        const json_t *rates = json_object_get(topic, "rates");
-        const json_t *ack   = json_object_get(topic, "acknowledged");
-        long long current = json_is_integer(cur) ? json_integer_value(cur) : 0;
-        char     *esc     = label_escape(name);
-        char     *tl, labels[KS_LABELS_MAX];
-        const char *count;
-        json_t     *v;
-        size_t      i, n;
+/** What the topic label adds to the escaped name: `topic=""`, its NUL,
+ *  and room to spare. */
+#define KS_TOPIC_LABEL_FRAME 16
 
-        if (!m || m->oom) {
+/**
+ * @returns `topic="<name>"`, the name escaped (free() it), or NULL: on
+ *          ENOMEM (m->oom set), or when the label would be longer than
+ *          KS_TOPIC_LABEL_MAX (not a Kafka topic name: 249 bytes at most).
+ */
+static char *topic_label(ks_metrics_t *m, const char *name)
+{
+        char  *esc = label_escape(name);
+        char  *tl;
+        size_t n = esc ? strlen(esc) + KS_TOPIC_LABEL_FRAME : 0;
+
+        if (n > KS_TOPIC_LABEL_MAX) {
                 free(esc);
-                return;
-        }
-        n = esc ? strlen(esc) + 16 : 0;
-        if (n > KS_TOPIC_LABEL_MAX) { /* not a Kafka topic name (249 max) */
-                free(esc);
-                return;
+                return NULL;
         }
         if (!esc || !(tl = malloc(n))) {
                 free(esc);
                 m->oom = 1;
-                return;
+                return NULL;
         }
         snprintf(tl, n, "topic=\"%s\"", esc);
         free(esc);
+        return tl;
+}
 
-        sample_json(m, KS_FAM_PARTITIONS, tl, cur);
-        sample_member(m, KS_FAM_MESSAGES, tl, topic, "messages");
-        sample_member(m, KS_FAM_BYTES, tl, topic, "bytes");
-        { /* `analysis`, or what older reports say of it (ks_analysis.h) */
-                ks_analysis_t a;
-                ks_analysis_of_topic(topic, &a);
-                sample(m, KS_FAM_ANALYSED, tl, a.analysed_fraction);
-                sample(m, KS_FAM_UNANALYSED, tl, (double)a.unanalysed);
-                sample(m, KS_FAM_SAMPLED, tl, (double)a.smp.in_messages);
-                sample(m, KS_FAM_SAMPLED_OUT, tl, (double)a.smp.out_messages);
-                sample(m, KS_FAM_ONE_IN_MAX, tl, (double)a.smp.one_in_max);
-                sample(m, KS_FAM_SAMPLED_SECONDS, tl, (double)a.smp.seconds);
-        }
+/** @brief The topic's `analysis` series, or what older reports say of it
+ *         (ks_analysis.h); @p tl: `topic="..."`. */
+static void add_analysis(ks_metrics_t *m, const char *tl, const json_t *topic)
+{
+        ks_analysis_t a;
+
+        ks_analysis_of_topic(topic, &a);
+        sample(m, KS_FAM_ANALYSED, tl, a.analysed_fraction);
+        sample(m, KS_FAM_UNANALYSED, tl, (double)a.unanalysed);
+        sample(m, KS_FAM_SAMPLED, tl, (double)a.smp.in_messages);
+        sample(m, KS_FAM_SAMPLED_OUT, tl, (double)a.smp.out_messages);
+        sample(m, KS_FAM_ONE_IN_MAX, tl, (double)a.smp.one_in_max);
+        sample(m, KS_FAM_SAMPLED_SECONDS, tl, (double)a.smp.seconds);
+}
+
+/** @brief What each proposed count would move (messages, traffic, keys). */
+static void add_proposals(ks_metrics_t *m, const char *tl, const json_t *props)
+{
+        char   labels[KS_LABELS_MAX];
+        size_t i;
+
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p     = json_array_get(props, i);
                 const json_t *moved = json_object_get(p, "moved");
@@ -505,6 +507,17 @@ void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
                 sample_member(m, KS_FAM_MOVED_KEYS, labels, moved,
                               "distinct_keys_fraction");
         }
+}
+
+/** @brief The partitions' skew under each count (`skew.partitions`),
+ *         the @p current one's labelled so. */
+static void add_skew(ks_metrics_t *m, const char *tl, const json_t *skew,
+                     long long current)
+{
+        char        labels[KS_LABELS_MAX];
+        const char *count;
+        json_t     *v;
+
         json_object_foreach((json_t *)skew, count, v)
         {
                 snprintf(labels, sizeof(labels),
@@ -512,31 +525,66 @@ void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
                          atoll(count) == current ? "current" : "proposed");
                 sample_member(m, KS_FAM_SKEW, labels, v, "max_over_median");
         }
+}
+
+/** @brief The topic's rates: over the run and the last interval, and the
+ *         peak second (no series when @p rates is not an object). */
+static void add_rates(ks_metrics_t *m, const char *tl, const json_t *rates)
+{
+        char labels[KS_LABELS_MAX];
+
+        if (!json_is_object(rates))
+                return;
+        snprintf(labels, sizeof(labels), "%s,window=\"run\"", tl);
+        sample_member(m, KS_FAM_RATE_MESSAGES, labels, rates, "msgs_per_s");
+        sample_member(m, KS_FAM_RATE_BYTES, labels, rates, "bytes_per_s");
+        snprintf(labels, sizeof(labels), "%s,window=\"interval\"", tl);
+        sample_member(m, KS_FAM_RATE_MESSAGES, labels,
+                      json_object_get(rates, "interval"), "msgs_per_s");
+        sample_member(m, KS_FAM_RATE_BYTES, labels,
+                      json_object_get(rates, "interval"), "bytes_per_s");
+        sample_member(m, KS_FAM_PEAK_MESSAGES, tl, rates, "peak_msgs_per_s");
+}
+
+/** @brief The acknowledgements by result, and those pending verification
+ *         (no series when @p ack is not an object). */
+static void add_acks(ks_metrics_t *m, const char *tl, const json_t *ack)
+{
+        static const char *const acked[] = {"matched", "mismatched", "failed",
+                                            "not_predictable", "unverified"};
+        char                     labels[KS_LABELS_MAX];
+        size_t                   i;
+
+        if (!json_is_object(ack))
+                return;
+        for (i = 0; i < sizeof(acked) / sizeof(acked[0]); i++) {
+                snprintf(labels, sizeof(labels), "%s,result=\"%s\"", tl,
+                         acked[i]);
+                sample_member(m, KS_FAM_ACKED, labels, ack, acked[i]);
+        }
+        sample_member(m, KS_FAM_ACK_PENDING, tl, ack, "pending_verification");
+}
+
+void ks_metrics_topic(ks_metrics_t *m, const char *name, const json_t *topic)
+{
+        const json_t *cur = json_object_get(
+            json_object_get(topic, "partition_count"), "current");
+        long long current = json_is_integer(cur) ? json_integer_value(cur) : 0;
+        char     *tl;
+
+        if (!m || m->oom || !(tl = topic_label(m, name)))
+                return;
+        sample_json(m, KS_FAM_PARTITIONS, tl, cur);
+        sample_member(m, KS_FAM_MESSAGES, tl, topic, "messages");
+        sample_member(m, KS_FAM_BYTES, tl, topic, "bytes");
+        add_analysis(m, tl, topic);
+        add_proposals(m, tl, json_object_get(topic, "proposals"));
+        add_skew(m, tl,
+                 json_object_get(json_object_get(topic, "skew"), "partitions"),
+                 current);
         add_hot_keys(m, tl, topic, current);
-        if (json_is_object(rates)) {
-                snprintf(labels, sizeof(labels), "%s,window=\"run\"", tl);
-                sample_member(m, KS_FAM_RATE_MESSAGES, labels, rates,
-                              "msgs_per_s");
-                sample_member(m, KS_FAM_RATE_BYTES, labels, rates,
-                              "bytes_per_s");
-                snprintf(labels, sizeof(labels), "%s,window=\"interval\"", tl);
-                sample_member(m, KS_FAM_RATE_MESSAGES, labels,
-                              json_object_get(rates, "interval"), "msgs_per_s");
-                sample_member(m, KS_FAM_RATE_BYTES, labels,
-                              json_object_get(rates, "interval"),
-                              "bytes_per_s");
-                sample_member(m, KS_FAM_PEAK_MESSAGES, tl, rates,
-                              "peak_msgs_per_s");
-        }
-        if (json_is_object(ack)) {
-                for (i = 0; i < sizeof(acked) / sizeof(acked[0]); i++) {
-                        snprintf(labels, sizeof(labels), "%s,result=\"%s\"", tl,
-                                 acked[i]);
-                        sample_member(m, KS_FAM_ACKED, labels, ack, acked[i]);
-                }
-                sample_member(m, KS_FAM_ACK_PENDING, tl, ack,
-                              "pending_verification");
-        }
+        add_rates(m, tl, json_object_get(topic, "rates"));
+        add_acks(m, tl, json_object_get(topic, "acknowledged"));
         sample_member(m, KS_FAM_RECOMMENDED, tl,
                       json_object_get(topic, "sizing"), "recommended");
         add_warnings(m, tl, json_object_get(topic, "warnings"));

@@ -329,28 +329,17 @@ static json_t *partitioner_json(const ks_topic_snapshot_t *s,
         return o;
 }
 
-json_t *ks_report_topic(const ks_topic_snapshot_t *s,
-                        const ks_report_opts_t *opts, ks_warn_list_t *wl)
+/**
+ * @brief The topic's `partition_count`: the current count and where it
+ *        comes from, since when it is analysed, the cluster's facts
+ *        (brokers, replication, compaction, the metadata's count when the
+ *        configuration set it) and its last change.
+ * @returns a new reference, or NULL on ENOMEM.
+ */
+static json_t *partition_count_json(const ks_topic_snapshot_t *s)
 {
-        const ks_topic_counters_t *c = &s->c;
-        double                     distinct_err;
-        double                     distinct = distinct_keys(s, &distinct_err);
-        json_t                    *o, *pc, *props;
-        char                       ts[40], last_changed[40] = "";
-        size_t                     i;
-        double                     moved_f[KEYSHIFT_PROPOSED_MAX];
-        ks_report_sample_pass_t    sp;
-        ks_analysis_t              an;
-        size_t first_warning = wl->cnt; /* this topic's own come next */
-
-        ks_report_analysis(s,
-                           opts->started_at_ms
-                               ? (double)(opts->now_ms - opts->started_at_ms) /
-                                     1000.0
-                               : -1,
-                           &an);
-        ks_report_sample_pass(s, &sp);
-        ks_report_moved_key_fractions(s, &sp, moved_f);
+        json_t *pc;
+        char    ts[40];
 
         pc = json_pack("{s:o, s:s}", "current",
                        s->partition_count ? json_integer(s->partition_count)
@@ -378,11 +367,26 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                 json_object_set_new(pc, "previous",
                                     json_integer(s->previous_count));
         }
-        if (s->last_changed_at_ms)
-                ks_report_rfc3339(s->last_changed_at_ms, last_changed,
-                                  sizeof(last_changed));
+        return pc;
+}
 
-        props = json_array();
+/**
+ * @brief The topic's `proposals`: one object per proposed count, or, when
+ *        no modelled partitioner explains the deliveries, the count alone
+ *        marked unpredictable.
+ * @param sp the key sample's walk, @p moved_f its moved-key fractions
+ * @param with_bulk 0: the per-partition arrays are left to the writer
+ * @returns a new reference, or NULL on ENOMEM.
+ */
+static json_t *proposals_json(const ks_topic_snapshot_t     *s,
+                              const ks_report_sample_pass_t *sp,
+                              const ks_analysis_t *an, const double *moved_f,
+                              double distinct, double distinct_err,
+                              int with_bulk)
+{
+        json_t *props = json_array();
+        size_t  i;
+
         for (i = 0; props && i < s->proposal_cnt; i++)
                 json_array_append_new(
                     props,
@@ -393,11 +397,25 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
                                     "predictable", 0, "reason",
                                     KS_UNPREDICTABLE_REASON, "partitions",
                                     "moved", "flow")
-                        : proposal_json(s, &s->proposals[i], &sp, &an,
-                                        moved_f[i], distinct, distinct_err,
-                                        !opts->bulk_by_writer));
+                        : proposal_json(s, &s->proposals[i], sp, an, moved_f[i],
+                                        distinct, distinct_err, with_bulk));
+        return props;
+}
 
-        o = json_pack(
+/**
+ * @brief The topic's object with its counters: @p pc (stolen) as its
+ *        `partition_count`, its `partitioner` (which may add
+ *        PARTITIONER_LEARNED to @p wl), the messages and bytes, the keys
+ *        by kind, the window's and the acknowledgements' counts.
+ * @returns a new reference, or NULL on ENOMEM.
+ */
+static json_t *counters_json(const ks_topic_snapshot_t *s, json_t *pc,
+                             double distinct, double distinct_err,
+                             ks_warn_list_t *wl)
+{
+        const ks_topic_counters_t *c = &s->c;
+
+        return json_pack(
             "{s:o, s:o, s:b, s:I, s:I,"
             " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
             " s:{s:I, s:I, s:I, s:I},"
@@ -424,6 +442,114 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
             (json_int_t)c->ack_not_predictable, "unverified",
             (json_int_t)c->ack_unverified, "pending_verification",
             (json_int_t)c->ack_pending);
+}
+
+/**
+ * @brief Rewrites @p ack (the topic's `acknowledged`) for a rehearsal:
+ *        with another count than the topic's, no delivery can be checked,
+ *        so every one is unverified, and why is said.
+ */
+static void rehearsal_acknowledged(json_t *ack, const ks_topic_counters_t *c)
+{
+        json_object_set_new(ack, "matched", json_integer(0));
+        json_object_set_new(ack, "mismatched", json_integer(0));
+        json_object_set_new(
+            ack, "unverified",
+            json_integer((json_int_t)(c->ack_unverified + c->ack_matched +
+                                      c->ack_mismatched)));
+        json_object_set_new(ack, "checked", json_false());
+        json_object_set_new(
+            ack, "not_checked_reason",
+            json_string("a rehearsal: keyshift.partitions.current "
+                        "differs from the topic's partition count"));
+}
+
+/**
+ * @returns `acknowledged.delivered_partitions_follow`: of the deliveries
+ *          diagnosed, how many each hash family explains (a new
+ *          reference, or NULL on ENOMEM).
+ */
+static json_t *delivered_follow_json(const ks_topic_counters_t *c)
+{
+        json_t *d = json_pack("{s:I}", "checked", (json_int_t)c->diag_checked);
+        size_t  i;
+
+        for (i = 0; d && i < sizeof(c->diag_follow) / sizeof(c->diag_follow[0]);
+             i++)
+                json_object_set_new(
+                    d, ks_partitioner_name(ks_topic_diag_families[i]),
+                    json_integer((json_int_t)c->diag_follow[i]));
+        return d;
+}
+
+/**
+ * @brief Sets the topic's `other_clients` (null when no modelled
+ *        partitioner explains the deliveries: nothing to compare them
+ *        with), and adds the warnings of the clients that would place
+ *        keys elsewhere.
+ */
+static void other_clients_set(json_t *o, const ks_topic_snapshot_t *s,
+                              const ks_report_sample_pass_t *sp,
+                              ks_warn_list_t                *wl)
+{
+        double java_f;
+
+        if (s->learned.unexplained) {
+                json_object_set_new(o, "other_clients", json_null());
+                return;
+        }
+        json_object_set_new(o, "other_clients",
+                            ks_report_other_clients(s, sp, &java_f));
+        ks_report_client_warnings(s, java_f, wl);
+}
+
+/**
+ * @returns the topic's `current`: its partitions' loads under the current
+ *          count (null until it is known; its array null when the writer
+ *          writes it from the snapshot). A new reference.
+ */
+static json_t *current_json(const ks_topic_snapshot_t *s,
+                            const ks_report_opts_t    *opts,
+                            const ks_analysis_t       *an)
+{
+        if (!s->current)
+                return json_null();
+        return json_pack(
+            "{s:o}", "partitions",
+            opts->bulk_by_writer
+                ? json_null()
+                : partitions_json(s->current, s->partition_count, an));
+}
+
+json_t *ks_report_topic(const ks_topic_snapshot_t *s,
+                        const ks_report_opts_t *opts, ks_warn_list_t *wl)
+{
+        const ks_topic_counters_t *c = &s->c;
+        double                     distinct_err;
+        double                     distinct = distinct_keys(s, &distinct_err);
+        json_t                    *o, *pc, *props;
+        char                       last_changed[40] = "";
+        double                     moved_f[KEYSHIFT_PROPOSED_MAX];
+        ks_report_sample_pass_t    sp;
+        ks_analysis_t              an;
+        size_t first_warning = wl->cnt; /* this topic's own come next */
+
+        ks_report_analysis(s,
+                           opts->started_at_ms
+                               ? (double)(opts->now_ms - opts->started_at_ms) /
+                                     1000.0
+                               : -1,
+                           &an);
+        ks_report_sample_pass(s, &sp);
+        ks_report_moved_key_fractions(s, &sp, moved_f);
+
+        pc = partition_count_json(s);
+        if (s->last_changed_at_ms)
+                ks_report_rfc3339(s->last_changed_at_ms, last_changed,
+                                  sizeof(last_changed));
+        props = proposals_json(s, &sp, &an, moved_f, distinct, distinct_err,
+                               !opts->bulk_by_writer);
+        o     = counters_json(s, pc, distinct, distinct_err, wl);
         if (!o)
                 return NULL;
         /* what a skipped message would have changed (ks_analysis.h) */
@@ -431,54 +557,20 @@ json_t *ks_report_topic(const ks_topic_snapshot_t *s,
         ks_analysis_set_window(json_object_get(o, "window"), &an);
         ks_analysis_set_distinct(json_object_get(o, "keys"), distinct,
                                  distinct_err, &an);
-        if (ks_report_rehearsal(s)) { /* nothing to check them against */
-                json_t *a = json_object_get(o, "acknowledged");
-                json_object_set_new(a, "matched", json_integer(0));
-                json_object_set_new(a, "mismatched", json_integer(0));
-                json_object_set_new(
-                    a, "unverified",
-                    json_integer((json_int_t)(c->ack_unverified +
-                                              c->ack_matched +
-                                              c->ack_mismatched)));
-                json_object_set_new(a, "checked", json_false());
-                json_object_set_new(
-                    a, "not_checked_reason",
-                    json_string("a rehearsal: keyshift.partitions.current "
-                                "differs from the topic's partition count"));
-        }
+        if (ks_report_rehearsal(s)) /* nothing to check them against */
+                rehearsal_acknowledged(json_object_get(o, "acknowledged"), c);
         json_object_set_new(o, "last_changed_at",
                             *last_changed ? json_string(last_changed)
                                           : json_null());
-        json_object_set_new(
-            o, "current",
-            s->current
-                ? json_pack("{s:o}", "partitions",
-                            opts->bulk_by_writer
-                                ? json_null()
-                                : partitions_json(s->current,
-                                                  s->partition_count, &an))
-                : json_null());
-        if (c->diag_checked) {
-                json_t *d =
-                    json_pack("{s:I}", "checked", (json_int_t)c->diag_checked);
-                for (i = 0; d && i < 3; i++)
-                        json_object_set_new(
-                            d, ks_partitioner_name(ks_topic_diag_families[i]),
-                            json_integer((json_int_t)c->diag_follow[i]));
+        json_object_set_new(o, "current", current_json(s, opts, &an));
+        if (c->diag_checked)
                 json_object_set_new(json_object_get(o, "acknowledged"),
-                                    "delivered_partitions_follow", d);
-        }
+                                    "delivered_partitions_follow",
+                                    delivered_follow_json(c));
         json_object_set_new(o, "key_encodings", ks_report_key_encodings(s));
         json_object_set_new(o, "mixed_keys",
                             ks_report_mixed_keys(s, opts->hot_keys));
-        if (s->learned.unexplained) { /* compared with no known model */
-                json_object_set_new(o, "other_clients", json_null());
-        } else {
-                double java_f;
-                json_object_set_new(o, "other_clients",
-                                    ks_report_other_clients(s, &sp, &java_f));
-                ks_report_client_warnings(s, java_f, wl);
-        }
+        other_clients_set(o, s, &sp, wl);
         json_object_set_new(o, "proposals", props);
         json_object_set_new(o, "hot_keys",
                             hot_keys_json(s, opts->hot_keys, &an));

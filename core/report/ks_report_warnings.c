@@ -49,11 +49,23 @@ static size_t schema_ids_multi_key(const ks_schema_ids_t *ids, int32_t top[2])
         return n;
 }
 
-void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
+/** Bytes of a mismatched key the PARTITIONER_MISMATCH warning shows, in
+ *  hex (a longer key is cut, and "..." says so). */
+#define KS_MISMATCH_KEY_SHOWN 16
+/** The shown key's prefix. */
+#define KS_MISMATCH_KEY_PREFIX "key 0x"
+
+/**
+ * @brief The warnings of what the analysis counted: Schema Registry ids
+ *        that frame several keys, a count not yet known (@p why: why it
+ *        may still be, or NULL), messages not analysed or not placed, a
+ *        change of count.
+ */
+static void counting_warnings(const ks_topic_snapshot_t *s, const char *why,
                               ks_warn_list_t *wl)
 {
         const ks_topic_counters_t *c = &s->c;
-        size_t                     i, multi;
+        size_t                     multi;
         int32_t                    top[2];
         char                       ts[40];
 
@@ -99,6 +111,69 @@ void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
                             (int)s->previous_count, (int)s->partition_count,
                             ts);
         }
+}
+
+/**
+ * @brief follows := "; all N checked deliveries follow the X hash: ..."
+ *        when every delivery diagnosed follows one hash family other than
+ *        the modelled partitioner's, else "".
+ */
+static void mismatch_follows(const ks_topic_snapshot_t *s, char *follows,
+                             size_t followsz)
+{
+        const ks_topic_counters_t *c = &s->c;
+        size_t                     f, best = 0;
+
+        *follows = '\0';
+        for (f = 1; f < sizeof(c->diag_follow) / sizeof(c->diag_follow[0]); f++)
+                if (c->diag_follow[f] > c->diag_follow[best])
+                        best = f;
+        if (c->diag_checked && c->diag_follow[best] == c->diag_checked &&
+            ks_topic_diag_families[best] !=
+                ks_partitioner_hash_family(s->partitioner))
+                snprintf(follows, followsz,
+                         "; all %llu checked deliveries follow the "
+                         "%s hash: this topic's own partitioner "
+                         "setting (a topic configuration, as kcat -X "
+                         "partitioner=... makes) is invisible to a "
+                         "plugin: set keyshift.partitioner",
+                         (unsigned long long)c->diag_checked,
+                         ks_partitioner_name(ks_topic_diag_families[best]));
+}
+
+/**
+ * @brief keybuf := the mismatched key kept in @p s as "key 0x<hex>" (its
+ *        first KS_MISMATCH_KEY_SHOWN bytes, "..." when longer), or "a key
+ *        not kept".
+ */
+static void mismatch_key(const ks_topic_snapshot_t *s, char *keybuf,
+                         size_t keybufsz)
+{
+        const size_t prefix = sizeof(KS_MISMATCH_KEY_PREFIX) - 1;
+        size_t       k, kl = s->mismatch.keylen < KS_MISMATCH_KEY_SHOWN
+                                 ? s->mismatch.keylen
+                                 : KS_MISMATCH_KEY_SHOWN;
+
+        snprintf(keybuf, keybufsz, "%s", KS_MISMATCH_KEY_PREFIX);
+        for (k = 0; k < kl; k++)
+                snprintf(keybuf + prefix + 2 * k, 3, "%02x",
+                         s->mismatch.key[k]);
+        if (s->mismatch.keylen > KS_MISMATCH_KEY_SHOWN)
+                strcat(keybuf, "...");
+        if (s->mismatch.keylen == KS_MISMATCH_KEY_NOT_KEPT)
+                snprintf(keybuf, keybufsz, "a key not kept");
+}
+
+/**
+ * @brief The warnings of the deliveries: a rehearsal (not checked), or
+ *        deliveries that disagree with the model (PARTITIONER_MISMATCH),
+ *        with an example and the hash they follow, or more disagreements
+ *        than messages sent to explicit partitions.
+ */
+static void delivery_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
+{
+        const ks_topic_counters_t *c = &s->c;
+
         if (ks_report_rehearsal(s)) {
                 ks_warn_add(
                     wl, KS_WARN_COUNT_REHEARSED, s->name,
@@ -109,33 +184,13 @@ void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
                     (int)s->partition_count, (int)s->metadata_count,
                     (int)s->partition_count, (int)s->metadata_count);
         } else if (c->ack_mismatched) {
-                char   keybuf[48] = "key 0x", follows[256] = "";
-                size_t f, best                             = 0;
-                for (f = 1; f < 3; f++)
-                        if (c->diag_follow[f] > c->diag_follow[best])
-                                best = f;
-                if (c->diag_checked &&
-                    c->diag_follow[best] == c->diag_checked &&
-                    ks_topic_diag_families[best] !=
-                        ks_partitioner_hash_family(s->partitioner))
-                        snprintf(
-                            follows, sizeof(follows),
-                            "; all %llu checked deliveries follow the "
-                            "%s hash: this topic's own partitioner "
-                            "setting (a topic configuration, as kcat -X "
-                            "partitioner=... makes) is invisible to a "
-                            "plugin: set keyshift.partitioner",
-                            (unsigned long long)c->diag_checked,
-                            ks_partitioner_name(ks_topic_diag_families[best]));
-                size_t k,
-                    kl = s->mismatch.keylen < 16 ? s->mismatch.keylen : 16;
-                for (k = 0; k < kl; k++)
-                        snprintf(keybuf + 6 + 2 * k, 3, "%02x",
-                                 s->mismatch.key[k]);
-                if (s->mismatch.keylen > 16)
-                        strcat(keybuf, "...");
-                if (s->mismatch.keylen == KS_MISMATCH_KEY_NOT_KEPT)
-                        snprintf(keybuf, sizeof(keybuf), "a key not kept");
+                /* the prefix and its NUL, 2 hex digits a byte, "..." */
+                char keybuf[sizeof(KS_MISMATCH_KEY_PREFIX) +
+                            2 * KS_MISMATCH_KEY_SHOWN + 3];
+                char follows[256];
+
+                mismatch_follows(s, follows, sizeof(follows));
+                mismatch_key(s, keybuf, sizeof(keybuf));
                 ks_warn_add(
                     wl, KS_WARN_PARTITIONER_MISMATCH, s->name,
                     "%llu of %llu delivered keyed messages landed in another "
@@ -171,6 +226,16 @@ void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
                                          c->explicit_partition.messages -
                                          c->unanalysed));
         }
+}
+
+/**
+ * @brief The warnings of the proposed counts: one that is no increase,
+ *        and the keyed messages an increase would move.
+ */
+static void proposal_warnings(const ks_topic_snapshot_t *s, ks_warn_list_t *wl)
+{
+        size_t i;
+
         for (i = 0; i < s->proposal_cnt; i++) {
                 const ks_proposal_t *p = &s->proposals[i];
                 if (p->partition_count <= s->partition_count) {
@@ -193,4 +258,12 @@ void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
                                                    s->window_hashed.messages),
                             (unsigned long long)p->moved.messages);
         }
+}
+
+void ks_report_topic_warnings(const ks_topic_snapshot_t *s, const char *why,
+                              ks_warn_list_t *wl)
+{
+        counting_warnings(s, why, wl);
+        delivery_warnings(s, wl);
+        proposal_warnings(s, wl);
 }

@@ -430,39 +430,18 @@ static json_t *int_if(int has, int64_t v)
         return has ? json_integer((json_int_t)v) : json_null();
 }
 
-static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
-                           double target, ks_warn_list_t *wl)
+/**
+ * @returns the sizing's `basis`: the measured rates and skew, the inputs
+ *          given or defaulted, and the floor's parts (@p fl; @p has: a
+ *          recommendation rests on a given input). A new reference.
+ */
+static json_t *basis_json(const ks_sizing_input_t *in, double key_skew,
+                          double target, const ks_sizing_floor_t *fl, int has)
 {
         const ks_sizing_params_t *p = in->params;
         const ks_rates_summary_t *r = &in->rates;
-        double                    T = (double)r->peak_bytes_per_s;
-        ks_sizing_floor_t         fl;
-        ks_sizing_rebalance_t     rb;
-        json_t *constraints = json_object(), *by_count = json_object(), *basis;
-        json_t *needs = json_array();
-        const char *missing[2];
-        int64_t     stall_count = 0, fewest = 0;
-        double      stall_s = 0;
-        size_t      i, n_missing;
-        int         has; /* a recommendation: it rests on a given input */
 
-        ks_sizing_partition_floor(p, (double)r->peak_msgs_per_s, key_skew, &fl);
-        has       = fl.recommended > 0;
-        n_missing = ks_sizing_inputs_missing(p, missing);
-        for (i = 0; needs && i < n_missing; i++)
-                json_array_append_new(needs, json_string(missing[i]));
-        ks_sizing_rebalance(p, fl.recommended, &rb);
-        at_count(in, in->current.count, T, constraints, by_count, &stall_count,
-                 &stall_s);
-        for (i = 0; i < in->proposal_cnt; i++)
-                at_count(in, in->proposals[i].count, T, constraints, by_count,
-                         &stall_count, &stall_s);
-        at_count(in, fl.recommended, T, constraints, by_count, &stall_count,
-                 &stall_s); /* nothing when there is no advice (count 0) */
-        if (has)
-                fewest = ks_sizing_fewest_brokers(p, fl.recommended,
-                                                  in->replication_factor);
-        basis = json_pack(
+        return json_pack(
             "{s:I, s:I, s:f, s:I, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:f,"
             " s:f, s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
             "peak_msgs_s", (json_int_t)r->peak_msgs_per_s, "peak_bytes_s",
@@ -475,10 +454,10 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
             p->consumers_max > 0 ? json_integer((json_int_t)p->consumers_max)
                                  : json_null(),
             "measured_key_skew", in->sample_cnt ? known(key_skew) : json_null(),
-            "skew_factor", fl.skew_factor, "throughput_partitions",
-            int_if(p->consumer_msgs_per_s > 0, fl.throughput_partitions),
-            "base_partitions", int_if(has, fl.base), "base_source",
-            has ? json_string(ks_sizing_base_name(fl.base_source))
+            "skew_factor", fl->skew_factor, "throughput_partitions",
+            int_if(p->consumer_msgs_per_s > 0, fl->throughput_partitions),
+            "base_partitions", int_if(has, fl->base), "base_source",
+            has ? json_string(ks_sizing_base_name(fl->base_source))
                 : json_null(),
             "rebalance_s", p->rebalance_ms_per_partition / 1000.0,
             "rebalances_per_day", p->rebalances_per_day,
@@ -487,15 +466,61 @@ static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
             "replication_factor",
             in->replication_factor > 0 ? json_integer(in->replication_factor)
                                        : json_null(),
-            "throughput_bytes_s", T, "producer_throughput_mb_s",
-            p->producer_throughput_mb_per_s, "consumer_throughput_mb_s",
-            p->consumer_throughput_mb_per_s, "file_handles_max",
-            p->broker_file_handles_max, "replication_latency_ms_per_partition",
+            "throughput_bytes_s", (double)r->peak_bytes_per_s,
+            "producer_throughput_mb_s", p->producer_throughput_mb_per_s,
+            "consumer_throughput_mb_s", p->consumer_throughput_mb_per_s,
+            "file_handles_max", p->broker_file_handles_max,
+            "replication_latency_ms_per_partition",
             p->replication_latency_ms_per_partition,
             "replication_latency_max_ms", p->replication_latency_max_ms,
             "unavailability_ms_per_partition",
             p->unavailability_ms_per_partition, "unavailability_max_ms",
             p->unavailability_max_ms);
+}
+
+/** @returns the sizing's `needs`: the names of the consumer inputs not
+ *           given, without which no count is recommended. */
+static json_t *needs_json(const ks_sizing_params_t *p)
+{
+        json_t     *needs = json_array();
+        const char *missing[2];
+        size_t      i, n_missing = ks_sizing_inputs_missing(p, missing);
+
+        for (i = 0; needs && i < n_missing; i++)
+                json_array_append_new(needs, json_string(missing[i]));
+        return needs;
+}
+
+static json_t *sizing_json(const ks_sizing_input_t *in, double key_skew,
+                           double target, ks_warn_list_t *wl)
+{
+        const ks_sizing_params_t *p = in->params;
+        const ks_rates_summary_t *r = &in->rates;
+        double                    T = (double)r->peak_bytes_per_s;
+        ks_sizing_floor_t         fl;
+        ks_sizing_rebalance_t     rb;
+        json_t *constraints = json_object(), *by_count = json_object(), *basis;
+        json_t *needs;
+        int64_t stall_count = 0, fewest = 0;
+        double  stall_s = 0;
+        size_t  i;
+        int     has; /* a recommendation: it rests on a given input */
+
+        ks_sizing_partition_floor(p, (double)r->peak_msgs_per_s, key_skew, &fl);
+        has   = fl.recommended > 0;
+        needs = needs_json(p);
+        ks_sizing_rebalance(p, fl.recommended, &rb);
+        at_count(in, in->current.count, T, constraints, by_count, &stall_count,
+                 &stall_s);
+        for (i = 0; i < in->proposal_cnt; i++)
+                at_count(in, in->proposals[i].count, T, constraints, by_count,
+                         &stall_count, &stall_s);
+        at_count(in, fl.recommended, T, constraints, by_count, &stall_count,
+                 &stall_s); /* nothing when there is no advice (count 0) */
+        if (has)
+                fewest = ks_sizing_fewest_brokers(p, fl.recommended,
+                                                  in->replication_factor);
+        basis = basis_json(in, key_skew, target, &fl, has);
         if (wl && stall_count)
                 ks_warn_add(wl, KS_WARN_REBALANCE_STALL_HIGH, in->topic,
                             "at %lld partitions each consumer-group rebalance "

@@ -20,6 +20,10 @@
 
 /** Ring entries whose table slots are fetched ahead of their counting. */
 #define KS_STAGE_AHEAD 16
+/** Every 256 entries read (a mask), and at the end, a pass gives the
+ *  producing thread back the slots and key arena bytes read so far, so
+ *  that it can stage into them before the pass ends. */
+#define KS_DRAIN_RELEASE_MASK 255
 _Static_assert(KS_STAGE_AHEAD <= KS_BATCH_PASS_AHEAD,
                "ks_batch_look_ahead() knows which will pass the table by");
 
@@ -113,7 +117,8 @@ static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
                           key, at);
                 if (e->key_long)
                         *ktail += entry_at(e).span;
-                if ((tail & 255) == 255) { /* free space as we go */
+                /* free space as we go */
+                if ((tail & KS_DRAIN_RELEASE_MASK) == KS_DRAIN_RELEASE_MASK) {
                         atomic_store_explicit(&r->ktail, *ktail,
                                               memory_order_release);
                         atomic_store_explicit(&r->ovf_tail, tail + 1,
@@ -124,12 +129,83 @@ static size_t collect_overflow(ks_stage_t *s, ks_ring_t *r, int64_t now,
         return n;
 }
 
+/**
+ * @brief Moves ring @p r's staged messages into the batch, then its
+ *        overflow's when the ring is empty, and frees their slots and key
+ *        arena bytes as it goes. @returns how many it moved.
+ * @locality the drainer thread.
+ */
+static size_t collect_ring(ks_stage_t *s, ks_ring_t *r, int64_t now)
+{
+        uint32_t now32 = (uint32_t)now;
+        size_t   n     = 0;
+        size_t   tail  = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        size_t   head  = atomic_load_explicit(&r->head, memory_order_acquire);
+        size_t   ktail = atomic_load_explicit(&r->ktail, memory_order_relaxed);
+        size_t   ovf_head;
+        uint64_t hq[KS_STAGE_AHEAD];
+        size_t   k;
+        /* read once: the ring's header line is the producing
+         * thread's, rewritten with every message it stages */
+        const ks_stage_entry_t *ents = r->e;
+
+        /* the slots of the next KS_STAGE_AHEAD entries are fetched
+         * while earlier ones are counted */
+        for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++)
+                look_ahead(s, r, ents, k, hq);
+        for (; tail != head; tail++) {
+                const ks_stage_entry_t *e =
+                    &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
+                /* entries are at most 49 days old: the low 32 bits
+                 * of the age are the age */
+                int64_t at = now - (int64_t)(uint32_t)(now32 - e->mono32);
+                add_entry(s, e, hq[tail % KS_STAGE_AHEAD], entry_key(r, e), at);
+                if (e->key_long) /* its arena bytes are free */
+                        ktail += entry_at(e).span;
+                if (k != head) {
+                        /* entries the producing thread wrote sit in
+                         * its core's cache: ask for them early */
+                        __builtin_prefetch(&ents[(k + 2 * KS_STAGE_AHEAD) &
+                                                 (KS_STAGE_RING_ENTRIES - 1)]);
+                        look_ahead(s, r, ents, k, hq);
+                        k++;
+                }
+                /* free space as we go */
+                if ((tail & KS_DRAIN_RELEASE_MASK) == KS_DRAIN_RELEASE_MASK) {
+                        atomic_store_explicit(&r->ktail, ktail,
+                                              memory_order_release);
+                        atomic_store_explicit(&r->tail, tail + 1,
+                                              memory_order_release);
+                }
+                n++;
+        }
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        /* What was staged while the ring was full came after every
+         * message in the ring then; but the thread may have staged
+         * more in the ring after `head` was read here, then filled
+         * it and gone on in its overflow. Those ring messages come
+         * first: their long keys sit in the arena before the
+         * overflow's, and the arena is freed in that order (ktail).
+         * So the overflow is read only when no message is left in
+         * the ring: its head read after the overflow's (a ring
+         * message staged before an overflow message this pass
+         * reads is then in it). Else the next pass reads the ring
+         * first; the thread stages in its overflow only until
+         * both are empty, so the ring does not grow meanwhile. */
+        if (atomic_load_explicit(&r->ovf_tail, memory_order_relaxed) !=
+                (ovf_head = atomic_load_explicit(&r->ovf_head,
+                                                 memory_order_acquire)) &&
+            atomic_load_explicit(&r->head, memory_order_acquire) == tail)
+                n += collect_overflow(s, r, now, &ktail, ovf_head);
+        atomic_store_explicit(&r->ktail, ktail, memory_order_release);
+        return n;
+}
+
 /** @brief Moves every staged message into the batch. @returns how many. */
 static size_t collect(ks_stage_t *s, int64_t now)
 {
-        uint32_t now32 = (uint32_t)now;
-        size_t   total = 0;
-        int      n, i;
+        size_t total = 0;
+        int    n, i;
 
         atomic_store_explicit(&s->now_ms, now, memory_order_relaxed);
         atomic_store_explicit(
@@ -137,74 +213,8 @@ static size_t collect(ks_stage_t *s, int64_t now)
             atomic_load_explicit(&s->passes, memory_order_relaxed) + 1,
             memory_order_relaxed);
         n = atomic_load_explicit(&s->nrings, memory_order_acquire);
-        for (i = 0; i < n; i++) {
-                ks_ring_t *r = s->rings[i];
-                size_t     tail =
-                    atomic_load_explicit(&r->tail, memory_order_relaxed);
-                size_t head =
-                    atomic_load_explicit(&r->head, memory_order_acquire);
-                size_t ktail =
-                    atomic_load_explicit(&r->ktail, memory_order_relaxed);
-                size_t   ovf_head;
-                uint64_t hq[KS_STAGE_AHEAD];
-                size_t   k;
-                /* read once: the ring's header line is the producing
-                 * thread's, rewritten with every message it stages */
-                const ks_stage_entry_t *ents = r->e;
-
-                /* the slots of the next KS_STAGE_AHEAD entries are fetched
-                 * while earlier ones are counted */
-                for (k = tail; k != head && k - tail < KS_STAGE_AHEAD; k++)
-                        look_ahead(s, r, ents, k, hq);
-                for (; tail != head; tail++) {
-                        const ks_stage_entry_t *e =
-                            &ents[tail & (KS_STAGE_RING_ENTRIES - 1)];
-                        /* entries are at most 49 days old: the low 32 bits
-                         * of the age are the age */
-                        int64_t at =
-                            now - (int64_t)(uint32_t)(now32 - e->mono32);
-                        add_entry(s, e, hq[tail % KS_STAGE_AHEAD],
-                                  entry_key(r, e), at);
-                        if (e->key_long) /* its arena bytes are free */
-                                ktail += entry_at(e).span;
-                        if (k != head) {
-                                /* entries the producing thread wrote sit in
-                                 * its core's cache: ask for them early */
-                                __builtin_prefetch(
-                                    &ents[(k + 2 * KS_STAGE_AHEAD) &
-                                          (KS_STAGE_RING_ENTRIES - 1)]);
-                                look_ahead(s, r, ents, k, hq);
-                                k++;
-                        }
-                        if ((tail & 255) == 255) { /* free space as we go */
-                                atomic_store_explicit(&r->ktail, ktail,
-                                                      memory_order_release);
-                                atomic_store_explicit(&r->tail, tail + 1,
-                                                      memory_order_release);
-                        }
-                        total++;
-                }
-                atomic_store_explicit(&r->tail, tail, memory_order_release);
-                /* What was staged while the ring was full came after every
-                 * message in the ring then; but the thread may have staged
-                 * more in the ring after `head` was read here, then filled
-                 * it and gone on in its overflow. Those ring messages come
-                 * first: their long keys sit in the arena before the
-                 * overflow's, and the arena is freed in that order (ktail).
-                 * So the overflow is read only when no message is left in
-                 * the ring: its head read after the overflow's (a ring
-                 * message staged before an overflow message this pass
-                 * reads is then in it). Else the next pass reads the ring
-                 * first; the thread stages in its overflow only until
-                 * both are empty, so the ring does not grow meanwhile. */
-                if (atomic_load_explicit(&r->ovf_tail, memory_order_relaxed) !=
-                        (ovf_head = atomic_load_explicit(
-                             &r->ovf_head, memory_order_acquire)) &&
-                    atomic_load_explicit(&r->head, memory_order_acquire) ==
-                        tail)
-                        total += collect_overflow(s, r, now, &ktail, ovf_head);
-                atomic_store_explicit(&r->ktail, ktail, memory_order_release);
-        }
+        for (i = 0; i < n; i++)
+                total += collect_ring(s, s->rings[i], now);
         ks_batch_end_pass(s->batch);
         if (total)
                 atomic_fetch_add_explicit(&s->drained, total,

@@ -266,12 +266,107 @@ static void learned_copy(const ks_topic_t *t, ks_topic_learned_t *l)
                                   &l->agreeing, &l->disagreeing);
 }
 
+/** @brief Copies @p t's counters, counts, times, cluster facts and what
+ *         the deliveries said of the partitioner into @p s.
+ *         @locks t->lock held. */
+static void counters_copy(ks_topic_t *t, ks_topic_snapshot_t *s)
+{
+        s->partitioner      = t->params.partitioner;
+        s->sticky_linger_ms = t->params.sticky_linger_ms;
+        learned_copy(t, &s->learned);
+        s->c = t->c;
+        s->c.unanalysed =
+            atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
+        ks_topic_sampled_add(t, &s->c);
+        ks_topic_ack_unlocked_add(t, &s->c);
+        s->partition_count     = t->partition_count;
+        s->count_source        = t->count_source;
+        s->previous_count      = t->previous_count;
+        s->count_changed_at_ms = t->count_changed_at_ms;
+        s->last_changed_at_ms  = t->last_changed_ms;
+        s->analysis_since_ms   = t->analysis_since_ms;
+        s->analysis_since_mono = t->analysis_since_mono;
+        s->window_total        = t->window_total;
+        s->window_hashed       = t->window_hashed;
+        s->proposals_default   = t->params.proposed_cnt == 0;
+        s->pending             = t->pending_msgs;
+        s->hll                 = t->hll;
+        s->mismatch            = t->mismatch;
+        s->has_mismatch        = t->has_mismatch;
+        s->schema_ids          = t->schema_ids;
+        s->brokers             = t->brokers;
+        s->metadata_count      = t->metadata_count;
+        s->replication_factor  = t->replication_factor;
+        s->compacted           = t->compacted;
+}
+
+/** @brief Copies the rates (and starts their next interval) and the
+ *         sketches' arrays as they lie, into @p s and this thread's
+ *         scratch @p sc. @locks t->lock held. */
+static void sketches_copy(ks_topic_t *t, ks_topic_snapshot_t *s,
+                          snapshot_scratch_t *sc, size_t hot_cap)
+{
+        s->mono_ms = ks_clock_mono_ms();
+        s->rates   = t->rates;
+        ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
+        ks_keysample_raw_copy(t->sample, &sc->sample);
+        ks_mixed_copy(t->mixed, &sc->mixed);
+        s->sample_distinct_estimate = ks_keysample_distinct_estimate(t->sample);
+        ks_topk_raw_copy(t->topk, &sc->hot);
+        s->topk_total    = ks_topk_total(t->topk);
+        s->topk_capacity = hot_cap;
+}
+
+/** @brief Copies the per-partition loads under the current count (the
+ *         delivered ones when no model explains the deliveries) and each
+ *         proposal's loads and flow, once the count is known.
+ *  @returns 0, or 1 on ENOMEM. @locks t->lock held. */
+static int loads_copy(const ks_topic_t *t, ks_topic_snapshot_t *s)
+{
+        size_t cur = (size_t)t->partition_count, i;
+        int    oom;
+
+        if (!t->current)
+                return 0;
+        s->current = dup_mem(t->current, cur * sizeof(*t->current));
+        oom        = !s->current;
+        if (t->unexplained && s->current)
+                delivered_loads(t, s->current, cur);
+        s->proposal_cnt = t->proposal_cnt;
+        for (i = 0; i < t->proposal_cnt; i++) {
+                const ks_proposal_t *p = &t->proposals[i];
+                ks_proposal_t       *d = &s->proposals[i];
+                size_t               n = (size_t)p->partition_count;
+                d->partition_count     = p->partition_count;
+                d->moved               = p->moved;
+                d->partitions = dup_mem(p->partitions, n * sizeof(ks_load_t));
+                d->flow       = dup_mem(p->flow, cur * n * sizeof(uint64_t));
+                oom |= !d->partitions || (p->flow && !d->flow);
+        }
+        return oom;
+}
+
+/** @brief Unpacks the sketches copied under the lock into @p s's entries:
+ *         the key sample, the hot keys (sorted), the mixed keys. */
+static void sketches_unpack(ks_topic_snapshot_t *s, snapshot_scratch_t *sc)
+{
+        s->sample_cnt =
+            ks_keysample_raw_entries(&sc->sample, s->sample, s->sample_models);
+        s->hot_cnt = ks_topk_raw_entries(&sc->hot, s->hot);
+        sort_hot(s->hot, s->hot_cnt);
+        s->mixed_cnt = ks_mixed_raw_collisions(
+            &sc->mixed, s->mixed, KS_TOPIC_MIXED_MAX, &s->mixed_summary);
+}
+
+/** Nanoseconds in a second. */
+#define KS_NS_PER_S 1000000000
+
 int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
 {
-        size_t              i, hot_cap = ks_topk_capacity(t->topk);
-        size_t              k   = ks_keysample_capacity(t->sample);
-        snapshot_scratch_t *sc  = scratch_get(t);
-        int                 oom = !sc;
+        size_t              hot_cap = ks_topk_capacity(t->topk);
+        size_t              k       = ks_keysample_capacity(t->sample);
+        snapshot_scratch_t *sc      = scratch_get(t);
+        int                 oom     = !sc;
         struct timespec     l0, l1;
 
         /* Everything that allocates, sorts or searches happens outside the
@@ -288,84 +383,21 @@ int ks_topic_snapshot(ks_topic_t *t, ks_topic_snapshot_t *s)
         clock_gettime(CLOCK_MONOTONIC, &l0);
         if (!oom && s->name && s->hot && s->sample && s->sample_models &&
             s->mixed) {
-                s->partitioner      = t->params.partitioner;
-                s->sticky_linger_ms = t->params.sticky_linger_ms;
-                learned_copy(t, &s->learned);
-                s->c = t->c;
-                s->c.unanalysed =
-                    atomic_load_explicit(&t->unanalysed, memory_order_relaxed);
-                ks_topic_sampled_add(t, &s->c);
-                ks_topic_ack_unlocked_add(t, &s->c);
-                s->partition_count     = t->partition_count;
-                s->count_source        = t->count_source;
-                s->previous_count      = t->previous_count;
-                s->count_changed_at_ms = t->count_changed_at_ms;
-                s->last_changed_at_ms  = t->last_changed_ms;
-                s->analysis_since_ms   = t->analysis_since_ms;
-                s->analysis_since_mono = t->analysis_since_mono;
-                s->window_total        = t->window_total;
-                s->window_hashed       = t->window_hashed;
-                s->proposals_default   = t->params.proposed_cnt == 0;
-                s->pending             = t->pending_msgs;
-                s->hll                 = t->hll;
-                s->mismatch            = t->mismatch;
-                s->has_mismatch        = t->has_mismatch;
-                s->schema_ids          = t->schema_ids;
-                s->brokers             = t->brokers;
-                s->metadata_count      = t->metadata_count;
-                s->replication_factor  = t->replication_factor;
-                s->compacted           = t->compacted;
-                s->mono_ms             = ks_clock_mono_ms();
-                s->rates               = t->rates;
-                ks_rates_mark(&t->rates, s->mono_ms); /* next interval */
-                ks_keysample_raw_copy(t->sample, &sc->sample);
-                ks_mixed_copy(t->mixed, &sc->mixed);
-                s->sample_distinct_estimate =
-                    ks_keysample_distinct_estimate(t->sample);
-                ks_topk_raw_copy(t->topk, &sc->hot);
-                s->topk_total    = ks_topk_total(t->topk);
-                s->topk_capacity = hot_cap;
-                if (t->current) {
-                        size_t cur = (size_t)t->partition_count;
-                        s->current =
-                            dup_mem(t->current, cur * sizeof(*t->current));
-                        oom |= !s->current;
-                        if (t->unexplained && s->current)
-                                delivered_loads(t, s->current, cur);
-                        s->proposal_cnt = t->proposal_cnt;
-                        for (i = 0; i < t->proposal_cnt; i++) {
-                                const ks_proposal_t *p = &t->proposals[i];
-                                ks_proposal_t       *d = &s->proposals[i];
-                                size_t n           = (size_t)p->partition_count;
-                                d->partition_count = p->partition_count;
-                                d->moved           = p->moved;
-                                d->partitions      = dup_mem(p->partitions,
-                                                             n * sizeof(ks_load_t));
-                                d->flow            = dup_mem(p->flow,
-                                                             cur * n * sizeof(uint64_t));
-                                oom |= !d->partitions || (p->flow && !d->flow);
-                        }
-                }
+                counters_copy(t, s);
+                sketches_copy(t, s, sc, hot_cap);
+                oom |= loads_copy(t, s);
         } else {
                 oom = 1;
         }
         clock_gettime(CLOCK_MONOTONIC, &l1);
         pthread_mutex_unlock(&t->lock);
-        s->lock_held_ns = (int64_t)(l1.tv_sec - l0.tv_sec) * 1000000000 +
+        s->lock_held_ns = (int64_t)(l1.tv_sec - l0.tv_sec) * KS_NS_PER_S +
                           (l1.tv_nsec - l0.tv_nsec);
-        if (!oom) {
-                s->sample_cnt = ks_keysample_raw_entries(&sc->sample, s->sample,
-                                                         s->sample_models);
-                s->hot_cnt    = ks_topk_raw_entries(&sc->hot, s->hot);
-                sort_hot(s->hot, s->hot_cnt);
-                s->mixed_cnt = ks_mixed_raw_collisions(&sc->mixed, s->mixed,
-                                                       KS_TOPIC_MIXED_MAX,
-                                                       &s->mixed_summary);
-        }
         if (oom) {
                 ks_topic_snapshot_free(s);
                 return -1;
         }
+        sketches_unpack(s, sc);
         return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "ks_registry.h"
 #include "ks_report.h"
 #include "ks_test.h"
+#include "ks_test_registry.h"
 
 #define THREADS 4
 #define PER_THREAD 20000
@@ -89,15 +90,7 @@ static void test_threads(void)
         uint64_t  sum = 0;
         long      i;
 
-        ks_config_init(&conf);
-        memset(&params, 0, sizeof(params));
-        params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-        params.key_sample_size   = 256;
-        params.mixed_sample_size = 256;
-        params.topk_capacity     = 128;
-        params.flow_max_cells    = 1024;
-        params.pending_max       = 1000;
-        CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
+        ks_test_registry_setup(&conf, &params, KS_TEST_KEY_SAMPLE, &reg);
         stop_reporter = 0;
         pthread_create(&rep, NULL, reporter_thread, NULL);
         for (i = 0; i < THREADS; i++)
@@ -110,8 +103,7 @@ static void test_threads(void)
         ks_registry_foreach(&reg, count_topic, &sum);
         CU_ASSERT_EQUAL(sum, (uint64_t)THREADS * PER_THREAD);
         CU_ASSERT_EQUAL(reg.tracked, TOPICS);
-        ks_registry_destroy(&reg);
-        ks_config_destroy(&conf);
+        ks_test_registry_teardown(&conf, &reg);
 }
 
 void ks_test_register(void)

@@ -22,6 +22,7 @@
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_test.h"
+#include "ks_test_registry.h"
 
 #define WAVES 3
 #define THREADS 4
@@ -48,26 +49,14 @@ static const char *topic_names[TOPICS] = {"a", "b", "c"};
 
 static void setup(void)
 {
-        ks_config_init(&conf);
-        memset(&params, 0, sizeof(params));
-        params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-        params.key_sample_size   = 256;
-        params.mixed_sample_size = 256;
-        params.topk_capacity     = 128;
-        params.flow_max_cells    = 1024;
-        params.pending_max       = 1000;
-        CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
-        stage = ks_stage_new((size_t)2 << 20);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
-        ks_stage_set_overflow(stage, overflow_bytes);
-        ks_stage_force_sampling(stage, sampling);
+        ks_test_registry_setup(&conf, &params, KS_TEST_KEY_SAMPLE, &reg);
+        stage = ks_test_stage_new(overflow_bytes, sampling);
 }
 
 static void teardown(void)
 {
         ks_stage_destroy(stage);
-        ks_registry_destroy(&reg);
-        ks_config_destroy(&conf);
+        ks_test_registry_teardown(&conf, &reg);
 }
 
 /** Key length of message @p i of a thread whose key would be @p kl: a

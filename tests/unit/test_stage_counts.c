@@ -24,6 +24,7 @@
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_test.h"
+#include "ks_test_registry.h"
 
 static ks_registry_t     reg;
 static ks_config_t       conf;
@@ -32,25 +33,14 @@ static ks_stage_t       *stage;
 
 static void setup(void)
 {
-        ks_config_init(&conf);
-        memset(&params, 0, sizeof(params));
-        params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-        params.key_sample_size   = 256;
-        params.mixed_sample_size = 256;
-        params.topk_capacity     = 128;
-        params.flow_max_cells    = 1024;
-        params.pending_max       = 1000;
-        CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
-        stage = ks_stage_new((size_t)2 << 20);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
-        ks_stage_force_sampling(stage, 0);
+        ks_test_registry_setup(&conf, &params, KS_TEST_KEY_SAMPLE, &reg);
+        stage = ks_test_stage_new(0, 0);
 }
 
 static void teardown(void)
 {
         ks_stage_destroy(stage);
-        ks_registry_destroy(&reg);
-        ks_config_destroy(&conf);
+        ks_test_registry_teardown(&conf, &reg);
 }
 
 static ks_topic_t *topic(const char *name)

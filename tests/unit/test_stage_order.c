@@ -26,10 +26,15 @@
 #include "ks_registry.h"
 #include "ks_stage.h"
 #include "ks_test.h"
+#include "ks_test_registry.h"
 
 #define MESSAGES 400000
 #define KEYS 5000
 #define COUNT 6
+/** Keys in the topic's sample: more than the KEYS staged */
+#define KEY_SAMPLE 8192
+/** The stage's overflow, where the producing thread goes on: 64 MiB */
+#define OVERFLOW_BYTES ((size_t)64 << 20)
 
 static ks_registry_t     reg;
 static ks_config_t       conf;
@@ -89,19 +94,8 @@ static void test_long_keys_in_order(void)
                     COUNT)]++;
         }
         for (round = 0; round < 20; round++) {
-                ks_config_init(&conf);
-                memset(&params, 0, sizeof(params));
-                params.partitioner       = KS_PARTITIONER_MURMUR2_RANDOM;
-                params.key_sample_size   = 8192;
-                params.mixed_sample_size = 256;
-                params.topk_capacity     = 128;
-                params.flow_max_cells    = 1024;
-                params.pending_max       = 1000;
-                CU_ASSERT_EQUAL_FATAL(ks_registry_init(&reg, 16), 0);
-                stage = ks_stage_new((size_t)2 << 20);
-                CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
-                ks_stage_set_overflow(stage, (size_t)64 << 20);
-                ks_stage_force_sampling(stage, 0);
+                ks_test_registry_setup(&conf, &params, KEY_SAMPLE, &reg);
+                stage = ks_test_stage_new(OVERFLOW_BYTES, 0);
                 topic =
                     ks_registry_get(&reg, "ais", &conf, &params, 1, &created);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(topic);
@@ -126,8 +120,7 @@ static void test_long_keys_in_order(void)
                                round, bad, (unsigned long long)st.overflowed);
                 ks_topic_snapshot_free(&s);
                 ks_stage_destroy(stage);
-                ks_registry_destroy(&reg);
-                ks_config_destroy(&conf);
+                ks_test_registry_teardown(&conf, &reg);
                 if (bad)
                         break;
         }
