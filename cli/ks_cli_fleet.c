@@ -305,74 +305,105 @@ static int write_metrics(const json_t *report, const char *path, char *err,
         return r;
 }
 
-int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
-{
-        ks_fleet_read_t      rd;
-        ks_fleet_parser_t   *parser;
-        ks_fleet_producer_t *ps = NULL;
-        ks_cli_report_t     *in = NULL;
-        size_t               np = 0, nin = 0, i, garbage = 0, left_out;
-        json_t              *merged = NULL, *file = NULL, *fleet, *plist, *ws;
-        char                 err[2048], where[600], first_bad[600] = "";
-        char                 first_out[700] = "";
-        int64_t              now;
-        int                  rc     = KS_CLI_EXIT_FAIL;
-        json_int_t           cnt[3] = {0, 0, 0};
+/** The producers' states, as counted in `fleet`: index of each. */
+enum { KS_FLEET_LIVE, KS_FLEET_STALE, KS_FLEET_ENDED, KS_FLEET_STATES };
 
-        if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
-                          isatty(STDERR_FILENO), &rd, err, sizeof(err)))
-                return ks_cli_fail("fleet", "%s", err);
-        now    = wall_ms();
-        parser = ks_fleet_parser_start(&rd, check_parsed, (void *)o);
-        for (i = 0; i < rd.cnt; i++) {
-                ks_fleet_rec_t      *rec = &rd.recs[i];
+/** One round's records grouped by producer, with what was skipped. */
+typedef struct ks_fleet_round {
+        ks_fleet_producer_t *ps;  /**< the producers, in first-record order */
+        size_t               np;  /**< ... their count */
+        ks_cli_report_t     *in;  /**< the merged producers' reports */
+        size_t               nin; /**< ... their count */
+        size_t               garbage;              /**< records skipped */
+        char                 first_bad[600];       /**< where the first was */
+        char                 first_out[700];       /**< the first left out */
+        json_int_t           cnt[KS_FLEET_STATES]; /**< producers by state */
+        int64_t              now; /**< when the topic was read */
+} ks_fleet_round_t;
+
+/**
+ * @brief Counts record @p where as garbage in @p rd, naming it (with the
+ *        reason @p err) on stderr while fewer than KS_FLEET_GARBAGE_NAMED
+ *        were.
+ */
+static void skip_record(ks_fleet_round_t *rd, const char *where,
+                        const char *err)
+{
+        if (rd->garbage < KS_FLEET_GARBAGE_NAMED) {
+                /* the check's words name the record already: said once */
+                size_t      wl  = strlen(where);
+                const char *why = err;
+                if (!strncmp(err, where, wl) && !strncmp(err + wl, ": ", 2))
+                        why = err + wl + 2;
+                fprintf(stderr,
+                        "keyshift fleet: skipped the record at %s: %s\n", where,
+                        why);
+        }
+        if (!rd->garbage)
+                snprintf(rd->first_bad, sizeof(rd->first_bad), "%s", where);
+        rd->garbage++;
+}
+
+/**
+ * @brief Takes record @p i of @p recs: parsed and checked by @p parser's
+ *        workers, or here when there is no parser (its text freed then).
+ * @returns 0 with @p key and @p val (new references), 1 for a deleted
+ *          record, -1 with @p err set for garbage.
+ */
+static int take_record(ks_fleet_parser_t *parser, ks_fleet_read_t *recs,
+                       size_t i, const char *where, json_t **key, json_t **val,
+                       char *err, size_t errsz)
+{
+        ks_fleet_rec_t *rec = &recs->recs[i];
+        int             r;
+
+        if (parser) /* parsed and checked */
+                return ks_fleet_parser_take(parser, i, key, val, err, errsz);
+        if (!rec->value)
+                return 1;
+        r = ks_fleet_parse_record(rec, key, val, err, errsz) ||
+                    check_record(*key, *val, where, err, errsz)
+                ? -1
+                : 0;
+        free(rec->value); /* its text is not needed */
+        rec->value = NULL;
+        return r;
+}
+
+/**
+ * @brief Groups the records of @p recs by producer into @p rd: a topic's
+ *        record as that topic's report, the producer's own as its head;
+ *        garbage is skipped and counted (skip_record()). Stops at the
+ *        first producer that cannot be added (out of memory).
+ */
+static void group_records(const ks_fleet_opts_t *o, ks_fleet_read_t *recs,
+                          ks_fleet_round_t *rd)
+{
+        ks_fleet_parser_t *parser;
+        char               err[2048], where[600];
+        size_t             i;
+
+        parser = ks_fleet_parser_start(recs, check_parsed, (void *)o);
+        for (i = 0; i < recs->cnt; i++) {
+                ks_fleet_rec_t      *rec = &recs->recs[i];
                 json_t              *key = NULL, *val = NULL;
                 ks_fleet_producer_t *p;
                 const char          *topic;
                 int                  r;
 
                 record_where(o, rec, where, sizeof(where));
-                if (parser) /* parsed and checked */
-                        r = ks_fleet_parser_take(parser, i, &key, &val, err,
-                                                 sizeof(err));
-                else if (!rec->value)
-                        r = 1;
-                else {
-                        r = ks_fleet_parse_record(rec, &key, &val, err,
-                                                  sizeof(err)) ||
-                                    check_record(key, val, where, err,
-                                                 sizeof(err))
-                                ? -1
-                                : 0;
-                        free(rec->value); /* its text is not needed */
-                        rec->value = NULL;
-                }
+                r = take_record(parser, recs, i, where, &key, &val, err,
+                                sizeof(err));
                 if (r == 1) /* deleted */
                         continue;
                 if (r) {
                         json_decref(key);
                         json_decref(val);
-                        if (garbage < KS_FLEET_GARBAGE_NAMED) {
-                                /* the check's words name the record
-                                 * already: said once */
-                                size_t      wl  = strlen(where);
-                                const char *why = err;
-                                if (!strncmp(err, where, wl) &&
-                                    !strncmp(err + wl, ": ", 2))
-                                        why = err + wl + 2;
-                                fprintf(stderr,
-                                        "keyshift fleet: skipped the record "
-                                        "at %s: %s\n",
-                                        where, why);
-                        }
-                        if (!garbage)
-                                snprintf(first_bad, sizeof(first_bad), "%s",
-                                         where);
-                        garbage++;
+                        skip_record(rd, where, err);
                         continue;
                 }
                 topic = json_string_value(json_object_get(key, "topic"));
-                if (!(p = producer_of(&ps, &np, key))) {
+                if (!(p = producer_of(&rd->ps, &rd->np, key))) {
                         json_decref(key);
                         json_decref(val);
                         break;
@@ -388,71 +419,97 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                 json_decref(key);
         }
         ks_fleet_parser_stop(parser);
-        if (garbage > KS_FLEET_GARBAGE_NAMED)
+        if (rd->garbage > KS_FLEET_GARBAGE_NAMED)
                 fprintf(stderr, "keyshift fleet: %zu more records skipped\n",
-                        garbage - KS_FLEET_GARBAGE_NAMED);
-        set_states(o, ps, np, now);
-        in    = calloc(np ? np : 1, sizeof(*in));
-        plist = json_array();
-        for (i = 0; i < np; i++) {
-                json_array_append_new(plist, producer_json(&ps[i]));
-                cnt[!strcmp(ps[i].state, "live")    ? 0
-                    : !strcmp(ps[i].state, "stale") ? 1
-                                                    : 2]++;
-                if (!ps[i].merged)
+                        rd->garbage - KS_FLEET_GARBAGE_NAMED);
+}
+
+/** @brief Writes "client_id@host pid N" of producer @p p into its label. */
+static void producer_label(ks_fleet_producer_t *p)
+{
+        snprintf(p->label, sizeof(p->label), "%s@%s pid %lld",
+                 json_string_value(json_object_get(p->key, "client_id")),
+                 json_string_value(json_object_get(p->key, "host")),
+                 (long long)json_integer_value(json_object_get(p->key, "pid")));
+}
+
+/**
+ * @brief Gives each producer of @p rd its state (set_states()), counts
+ *        them by state and gathers the reports of those to merge in
+ *        rd->in.
+ * @returns the `fleet` object's producers[] (a new reference).
+ */
+static json_t *gather_producers(const ks_fleet_opts_t *o, ks_fleet_round_t *rd)
+{
+        json_t *plist = json_array();
+        size_t  i;
+
+        set_states(o, rd->ps, rd->np, rd->now);
+        rd->in = calloc(rd->np ? rd->np : 1, sizeof(*rd->in));
+        for (i = 0; i < rd->np; i++) {
+                ks_fleet_producer_t *p = &rd->ps[i];
+
+                json_array_append_new(plist, producer_json(p));
+                rd->cnt[!strcmp(p->state, "live")    ? KS_FLEET_LIVE
+                        : !strcmp(p->state, "stale") ? KS_FLEET_STALE
+                                                     : KS_FLEET_ENDED]++;
+                if (!p->merged)
                         continue;
-                snprintf(
-                    ps[i].label, sizeof(ps[i].label), "%s@%s pid %lld",
-                    json_string_value(json_object_get(ps[i].key, "client_id")),
-                    json_string_value(json_object_get(ps[i].key, "host")),
-                    (long long)json_integer_value(
-                        json_object_get(ps[i].key, "pid")));
-                in[nin].path   = ps[i].label;
-                in[nin++].root = producer_report(o, &ps[i]);
+                producer_label(p);
+                rd->in[rd->nin].path   = p->label;
+                rd->in[rd->nin++].root = producer_report(o, p);
         }
-        if (!nin) {
-                ks_cli_fail("fleet",
-                            "no producer to merge: %zu producers on %s, none "
-                            "whose last record is within --since%s (%zu "
-                            "records, %zu skipped)",
-                            np, o->report_topic,
-                            o->live_only ? " and live" : "", (size_t)rd.records,
-                            garbage);
-                json_decref(plist);
-                goto done;
-        }
-        if (!(merged = ks_cli_merge_reports(in, nin, o->hot_max, err,
-                                            sizeof(err)))) {
-                ks_cli_fail("fleet", "%s", err);
-                json_decref(plist);
-                goto done;
-        }
-        {
-                char    name[96], at[40];
-                json_t *prod = json_object_get(merged, "producer");
-                snprintf(name, sizeof(name), "keyshift fleet of %zu producers",
-                         nin);
-                json_object_set_new(prod, "name", json_string(name));
-                ks_report_rfc3339(now, at, sizeof(at));
-                fleet = json_pack(
-                    "{s:s, s:s, s:s, s:I, s:I, s:o, s:f, s:b, s:I, s:I, s:I, "
-                    "s:I, s:o}",
-                    "bootstrap", o->bootstrap, "report_topic", o->report_topic,
-                    "read_at", at, "records", (json_int_t)rd.records,
-                    "records_garbage", (json_int_t)garbage, "stale_after_s",
-                    o->stale_after_s >= 0 ? json_real(o->stale_after_s)
-                                          : json_null(),
-                    "since_s", o->since_s, "live_only", o->live_only, "live",
-                    cnt[0], "stale", cnt[1], "ended", cnt[2], "merged",
-                    (json_int_t)nin, "producers", plist);
-        }
-        ws = json_object_get(merged, "warnings");
-        left_out =
-            note_left_out(ps, np, plist, merged, first_out, sizeof(first_out));
-        json_object_set_new(fleet, "records_left_out",
-                            json_integer((json_int_t)left_out));
+        return plist;
+}
+
+/**
+ * @brief Names the merged report's producer after the fleet of @p rd.
+ * @returns the report's `fleet` object, holding @p plist (taken).
+ */
+static json_t *fleet_json(const ks_fleet_opts_t *o, const ks_fleet_round_t *rd,
+                          uint64_t records, json_t *merged, json_t *plist)
+{
+        char    name[96], at[40];
+        json_t *prod = json_object_get(merged, "producer");
+
+        snprintf(name, sizeof(name), "keyshift fleet of %zu producers",
+                 rd->nin);
+        json_object_set_new(prod, "name", json_string(name));
+        ks_report_rfc3339(rd->now, at, sizeof(at));
+        return json_pack(
+            "{s:s, s:s, s:s, s:I, s:I, s:o, s:f, s:b, s:I, s:I, s:I, "
+            "s:I, s:o}",
+            "bootstrap", o->bootstrap, "report_topic", o->report_topic,
+            "read_at", at, "records", (json_int_t)records, "records_garbage",
+            (json_int_t)rd->garbage, "stale_after_s",
+            o->stale_after_s >= 0 ? json_real(o->stale_after_s) : json_null(),
+            "since_s", o->since_s, "live_only", o->live_only, "live",
+            rd->cnt[KS_FLEET_LIVE], "stale", rd->cnt[KS_FLEET_STALE], "ended",
+            rd->cnt[KS_FLEET_ENDED], "merged", (json_int_t)rd->nin, "producers",
+            plist);
+}
+
+/** @brief Appends warning {code, message} to @p ws. */
+static void add_warning(json_t *ws, const char *code, const char *message)
+{
+        json_array_append_new(
+            ws, json_pack("{s:s, s:s}", "code", code, "message", message));
+}
+
+/**
+ * @brief Appends to @p merged's warnings what the round of @p rd met:
+ *        records left out (@p left_out of them), records skipped, stale
+ *        producers.
+ */
+static void fleet_warnings(const ks_fleet_round_t *rd, json_t *merged,
+                           size_t left_out)
+{
+        json_t *ws = json_object_get(merged, "warnings");
+        char    msg[2048];
+        size_t  i;
+
         if (left_out) {
-                snprintf(err, sizeof(err),
+                snprintf(msg, sizeof(msg),
                          "%zu records were left out of their topic's "
                          "figures: their producer had not learned the "
                          "topic's partition count (a short-lived producer, "
@@ -460,42 +517,48 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                          "answer), so their messages cannot be placed on "
                          "partitions; the first: %s (fleet.producers[]."
                          "left_out names them all)",
-                         left_out, first_out);
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_RECORDS_LEFT_OUT",
-                                                    "message", err));
+                         left_out, rd->first_out);
+                add_warning(ws, "FLEET_RECORDS_LEFT_OUT", msg);
         }
-        if (garbage) {
-                snprintf(err, sizeof(err),
+        if (rd->garbage) {
+                snprintf(msg, sizeof(msg),
                          "%zu records of the report topic were skipped (not "
                          "keyshift reports, or unreadable), the first at %s",
-                         garbage, first_bad);
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_RECORDS_SKIPPED",
-                                                    "message", err));
+                         rd->garbage, rd->first_bad);
+                add_warning(ws, "FLEET_RECORDS_SKIPPED", msg);
         }
-        if (cnt[1]) {
+        if (rd->cnt[KS_FLEET_STALE]) {
                 size_t n = (size_t)snprintf(
-                    err, sizeof(err),
+                    msg, sizeof(msg),
                     "%lld of %zu producers are stale (no record within "
                     "--stale-after):",
-                    (long long)cnt[1], np);
-                for (i = 0; i < np && n < sizeof(err); i++)
-                        if (!strcmp(ps[i].state, "stale"))
+                    (long long)rd->cnt[KS_FLEET_STALE], rd->np);
+                for (i = 0; i < rd->np && n < sizeof(msg); i++)
+                        if (!strcmp(rd->ps[i].state, "stale"))
                                 n += (size_t)snprintf(
-                                    err + n, sizeof(err) - n, " %s@%s pid %lld",
+                                    msg + n, sizeof(msg) - n, " %s@%s pid %lld",
                                     json_string_value(json_object_get(
-                                        ps[i].key, "client_id")),
+                                        rd->ps[i].key, "client_id")),
                                     json_string_value(
-                                        json_object_get(ps[i].key, "host")),
+                                        json_object_get(rd->ps[i].key, "host")),
                                     (long long)json_integer_value(
-                                        json_object_get(ps[i].key, "pid")));
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_PRODUCERS_STALE",
-                                                    "message", err));
+                                        json_object_get(rd->ps[i].key, "pid")));
+                add_warning(ws, "FLEET_PRODUCERS_STALE", msg);
         }
-        json_object_set_new(merged, "source", json_string("fleet"));
-        json_object_set_new(merged, "fleet", fleet);
+}
+
+/**
+ * @brief Writes the fleet's report @p merged to --out (and its metrics to
+ *        --metrics), checked first as any report is.
+ * @returns KS_CLI_EXIT_OK, or KS_CLI_EXIT_FAIL (said on stderr).
+ */
+static int write_fleet(const ks_fleet_opts_t *o, const ks_fleet_round_t *rd,
+                       const json_t *merged, size_t left_out)
+{
+        json_t *file = NULL;
+        char    err[2048];
+        int     rc = KS_CLI_EXIT_FAIL;
+
         if (o->metrics && write_metrics(merged, o->metrics, err, sizeof(err)))
                 ks_cli_fail("fleet", "%s", err);
         else if (!(file = ks_report_file_form(merged)) ||
@@ -516,22 +579,77 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                         "keyshift fleet: wrote %s (%zu producers merged: "
                         "%lld live, %lld stale, %lld ended; %zu records "
                         "skipped, %zu left out)\n",
-                        o->out, nin, (long long)cnt[0], (long long)cnt[1],
-                        (long long)cnt[2], garbage, left_out);
+                        o->out, rd->nin, (long long)rd->cnt[KS_FLEET_LIVE],
+                        (long long)rd->cnt[KS_FLEET_STALE],
+                        (long long)rd->cnt[KS_FLEET_ENDED], rd->garbage,
+                        left_out);
                 rc = KS_CLI_EXIT_OK;
         }
-done:
         json_decref(file);
-        json_decref(merged);
-        for (i = 0; i < nin; i++)
-                json_decref(in[i].root);
-        free(in);
-        for (i = 0; i < np; i++) {
-                json_decref(ps[i].key);
-                json_decref(ps[i].own);
-                json_decref(ps[i].topics);
+        return rc;
+}
+
+/** @brief Frees what the round @p rd holds. */
+static void round_free(ks_fleet_round_t *rd)
+{
+        size_t i;
+
+        for (i = 0; i < rd->nin; i++)
+                json_decref(rd->in[i].root);
+        free(rd->in);
+        for (i = 0; i < rd->np; i++) {
+                json_decref(rd->ps[i].key);
+                json_decref(rd->ps[i].own);
+                json_decref(rd->ps[i].topics);
         }
-        free(ps);
-        ks_fleet_read_free(&rd);
+        free(rd->ps);
+}
+
+int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+{
+        ks_fleet_read_t  recs;
+        ks_fleet_round_t rd;
+        size_t           left_out;
+        json_t          *merged = NULL, *fleet, *plist;
+        char             err[2048];
+        int              rc = KS_CLI_EXIT_FAIL;
+
+        memset(&rd, 0, sizeof(rd));
+        if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
+                          isatty(STDERR_FILENO), &recs, err, sizeof(err)))
+                return ks_cli_fail("fleet", "%s", err);
+        rd.now = wall_ms();
+        group_records(o, &recs, &rd);
+        plist = gather_producers(o, &rd);
+        if (!rd.nin) {
+                ks_cli_fail("fleet",
+                            "no producer to merge: %zu producers on %s, none "
+                            "whose last record is within --since%s (%zu "
+                            "records, %zu skipped)",
+                            rd.np, o->report_topic,
+                            o->live_only ? " and live" : "",
+                            (size_t)recs.records, rd.garbage);
+                json_decref(plist);
+                goto done;
+        }
+        if (!(merged = ks_cli_merge_reports(rd.in, rd.nin, o->hot_max, err,
+                                            sizeof(err)))) {
+                ks_cli_fail("fleet", "%s", err);
+                json_decref(plist);
+                goto done;
+        }
+        fleet    = fleet_json(o, &rd, recs.records, merged, plist);
+        left_out = note_left_out(rd.ps, rd.np, plist, merged, rd.first_out,
+                                 sizeof(rd.first_out));
+        json_object_set_new(fleet, "records_left_out",
+                            json_integer((json_int_t)left_out));
+        fleet_warnings(&rd, merged, left_out);
+        json_object_set_new(merged, "source", json_string("fleet"));
+        json_object_set_new(merged, "fleet", fleet);
+        rc = write_fleet(o, &rd, merged, left_out);
+done:
+        json_decref(merged);
+        round_free(&rd);
+        ks_fleet_read_free(&recs);
         return rc;
 }
