@@ -35,6 +35,11 @@
 #include "ks_metrics.h"
 #include "ks_report.h"
 
+/** --stale-after's default: a producer is stale after this many of its
+ *  report intervals without a record (fleet's help: "3 of its report
+ *  intervals"). */
+#define KS_FLEET_STALE_INTERVALS 3.0
+
 static int64_t wall_ms(void)
 {
         struct timeval tv;
@@ -100,9 +105,10 @@ static void set_states(const ks_fleet_opts_t *o, ks_fleet_producer_t *ps,
                 final    = json_is_true(json_object_get(head, "final"));
                 stale_ms = o->stale_after_s >= 0
                                ? o->stale_after_s * 1000
-                               : 3.0 * (double)ks_cli_u64(
-                                           json_object_get(head, "producer"),
-                                           "report_interval_ms");
+                               : KS_FLEET_STALE_INTERVALS *
+                                     (double)ks_cli_u64(
+                                         json_object_get(head, "producer"),
+                                         "report_interval_ms");
                 if (final)
                         p->state = "ended";
                 else if (stale_ms > 0 && (double)(now - p->last_ms) > stale_ms)
