@@ -35,19 +35,10 @@
 #include "ks_metrics.h"
 #include "ks_report.h"
 
-/** Garbage records named one by one on stderr, at most. */
-#define KS_FLEET_GARBAGE_NAMED 10
-
-/** One producer: its records' reports grouped. */
-typedef struct ks_fleet_producer {
-        json_t     *key;     /**< the identity (a record's key without topic) */
-        json_t     *own;     /**< its own record's report (no topic), or NULL */
-        json_t     *topics;  /**< topic -> that topic's report */
-        int64_t     last_ms; /**< its latest record's time */
-        const char *state;
-        int         merged;
-        char        label[400]; /**< "client_id@host pid N": merged_from */
-} ks_fleet_producer_t;
+/** --stale-after's default: a producer is stale after this many of its
+ *  report intervals without a record (fleet's help: "3 of its report
+ *  intervals"). */
+#define KS_FLEET_STALE_INTERVALS 3.0
 
 static int64_t wall_ms(void)
 {
@@ -66,81 +57,6 @@ static int selected(const ks_fleet_opts_t *o, const char *t)
                 if (!strcmp(o->only[i], t))
                         return 1;
         return !o->only_cnt;
-}
-
-/**
- * @brief Checks one parsed record (@p key, ks_fleet_parse_record()): its
- *        value @p val a report holding the key's topic alone (none for
- *        the producer's own record) that the report check passes. The
- *        check reads every packed sketch whole (ks_cli_report_check(),
- *        "merge"), with the functions the merge reads them with: a record
- *        whose sketches do not read is garbage here, not a failed merge.
- *        (A merge of each record alone, to the same end, took 13 % of
- *        `keyshift fleet`'s time over 100 x 100.)
- * @returns 0, or -1 with @p err set.
- */
-static int check_record(json_t *key, json_t *val, const char *where, char *err,
-                        size_t errsz)
-{
-        const char *topic = json_string_value(json_object_get(key, "topic"));
-        json_t     *topics;
-
-        if (ks_cli_report_check(val, where, err, errsz) ||
-            ks_cli_report_rows(val, where, err, errsz)) /* hot keys */
-                return -1;
-        topics = json_object_get(val, "topics");
-        if (json_object_size(topics) != (*topic ? 1u : 0u) ||
-            (*topic && !json_object_get(topics, topic))) {
-                snprintf(err, errsz,
-                         "its report does not hold topic \"%s\" alone", topic);
-                return -1;
-        }
-        return 0;
-}
-
-/** @brief Writes where record @p rec is into @p where. */
-static void record_where(const ks_fleet_opts_t *o, const ks_fleet_rec_t *rec,
-                         char *where, size_t wheresz)
-{
-        snprintf(where, wheresz, "%s [%d] offset %lld", o->report_topic,
-                 (int)rec->partition, (long long)rec->offset);
-}
-
-/** @brief check_record() as a ks_fleet_check_t (@p arg: the options).
- *  @locality a parser's worker thread. */
-static int check_parsed(void *arg, const ks_fleet_rec_t *rec, json_t *key,
-                        json_t *val, char *err, size_t errsz)
-{
-        char where[600];
-
-        record_where(arg, rec, where, sizeof(where));
-        return check_record(key, val, where, err, errsz);
-}
-
-/** @returns the producer of @p key in @p ps (added if new), or NULL. */
-static ks_fleet_producer_t *producer_of(ks_fleet_producer_t **ps, size_t *n,
-                                        json_t *key)
-{
-        json_t *id = json_deep_copy(key);
-        size_t  i;
-        void   *grown;
-
-        json_object_del(id, "topic");
-        for (i = 0; i < *n; i++)
-                if (json_equal((*ps)[i].key, id)) {
-                        json_decref(id);
-                        return &(*ps)[i];
-                }
-        if (!(grown = realloc(*ps, (*n + 1) * sizeof(**ps)))) {
-                json_decref(id);
-                return NULL;
-        }
-        *ps = grown;
-        memset(&(*ps)[*n], 0, sizeof(**ps));
-        (*ps)[*n].key     = id;
-        (*ps)[*n].topics  = json_object();
-        (*ps)[*n].last_ms = -1;
-        return &(*ps)[(*n)++];
 }
 
 /** @returns one report of producer @p p: its latest head, the topics of
@@ -189,9 +105,10 @@ static void set_states(const ks_fleet_opts_t *o, ks_fleet_producer_t *ps,
                 final    = json_is_true(json_object_get(head, "final"));
                 stale_ms = o->stale_after_s >= 0
                                ? o->stale_after_s * 1000
-                               : 3.0 * (double)ks_cli_u64(
-                                           json_object_get(head, "producer"),
-                                           "report_interval_ms");
+                               : KS_FLEET_STALE_INTERVALS *
+                                     (double)ks_cli_u64(
+                                         json_object_get(head, "producer"),
+                                         "report_interval_ms");
                 if (final)
                         p->state = "ended";
                 else if (stale_ms > 0 && (double)(now - p->last_ms) > stale_ms)
@@ -305,154 +222,92 @@ static int write_metrics(const json_t *report, const char *path, char *err,
         return r;
 }
 
-int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+/** @brief Writes "client_id@host pid N" of producer @p p into its label. */
+static void producer_label(ks_fleet_producer_t *p)
 {
-        ks_fleet_read_t      rd;
-        ks_fleet_parser_t   *parser;
-        ks_fleet_producer_t *ps = NULL;
-        ks_cli_report_t     *in = NULL;
-        size_t               np = 0, nin = 0, i, garbage = 0, left_out;
-        json_t              *merged = NULL, *file = NULL, *fleet, *plist, *ws;
-        char                 err[2048], where[600], first_bad[600] = "";
-        char                 first_out[700] = "";
-        int64_t              now;
-        int                  rc     = KS_CLI_EXIT_FAIL;
-        json_int_t           cnt[3] = {0, 0, 0};
+        snprintf(p->label, sizeof(p->label), "%s@%s pid %lld",
+                 json_string_value(json_object_get(p->key, "client_id")),
+                 json_string_value(json_object_get(p->key, "host")),
+                 (long long)json_integer_value(json_object_get(p->key, "pid")));
+}
 
-        if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
-                          isatty(STDERR_FILENO), &rd, err, sizeof(err)))
-                return ks_cli_fail("fleet", "%s", err);
-        now    = wall_ms();
-        parser = ks_fleet_parser_start(&rd, check_parsed, (void *)o);
-        for (i = 0; i < rd.cnt; i++) {
-                ks_fleet_rec_t      *rec = &rd.recs[i];
-                json_t              *key = NULL, *val = NULL;
-                ks_fleet_producer_t *p;
-                const char          *topic;
-                int                  r;
+/**
+ * @brief Gives each producer of @p rd its state (set_states()), counts
+ *        them by state and gathers the reports of those to merge in
+ *        rd->in.
+ * @returns the `fleet` object's producers[] (a new reference).
+ */
+static json_t *gather_producers(const ks_fleet_opts_t *o, ks_fleet_round_t *rd)
+{
+        json_t *plist = json_array();
+        size_t  i;
 
-                record_where(o, rec, where, sizeof(where));
-                if (parser) /* parsed and checked */
-                        r = ks_fleet_parser_take(parser, i, &key, &val, err,
-                                                 sizeof(err));
-                else if (!rec->value)
-                        r = 1;
-                else {
-                        r = ks_fleet_parse_record(rec, &key, &val, err,
-                                                  sizeof(err)) ||
-                                    check_record(key, val, where, err,
-                                                 sizeof(err))
-                                ? -1
-                                : 0;
-                        free(rec->value); /* its text is not needed */
-                        rec->value = NULL;
-                }
-                if (r == 1) /* deleted */
+        set_states(o, rd->ps, rd->np, rd->now);
+        rd->in = calloc(rd->np ? rd->np : 1, sizeof(*rd->in));
+        for (i = 0; i < rd->np; i++) {
+                ks_fleet_producer_t *p = &rd->ps[i];
+
+                json_array_append_new(plist, producer_json(p));
+                rd->cnt[!strcmp(p->state, "live")    ? KS_FLEET_LIVE
+                        : !strcmp(p->state, "stale") ? KS_FLEET_STALE
+                                                     : KS_FLEET_ENDED]++;
+                if (!p->merged)
                         continue;
-                if (r) {
-                        json_decref(key);
-                        json_decref(val);
-                        if (garbage < KS_FLEET_GARBAGE_NAMED) {
-                                /* the check's words name the record
-                                 * already: said once */
-                                size_t      wl  = strlen(where);
-                                const char *why = err;
-                                if (!strncmp(err, where, wl) &&
-                                    !strncmp(err + wl, ": ", 2))
-                                        why = err + wl + 2;
-                                fprintf(stderr,
-                                        "keyshift fleet: skipped the record "
-                                        "at %s: %s\n",
-                                        where, why);
-                        }
-                        if (!garbage)
-                                snprintf(first_bad, sizeof(first_bad), "%s",
-                                         where);
-                        garbage++;
-                        continue;
-                }
-                topic = json_string_value(json_object_get(key, "topic"));
-                if (!(p = producer_of(&ps, &np, key))) {
-                        json_decref(key);
-                        json_decref(val);
-                        break;
-                }
-                if (*topic)
-                        json_object_set_new(p->topics, topic, val);
-                else {
-                        json_decref(p->own);
-                        p->own = val;
-                }
-                if (rec->timestamp_ms > p->last_ms)
-                        p->last_ms = rec->timestamp_ms;
-                json_decref(key);
+                producer_label(p);
+                rd->in[rd->nin].path   = p->label;
+                rd->in[rd->nin++].root = producer_report(o, p);
         }
-        ks_fleet_parser_stop(parser);
-        if (garbage > KS_FLEET_GARBAGE_NAMED)
-                fprintf(stderr, "keyshift fleet: %zu more records skipped\n",
-                        garbage - KS_FLEET_GARBAGE_NAMED);
-        set_states(o, ps, np, now);
-        in    = calloc(np ? np : 1, sizeof(*in));
-        plist = json_array();
-        for (i = 0; i < np; i++) {
-                json_array_append_new(plist, producer_json(&ps[i]));
-                cnt[!strcmp(ps[i].state, "live")    ? 0
-                    : !strcmp(ps[i].state, "stale") ? 1
-                                                    : 2]++;
-                if (!ps[i].merged)
-                        continue;
-                snprintf(
-                    ps[i].label, sizeof(ps[i].label), "%s@%s pid %lld",
-                    json_string_value(json_object_get(ps[i].key, "client_id")),
-                    json_string_value(json_object_get(ps[i].key, "host")),
-                    (long long)json_integer_value(
-                        json_object_get(ps[i].key, "pid")));
-                in[nin].path   = ps[i].label;
-                in[nin++].root = producer_report(o, &ps[i]);
-        }
-        if (!nin) {
-                ks_cli_fail("fleet",
-                            "no producer to merge: %zu producers on %s, none "
-                            "whose last record is within --since%s (%zu "
-                            "records, %zu skipped)",
-                            np, o->report_topic,
-                            o->live_only ? " and live" : "", (size_t)rd.records,
-                            garbage);
-                json_decref(plist);
-                goto done;
-        }
-        if (!(merged = ks_cli_merge_reports(in, nin, o->hot_max, err,
-                                            sizeof(err)))) {
-                ks_cli_fail("fleet", "%s", err);
-                json_decref(plist);
-                goto done;
-        }
-        {
-                char    name[96], at[40];
-                json_t *prod = json_object_get(merged, "producer");
-                snprintf(name, sizeof(name), "keyshift fleet of %zu producers",
-                         nin);
-                json_object_set_new(prod, "name", json_string(name));
-                ks_report_rfc3339(now, at, sizeof(at));
-                fleet = json_pack(
-                    "{s:s, s:s, s:s, s:I, s:I, s:o, s:f, s:b, s:I, s:I, s:I, "
-                    "s:I, s:o}",
-                    "bootstrap", o->bootstrap, "report_topic", o->report_topic,
-                    "read_at", at, "records", (json_int_t)rd.records,
-                    "records_garbage", (json_int_t)garbage, "stale_after_s",
-                    o->stale_after_s >= 0 ? json_real(o->stale_after_s)
-                                          : json_null(),
-                    "since_s", o->since_s, "live_only", o->live_only, "live",
-                    cnt[0], "stale", cnt[1], "ended", cnt[2], "merged",
-                    (json_int_t)nin, "producers", plist);
-        }
-        ws = json_object_get(merged, "warnings");
-        left_out =
-            note_left_out(ps, np, plist, merged, first_out, sizeof(first_out));
-        json_object_set_new(fleet, "records_left_out",
-                            json_integer((json_int_t)left_out));
+        return plist;
+}
+
+/**
+ * @brief Names the merged report's producer after the fleet of @p rd.
+ * @returns the report's `fleet` object, holding @p plist (taken).
+ */
+static json_t *fleet_json(const ks_fleet_opts_t *o, const ks_fleet_round_t *rd,
+                          uint64_t records, json_t *merged, json_t *plist)
+{
+        char    name[96], at[40];
+        json_t *prod = json_object_get(merged, "producer");
+
+        snprintf(name, sizeof(name), "keyshift fleet of %zu producers",
+                 rd->nin);
+        json_object_set_new(prod, "name", json_string(name));
+        ks_report_rfc3339(rd->now, at, sizeof(at));
+        return json_pack(
+            "{s:s, s:s, s:s, s:I, s:I, s:o, s:f, s:b, s:I, s:I, s:I, "
+            "s:I, s:o}",
+            "bootstrap", o->bootstrap, "report_topic", o->report_topic,
+            "read_at", at, "records", (json_int_t)records, "records_garbage",
+            (json_int_t)rd->garbage, "stale_after_s",
+            o->stale_after_s >= 0 ? json_real(o->stale_after_s) : json_null(),
+            "since_s", o->since_s, "live_only", o->live_only, "live",
+            rd->cnt[KS_FLEET_LIVE], "stale", rd->cnt[KS_FLEET_STALE], "ended",
+            rd->cnt[KS_FLEET_ENDED], "merged", (json_int_t)rd->nin, "producers",
+            plist);
+}
+
+/** @brief Appends warning {code, message} to @p ws. */
+static void add_warning(json_t *ws, const char *code, const char *message)
+{
+        json_array_append_new(
+            ws, json_pack("{s:s, s:s}", "code", code, "message", message));
+}
+
+/**
+ * @brief Appends to @p merged's warnings what the round of @p rd met:
+ *        records left out (@p left_out of them), records skipped, stale
+ *        producers.
+ */
+static void fleet_warnings(const ks_fleet_round_t *rd, json_t *merged,
+                           size_t left_out)
+{
+        json_t *ws = json_object_get(merged, "warnings");
+        char    msg[2048];
+        size_t  i;
+
         if (left_out) {
-                snprintf(err, sizeof(err),
+                snprintf(msg, sizeof(msg),
                          "%zu records were left out of their topic's "
                          "figures: their producer had not learned the "
                          "topic's partition count (a short-lived producer, "
@@ -460,42 +315,48 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                          "answer), so their messages cannot be placed on "
                          "partitions; the first: %s (fleet.producers[]."
                          "left_out names them all)",
-                         left_out, first_out);
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_RECORDS_LEFT_OUT",
-                                                    "message", err));
+                         left_out, rd->first_out);
+                add_warning(ws, "FLEET_RECORDS_LEFT_OUT", msg);
         }
-        if (garbage) {
-                snprintf(err, sizeof(err),
+        if (rd->garbage) {
+                snprintf(msg, sizeof(msg),
                          "%zu records of the report topic were skipped (not "
                          "keyshift reports, or unreadable), the first at %s",
-                         garbage, first_bad);
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_RECORDS_SKIPPED",
-                                                    "message", err));
+                         rd->garbage, rd->first_bad);
+                add_warning(ws, "FLEET_RECORDS_SKIPPED", msg);
         }
-        if (cnt[1]) {
+        if (rd->cnt[KS_FLEET_STALE]) {
                 size_t n = (size_t)snprintf(
-                    err, sizeof(err),
+                    msg, sizeof(msg),
                     "%lld of %zu producers are stale (no record within "
                     "--stale-after):",
-                    (long long)cnt[1], np);
-                for (i = 0; i < np && n < sizeof(err); i++)
-                        if (!strcmp(ps[i].state, "stale"))
+                    (long long)rd->cnt[KS_FLEET_STALE], rd->np);
+                for (i = 0; i < rd->np && n < sizeof(msg); i++)
+                        if (!strcmp(rd->ps[i].state, "stale"))
                                 n += (size_t)snprintf(
-                                    err + n, sizeof(err) - n, " %s@%s pid %lld",
+                                    msg + n, sizeof(msg) - n, " %s@%s pid %lld",
                                     json_string_value(json_object_get(
-                                        ps[i].key, "client_id")),
+                                        rd->ps[i].key, "client_id")),
                                     json_string_value(
-                                        json_object_get(ps[i].key, "host")),
+                                        json_object_get(rd->ps[i].key, "host")),
                                     (long long)json_integer_value(
-                                        json_object_get(ps[i].key, "pid")));
-                json_array_append_new(ws, json_pack("{s:s, s:s}", "code",
-                                                    "FLEET_PRODUCERS_STALE",
-                                                    "message", err));
+                                        json_object_get(rd->ps[i].key, "pid")));
+                add_warning(ws, "FLEET_PRODUCERS_STALE", msg);
         }
-        json_object_set_new(merged, "source", json_string("fleet"));
-        json_object_set_new(merged, "fleet", fleet);
+}
+
+/**
+ * @brief Writes the fleet's report @p merged to --out (and its metrics to
+ *        --metrics), checked first as any report is.
+ * @returns KS_CLI_EXIT_OK, or KS_CLI_EXIT_FAIL (said on stderr).
+ */
+static int write_fleet(const ks_fleet_opts_t *o, const ks_fleet_round_t *rd,
+                       const json_t *merged, size_t left_out)
+{
+        json_t *file = NULL;
+        char    err[2048];
+        int     rc = KS_CLI_EXIT_FAIL;
+
         if (o->metrics && write_metrics(merged, o->metrics, err, sizeof(err)))
                 ks_cli_fail("fleet", "%s", err);
         else if (!(file = ks_report_file_form(merged)) ||
@@ -516,22 +377,77 @@ int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
                         "keyshift fleet: wrote %s (%zu producers merged: "
                         "%lld live, %lld stale, %lld ended; %zu records "
                         "skipped, %zu left out)\n",
-                        o->out, nin, (long long)cnt[0], (long long)cnt[1],
-                        (long long)cnt[2], garbage, left_out);
+                        o->out, rd->nin, (long long)rd->cnt[KS_FLEET_LIVE],
+                        (long long)rd->cnt[KS_FLEET_STALE],
+                        (long long)rd->cnt[KS_FLEET_ENDED], rd->garbage,
+                        left_out);
                 rc = KS_CLI_EXIT_OK;
         }
-done:
         json_decref(file);
-        json_decref(merged);
-        for (i = 0; i < nin; i++)
-                json_decref(in[i].root);
-        free(in);
-        for (i = 0; i < np; i++) {
-                json_decref(ps[i].key);
-                json_decref(ps[i].own);
-                json_decref(ps[i].topics);
+        return rc;
+}
+
+/** @brief Frees what the round @p rd holds. */
+static void round_free(ks_fleet_round_t *rd)
+{
+        size_t i;
+
+        for (i = 0; i < rd->nin; i++)
+                json_decref(rd->in[i].root);
+        free(rd->in);
+        for (i = 0; i < rd->np; i++) {
+                json_decref(rd->ps[i].key);
+                json_decref(rd->ps[i].own);
+                json_decref(rd->ps[i].topics);
         }
-        free(ps);
-        ks_fleet_read_free(&rd);
+        free(rd->ps);
+}
+
+int ks_fleet_run(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+{
+        ks_fleet_read_t  recs;
+        ks_fleet_round_t rd;
+        size_t           left_out;
+        json_t          *merged = NULL, *fleet, *plist;
+        char             err[2048];
+        int              rc = KS_CLI_EXIT_FAIL;
+
+        memset(&rd, 0, sizeof(rd));
+        if (ks_fleet_read(conf, o->report_topic, o->timeout_ms,
+                          isatty(STDERR_FILENO), &recs, err, sizeof(err)))
+                return ks_cli_fail("fleet", "%s", err);
+        rd.now = wall_ms();
+        ks_fleet_group_records(o, &recs, &rd);
+        plist = gather_producers(o, &rd);
+        if (!rd.nin) {
+                ks_cli_fail("fleet",
+                            "no producer to merge: %zu producers on %s, none "
+                            "whose last record is within --since%s (%zu "
+                            "records, %zu skipped)",
+                            rd.np, o->report_topic,
+                            o->live_only ? " and live" : "",
+                            (size_t)recs.records, rd.garbage);
+                json_decref(plist);
+                goto done;
+        }
+        if (!(merged = ks_cli_merge_reports(rd.in, rd.nin, o->hot_max, err,
+                                            sizeof(err)))) {
+                ks_cli_fail("fleet", "%s", err);
+                json_decref(plist);
+                goto done;
+        }
+        fleet    = fleet_json(o, &rd, recs.records, merged, plist);
+        left_out = note_left_out(rd.ps, rd.np, plist, merged, rd.first_out,
+                                 sizeof(rd.first_out));
+        json_object_set_new(fleet, "records_left_out",
+                            json_integer((json_int_t)left_out));
+        fleet_warnings(&rd, merged, left_out);
+        json_object_set_new(merged, "source", json_string("fleet"));
+        json_object_set_new(merged, "fleet", fleet);
+        rc = write_fleet(o, &rd, merged, left_out);
+done:
+        json_decref(merged);
+        round_free(&rd);
+        ks_fleet_read_free(&recs);
         return rc;
 }

@@ -10,8 +10,10 @@
  *    topic's compaction would;
  *  - ks_cli_fleet_parse.c: the records' JSON parsed and checked ahead on
  *    worker threads while the command takes those before;
- *  - ks_cli_fleet.c: one round: each record checked (garbage counted
- *    and skipped), the producers' states, the merge and the output;
+ *  - ks_cli_fleet_group.c: each record checked (garbage counted and
+ *    skipped) and grouped by producer;
+ *  - ks_cli_fleet.c: one round: the producers' states, the merge and the
+ *    output;
  *  - ks_cli_fleet_args.c: the command line, the help, --follow.
  */
 #ifndef KS_CLI_FLEET_H
@@ -127,6 +129,47 @@ typedef struct ks_fleet_opts {
         int         follow;  /**< --follow: again every `every_s` */
         double      every_s;
 } ks_fleet_opts_t;
+
+/** One producer: its records' reports grouped (ks_cli_fleet_group.c). */
+typedef struct ks_fleet_producer {
+        json_t     *key;     /**< the identity (a record's key without topic) */
+        json_t     *own;     /**< its own record's report (no topic), or NULL */
+        json_t     *topics;  /**< topic -> that topic's report */
+        int64_t     last_ms; /**< its latest record's time */
+        const char *state;
+        int         merged;
+        char        label[400]; /**< "client_id@host pid N": merged_from */
+} ks_fleet_producer_t;
+
+/** The producers' states, as counted in `fleet`: index of each. */
+enum { KS_FLEET_LIVE, KS_FLEET_STALE, KS_FLEET_ENDED, KS_FLEET_STATES };
+
+/** One round's records grouped by producer, with what was skipped. */
+typedef struct ks_fleet_round {
+        ks_fleet_producer_t  *ps;  /**< the producers, in first-record order */
+        size_t                np;  /**< ... their count */
+        struct ks_cli_report *in;  /**< the merged producers' reports */
+        size_t                nin; /**< ... their count */
+        size_t                garbage;              /**< records skipped */
+        char                  first_bad[600];       /**< where the first was */
+        char                  first_out[700];       /**< the first left out */
+        json_int_t            cnt[KS_FLEET_STATES]; /**< producers by state */
+        int64_t               now; /**< when the topic was read */
+} ks_fleet_round_t;
+
+/**
+ * @brief Groups the records of @p recs by producer into @p rd (zeroed by
+ *        the caller): a topic's record as that topic's report, the
+ *        producer's own as its head. Each record is parsed and checked as
+ *        any report is, on the parser's threads when they start
+ *        (ks_fleet_parser_start()); garbage is counted in rd->garbage,
+ *        the first named in rd->first_bad, the first few on stderr.
+ *        Stops at the first producer that cannot be added (out of
+ *        memory).
+ * @locality the command's thread.
+ */
+void ks_fleet_group_records(const ks_fleet_opts_t *o, ks_fleet_read_t *recs,
+                            ks_fleet_round_t *rd);
 
 /**
  * @brief One round: reads the report topic (ks_fleet_read()), checks the

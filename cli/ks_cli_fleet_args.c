@@ -16,6 +16,21 @@
 #include "ks_cli_fleet.h"
 
 #define KS_FLEET_DEFAULT_TOPIC "keyshift-reports"
+/** --since's default: a day of producers, whatever their state. */
+#define KS_FLEET_DEFAULT_SINCE_S 86400
+/** --every's default: a round each half minute, a Prometheus scrape's
+ *  order. */
+#define KS_FLEET_DEFAULT_EVERY_S 30
+/** --timeout-ms's default, and its bounds: the cluster's answers. */
+#define KS_FLEET_DEFAULT_TIMEOUT_MS 10000
+#define KS_FLEET_TIMEOUT_MS_MIN 100
+#define KS_FLEET_TIMEOUT_MS_MAX 600000
+/** The most hot keys --hot lists per topic. */
+#define KS_FLEET_HOT_MAX 1000
+/** --follow sleeps in slices this long, to see a stop signal soon. */
+#define KS_FLEET_SLEEP_SLICE_MS 100
+/** ks_fleet_option() and ks_fleet_parse_args(): go on. */
+#define KS_FLEET_GO_ON (-1)
 
 /** Set by SIGINT/SIGTERM: --follow ends after the current round. */
 static volatile sig_atomic_t ks_fleet_stop;
@@ -91,17 +106,135 @@ static int parse_duration(const char *v, double *s)
         return 0;
 }
 
-int ks_cli_fleet_main(int argc, char **argv)
+/** The long options of `keyshift fleet` past the ASCII letters. */
+enum {
+        OPT_STALE = 256,
+        OPT_SINCE,
+        OPT_LIVE,
+        OPT_TIMEOUT,
+        OPT_METRICS,
+        OPT_FOLLOW,
+        OPT_EVERY
+};
+
+/**
+ * @brief Sets duration option @p c (--stale-after, --since, --every) to
+ *        @p arg in @p o.
+ * @returns KS_FLEET_GO_ON, or KS_CLI_EXIT_USAGE (said on stderr).
+ */
+static int ks_fleet_duration(ks_fleet_opts_t *o, int c, const char *arg)
 {
-        enum {
-                OPT_STALE = 256,
-                OPT_SINCE,
-                OPT_LIVE,
-                OPT_TIMEOUT,
-                OPT_METRICS,
-                OPT_FOLLOW,
-                OPT_EVERY
-        };
+        switch (c) {
+        case OPT_STALE:
+                if (parse_duration(arg, &o->stale_after_s))
+                        return ks_cli_usage_error(
+                            "fleet",
+                            "--stale-after %s: expected a "
+                            "duration (90s, 5m, 2h, 1d)",
+                            arg);
+                break;
+        case OPT_SINCE:
+                if (parse_duration(arg, &o->since_s))
+                        return ks_cli_usage_error("fleet",
+                                                  "--since %s: expected a "
+                                                  "duration (90s, 5m, 2h, 1d)",
+                                                  arg);
+                break;
+        case OPT_EVERY:
+                if (parse_duration(arg, &o->every_s) || o->every_s < 1)
+                        return ks_cli_usage_error("fleet",
+                                                  "--every %s: expected a "
+                                                  "duration of 1s or more",
+                                                  arg);
+                break;
+        }
+        return KS_FLEET_GO_ON;
+}
+
+/**
+ * @brief Sets option @p c (value @p arg) in @p o, or its -X property in
+ *        @p conf.
+ * @returns KS_FLEET_GO_ON, or the exit code (--help, or a usage error
+ *          said on stderr).
+ */
+static int ks_fleet_option(ks_fleet_opts_t *o, rd_kafka_conf_t *conf, int c,
+                           char *arg)
+{
+        char      err[512], *eq;
+        long long v;
+
+        switch (c) {
+        case 'b':
+                o->bootstrap = arg;
+                break;
+        case 'r':
+                o->report_topic = arg;
+                break;
+        case 'X':
+                if (!(eq = strchr(arg, '=')))
+                        return ks_cli_usage_error(
+                            "fleet", "-X %s: expected PROP=VALUE", arg);
+                *eq = '\0';
+                if (rd_kafka_conf_set(conf, arg, eq + 1, err, sizeof(err)) !=
+                    RD_KAFKA_CONF_OK)
+                        return ks_cli_usage_error("fleet", "-X %s: %s", arg,
+                                                  err);
+                break;
+        case 't':
+                if (o->only_cnt == sizeof(o->only) / sizeof(o->only[0]))
+                        return ks_cli_usage_error("fleet",
+                                                  "--topic: at most 64");
+                o->only[o->only_cnt++] = arg;
+                break;
+        case OPT_STALE:
+        case OPT_SINCE:
+        case OPT_EVERY:
+                return ks_fleet_duration(o, c, arg);
+        case OPT_LIVE:
+                o->live_only = 1;
+                break;
+        case 'k':
+                if (ks_cli_parse_long(arg, 1, KS_FLEET_HOT_MAX, &v, err,
+                                      sizeof(err)))
+                        return ks_cli_usage_error("fleet", "--hot: %s", err);
+                o->hot_max = (size_t)v;
+                break;
+        case OPT_TIMEOUT:
+                if (ks_cli_parse_long(arg, KS_FLEET_TIMEOUT_MS_MIN,
+                                      KS_FLEET_TIMEOUT_MS_MAX, &v, err,
+                                      sizeof(err)))
+                        return ks_cli_usage_error("fleet", "--timeout-ms: %s",
+                                                  err);
+                o->timeout_ms = (int)v;
+                break;
+        case 'o':
+                o->out = arg;
+                break;
+        case OPT_METRICS:
+                o->metrics = arg;
+                break;
+        case OPT_FOLLOW:
+                o->follow = 1;
+                break;
+        case 'h':
+                ks_fleet_help(stdout);
+                return KS_CLI_EXIT_OK;
+        default:
+                return ks_cli_usage_error("fleet", "bad option");
+        }
+        return KS_FLEET_GO_ON;
+}
+
+/**
+ * @brief Parses `keyshift fleet`'s arguments into @p o and @p conf
+ *        (bootstrap.servers and -X properties), and checks that they
+ *        make a command.
+ * @returns KS_FLEET_GO_ON, or the exit code (--help, or a usage error
+ *          said on stderr).
+ */
+static int ks_fleet_parse_args(int argc, char **argv, ks_fleet_opts_t *o,
+                               rd_kafka_conf_t *conf)
+{
         static const struct option longopts[] = {
             {"bootstrap", required_argument, NULL, 'b'},
             {"report-topic", required_argument, NULL, 'r'},
@@ -118,118 +251,64 @@ int ks_cli_fleet_main(int argc, char **argv)
             {"output", required_argument, NULL, 'o'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0}};
-        ks_fleet_opts_t  o    = {.report_topic  = KS_FLEET_DEFAULT_TOPIC,
-                                 .out           = "-",
-                                 .stale_after_s = -1,
-                                 .since_s       = 86400,
-                                 .every_s       = 30,
-                                 .timeout_ms    = 10000};
-        rd_kafka_conf_t *conf = rd_kafka_conf_new();
-        char             err[512], *eq;
-        long long        v;
-        int              c;
+        char err[512];
+        int  c, r;
 
-#define KS_FLEET_USAGE(...)                                                    \
-        do {                                                                   \
-                rd_kafka_conf_destroy(conf);                                   \
-                return ks_cli_usage_error("fleet", __VA_ARGS__);               \
-        } while (0)
         optind = 1;
         while ((c = getopt_long(argc, argv, "b:r:X:t:k:o:h", longopts, NULL)) !=
-               -1) {
-                switch (c) {
-                case 'b':
-                        o.bootstrap = optarg;
-                        break;
-                case 'r':
-                        o.report_topic = optarg;
-                        break;
-                case 'X':
-                        if (!(eq = strchr(optarg, '=')))
-                                KS_FLEET_USAGE("-X %s: expected PROP=VALUE",
-                                               optarg);
-                        *eq = '\0';
-                        if (rd_kafka_conf_set(conf, optarg, eq + 1, err,
-                                              sizeof(err)) != RD_KAFKA_CONF_OK)
-                                KS_FLEET_USAGE("-X %s: %s", optarg, err);
-                        break;
-                case 't':
-                        if (o.only_cnt == sizeof(o.only) / sizeof(o.only[0]))
-                                KS_FLEET_USAGE("--topic: at most 64");
-                        o.only[o.only_cnt++] = optarg;
-                        break;
-                case OPT_STALE:
-                        if (parse_duration(optarg, &o.stale_after_s))
-                                KS_FLEET_USAGE("--stale-after %s: expected a "
-                                               "duration (90s, 5m, 2h, 1d)",
-                                               optarg);
-                        break;
-                case OPT_SINCE:
-                        if (parse_duration(optarg, &o.since_s))
-                                KS_FLEET_USAGE("--since %s: expected a "
-                                               "duration (90s, 5m, 2h, 1d)",
-                                               optarg);
-                        break;
-                case OPT_LIVE:
-                        o.live_only = 1;
-                        break;
-                case 'k':
-                        if (ks_cli_parse_long(optarg, 1, 1000, &v, err,
-                                              sizeof(err)))
-                                KS_FLEET_USAGE("--hot: %s", err);
-                        o.hot_max = (size_t)v;
-                        break;
-                case OPT_TIMEOUT:
-                        if (ks_cli_parse_long(optarg, 100, 600000, &v, err,
-                                              sizeof(err)))
-                                KS_FLEET_USAGE("--timeout-ms: %s", err);
-                        o.timeout_ms = (int)v;
-                        break;
-                case 'o':
-                        o.out = optarg;
-                        break;
-                case OPT_METRICS:
-                        o.metrics = optarg;
-                        break;
-                case OPT_FOLLOW:
-                        o.follow = 1;
-                        break;
-                case OPT_EVERY:
-                        if (parse_duration(optarg, &o.every_s) || o.every_s < 1)
-                                KS_FLEET_USAGE("--every %s: expected a "
-                                               "duration of 1s or more",
-                                               optarg);
-                        break;
-                case 'h':
-                        ks_fleet_help(stdout);
-                        rd_kafka_conf_destroy(conf);
-                        return KS_CLI_EXIT_OK;
-                default:
-                        KS_FLEET_USAGE("bad option");
-                }
-        }
+               -1)
+                if ((r = ks_fleet_option(o, conf, c, optarg)) != KS_FLEET_GO_ON)
+                        return r;
         if (optind < argc)
-                KS_FLEET_USAGE("unexpected argument '%s'", argv[optind]);
-        if (!o.bootstrap)
-                KS_FLEET_USAGE("--bootstrap is required");
-        if (rd_kafka_conf_set(conf, "bootstrap.servers", o.bootstrap, err,
+                return ks_cli_usage_error("fleet", "unexpected argument '%s'",
+                                          argv[optind]);
+        if (!o->bootstrap)
+                return ks_cli_usage_error("fleet", "--bootstrap is required");
+        if (rd_kafka_conf_set(conf, "bootstrap.servers", o->bootstrap, err,
                               sizeof(err)) != RD_KAFKA_CONF_OK)
-                KS_FLEET_USAGE("--bootstrap: %s", err);
-        if (o.follow && !o.metrics && !strcmp(o.out, "-"))
-                KS_FLEET_USAGE("--follow needs --metrics PATH or -o FILE");
-#undef KS_FLEET_USAGE
-        if (!o.follow)
-                return ks_fleet_run(&o, conf);
+                return ks_cli_usage_error("fleet", "--bootstrap: %s", err);
+        if (o->follow && !o->metrics && !strcmp(o->out, "-"))
+                return ks_cli_usage_error(
+                    "fleet", "--follow needs --metrics PATH or -o FILE");
+        return KS_FLEET_GO_ON;
+}
+
+/**
+ * @brief --follow: a round (ks_fleet_run()) every --every until SIGINT or
+ *        SIGTERM; a failed round (the cluster away) is said and retried.
+ * @returns KS_CLI_EXIT_OK.
+ */
+static int ks_fleet_follow(const ks_fleet_opts_t *o, rd_kafka_conf_t *conf)
+{
         signal(SIGINT, on_stop_signal);
         signal(SIGTERM, on_stop_signal);
         while (!ks_fleet_stop) {
                 double slept;
-                /* a failed round (the cluster away) is said and retried */
-                ks_fleet_run(&o, rd_kafka_conf_dup(conf));
-                for (slept = 0; slept < o.every_s && !ks_fleet_stop;
-                     slept += 0.1)
-                        usleep(100 * 1000);
+                ks_fleet_run(o, rd_kafka_conf_dup(conf));
+                for (slept = 0; slept < o->every_s && !ks_fleet_stop;
+                     slept += KS_FLEET_SLEEP_SLICE_MS / 1000.0)
+                        usleep(KS_FLEET_SLEEP_SLICE_MS * 1000);
         }
         rd_kafka_conf_destroy(conf);
         return KS_CLI_EXIT_OK;
+}
+
+int ks_cli_fleet_main(int argc, char **argv)
+{
+        ks_fleet_opts_t  o    = {.report_topic  = KS_FLEET_DEFAULT_TOPIC,
+                                 .out           = "-",
+                                 .stale_after_s = -1,
+                                 .since_s       = KS_FLEET_DEFAULT_SINCE_S,
+                                 .every_s       = KS_FLEET_DEFAULT_EVERY_S,
+                                 .timeout_ms    = KS_FLEET_DEFAULT_TIMEOUT_MS};
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        int              r;
+
+        if ((r = ks_fleet_parse_args(argc, argv, &o, conf)) != KS_FLEET_GO_ON) {
+                rd_kafka_conf_destroy(conf);
+                return r;
+        }
+        if (!o.follow)
+                return ks_fleet_run(&o, conf);
+        return ks_fleet_follow(&o, conf);
 }

@@ -12,6 +12,14 @@
 #include <string.h>
 #include <time.h>
 
+/** How long one wait for a record lasts (ms): the timeout is checked
+ *  between waits. */
+#define KS_FLEET_POLL_MS 100
+/** The progress line is redrawn every this many records. */
+#define KS_FLEET_PROGRESS_EVERY 1000
+/** The records' table starts this big, and doubles. */
+#define KS_FLEET_RECS_FIRST_CAP 64
+
 static int64_t mono_ms(void)
 {
         struct timespec ts;
@@ -35,7 +43,8 @@ static int keep(ks_fleet_read_t *r, const rd_kafka_message_t *m)
                 rec = &r->recs[json_integer_value(at)];
         if (!rec) {
                 if (r->cnt == r->cap) {
-                        size_t          cap = r->cap ? 2 * r->cap : 64;
+                        size_t cap =
+                            r->cap ? 2 * r->cap : KS_FLEET_RECS_FIRST_CAP;
                         ks_fleet_rec_t *n = realloc(r->recs, cap * sizeof(*n));
                         if (!n)
                                 return -1;
@@ -98,6 +107,160 @@ static int partitions_of(rd_kafka_t *rk, const char *topic, int timeout_ms,
         return n;
 }
 
+/** One read of the report topic: the consumer and each partition's
+ *  progress. */
+typedef struct ks_fleet_consumer {
+        rd_kafka_t       *rk;
+        rd_kafka_topic_t *rkt;
+        rd_kafka_queue_t *q;
+        const char       *topic;
+        int               timeout_ms;
+        int32_t           n;       /**< the topic's partitions */
+        int64_t          *high;    /**< each one's high watermark */
+        char             *done;    /**< 1: read to its high watermark */
+        char             *started; /**< 1: consume started */
+        int32_t           left;    /**< partitions started, not done */
+} ks_fleet_consumer_t;
+
+/**
+ * @brief Starts reading each partition of @p c's topic from its low
+ *        watermark, up to the high watermark it has now (an empty one is
+ *        done already).
+ * @returns 0, or -1 with @p err set.
+ */
+static int start_partitions(ks_fleet_consumer_t *c, char *err, size_t errsz)
+{
+        int32_t p;
+
+        for (p = 0; p < c->n; p++) {
+                int64_t             low;
+                rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
+                    c->rk, c->topic, p, &low, &c->high[p], c->timeout_ms);
+                if (e) {
+                        snprintf(err, errsz,
+                                 "%s [%d]: no watermarks within %d ms: %s",
+                                 c->topic, (int)p, c->timeout_ms,
+                                 rd_kafka_err2str(e));
+                        return -1;
+                }
+                if (c->high[p] <= low) {
+                        c->done[p] = 1;
+                        continue;
+                }
+                if (rd_kafka_consume_start_queue(c->rkt, p, low, c->q) == -1) {
+                        snprintf(err, errsz, "cannot read %s [%d]: %s",
+                                 c->topic, (int)p,
+                                 rd_kafka_err2str(rd_kafka_last_error()));
+                        return -1;
+                }
+                c->started[p] = 1;
+                c->left++;
+        }
+        return 0;
+}
+
+/** @brief Marks partition @p p of @p c done (once). */
+static void partition_done(ks_fleet_consumer_t *c, int32_t p)
+{
+        if (!c->done[p]) {
+                c->done[p] = 1;
+                c->left--;
+        }
+}
+
+/**
+ * @brief Takes message @p m: a record below its partition's high
+ *        watermark is counted and kept (keep()), an end of partition at
+ *        the high watermark marks it done (compaction may leave gaps
+ *        before the end).
+ * @returns 0, or -1 with @p err set.
+ */
+static int take_message(ks_fleet_consumer_t *c, const rd_kafka_message_t *m,
+                        int progress, ks_fleet_read_t *out, char *err,
+                        size_t errsz)
+{
+        int in = m->partition >= 0 && m->partition < c->n;
+
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                if (in && m->offset >= c->high[m->partition])
+                        partition_done(c, m->partition);
+                return 0;
+        }
+        if (m->err) {
+                snprintf(err, errsz, "%s: %s", c->topic,
+                         rd_kafka_message_errstr(m));
+                return -1;
+        }
+        if (!in || m->offset >= c->high[m->partition])
+                return 0;
+        out->records++;
+        if (m->key && keep(out, m)) {
+                snprintf(err, errsz, "out of memory");
+                return -1;
+        }
+        if (m->offset + 1 >= c->high[m->partition])
+                partition_done(c, m->partition);
+        if (progress && out->records % KS_FLEET_PROGRESS_EVERY == 0)
+                fprintf(stderr, "\rfleet: %" PRIu64 " records read",
+                        out->records);
+        return 0;
+}
+
+/**
+ * @brief Reads @p c's started partitions to their high watermarks into
+ *        @p out, a progress line on stderr when @p progress.
+ * @returns 0, or -1 with @p err set (an error, or no record for the
+ *          timeout before the end).
+ */
+static int read_to_end(ks_fleet_consumer_t *c, int progress,
+                       ks_fleet_read_t *out, char *err, size_t errsz)
+{
+        int64_t last = mono_ms();
+
+        while (c->left > 0) {
+                rd_kafka_message_t *m =
+                    rd_kafka_consume_queue(c->q, KS_FLEET_POLL_MS);
+                int r;
+                if (!m) {
+                        if (mono_ms() - last > c->timeout_ms) {
+                                snprintf(err, errsz,
+                                         "%s: no record for %d ms before "
+                                         "its end (%d partitions left)",
+                                         c->topic, c->timeout_ms, (int)c->left);
+                                return -1;
+                        }
+                        continue;
+                }
+                last = mono_ms();
+                r    = take_message(c, m, progress, out, err, errsz);
+                rd_kafka_message_destroy(m);
+                if (r)
+                        return -1;
+        }
+        if (progress)
+                fprintf(stderr, "\rfleet: %" PRIu64 " records read\n",
+                        out->records);
+        return 0;
+}
+
+/** @brief Stops and frees what @p c started and holds. */
+static void consumer_close(ks_fleet_consumer_t *c)
+{
+        int32_t p;
+
+        for (p = 0; c->started && p < c->n; p++)
+                if (c->started[p])
+                        rd_kafka_consume_stop(c->rkt, p);
+        if (c->q)
+                rd_kafka_queue_destroy(c->q);
+        if (c->rkt)
+                rd_kafka_topic_destroy(c->rkt);
+        free(c->high);
+        free(c->done);
+        free(c->started);
+        rd_kafka_destroy(c->rk);
+}
+
 /**
  * The records are read with librdkafka's queue-based consumer
  * (rd_kafka_consume_start_queue(), "simple consumer" in librdkafka's
@@ -110,120 +273,36 @@ static int partitions_of(rd_kafka_t *rk, const char *topic, int timeout_ms,
 int ks_fleet_read(rd_kafka_conf_t *conf, const char *topic, int timeout_ms,
                   int progress, ks_fleet_read_t *out, char *err, size_t errsz)
 {
-        char              errstr[512];
-        rd_kafka_t       *rk;
-        rd_kafka_topic_t *rkt  = NULL;
-        rd_kafka_queue_t *q    = NULL;
-        int64_t          *high = NULL, last = mono_ms();
-        char             *done = NULL, *started = NULL;
-        int32_t           p, n = 0, left = 0;
-        int               rc = -1;
+        ks_fleet_consumer_t c = {.topic = topic, .timeout_ms = timeout_ms};
+        char                errstr[512];
+        int                 rc = -1;
 
         memset(out, 0, sizeof(*out));
         rd_kafka_conf_set(conf, "enable.partition.eof", "true", NULL, 0);
-        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr,
-                                sizeof(errstr)))) {
+        if (!(c.rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr,
+                                  sizeof(errstr)))) {
                 rd_kafka_conf_destroy(conf);
                 snprintf(err, errsz, "cannot create the consumer: %s", errstr);
                 return -1;
         }
-        if ((n = partitions_of(rk, topic, timeout_ms, err, errsz)) < 0)
+        if ((c.n = partitions_of(c.rk, topic, timeout_ms, err, errsz)) < 0) {
+                c.n = 0;
                 goto done;
-        high    = calloc((size_t)n, sizeof(*high));
-        done    = calloc((size_t)n, 1);
-        started = calloc((size_t)n, 1);
-        rkt     = rd_kafka_topic_new(rk, topic, NULL);
-        q       = rd_kafka_queue_new(rk);
-        if (!high || !done || !started || !rkt || !q) {
+        }
+        c.high    = calloc((size_t)c.n, sizeof(*c.high));
+        c.done    = calloc((size_t)c.n, 1);
+        c.started = calloc((size_t)c.n, 1);
+        c.rkt     = rd_kafka_topic_new(c.rk, topic, NULL);
+        c.q       = rd_kafka_queue_new(c.rk);
+        if (!c.high || !c.done || !c.started || !c.rkt || !c.q) {
                 snprintf(err, errsz, "out of memory");
                 goto done;
         }
-        for (p = 0; p < n; p++) {
-                int64_t             low;
-                rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(
-                    rk, topic, p, &low, &high[p], timeout_ms);
-                if (e) {
-                        snprintf(err, errsz,
-                                 "%s [%d]: no watermarks within %d ms: %s",
-                                 topic, (int)p, timeout_ms,
-                                 rd_kafka_err2str(e));
-                        goto done;
-                }
-                if (high[p] <= low) {
-                        done[p] = 1;
-                        continue;
-                }
-                if (rd_kafka_consume_start_queue(rkt, p, low, q) == -1) {
-                        snprintf(err, errsz, "cannot read %s [%d]: %s", topic,
-                                 (int)p,
-                                 rd_kafka_err2str(rd_kafka_last_error()));
-                        goto done;
-                }
-                started[p] = 1;
-                left++;
-        }
-        while (left > 0) {
-                rd_kafka_message_t *m = rd_kafka_consume_queue(q, 100);
-                if (!m) {
-                        if (mono_ms() - last > timeout_ms) {
-                                snprintf(err, errsz,
-                                         "%s: no record for %d ms before "
-                                         "its end (%d partitions left)",
-                                         topic, timeout_ms, (int)left);
-                                goto done;
-                        }
-                        continue;
-                }
-                last = mono_ms();
-                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-                        /* compaction may leave gaps before the end */
-                        if (m->partition >= 0 && m->partition < n &&
-                            !done[m->partition] &&
-                            m->offset >= high[m->partition]) {
-                                done[m->partition] = 1;
-                                left--;
-                        }
-                } else if (m->err) {
-                        snprintf(err, errsz, "%s: %s", topic,
-                                 rd_kafka_message_errstr(m));
-                        rd_kafka_message_destroy(m);
-                        goto done;
-                } else if (m->partition >= 0 && m->partition < n &&
-                           m->offset < high[m->partition]) {
-                        out->records++;
-                        if (m->key && keep(out, m)) {
-                                snprintf(err, errsz, "out of memory");
-                                rd_kafka_message_destroy(m);
-                                goto done;
-                        }
-                        if (m->offset + 1 >= high[m->partition] &&
-                            !done[m->partition]) {
-                                done[m->partition] = 1;
-                                left--;
-                        }
-                        if (progress && out->records % 1000 == 0)
-                                fprintf(stderr,
-                                        "\rfleet: %" PRIu64 " records read",
-                                        out->records);
-                }
-                rd_kafka_message_destroy(m);
-        }
-        if (progress)
-                fprintf(stderr, "\rfleet: %" PRIu64 " records read\n",
-                        out->records);
-        rc = 0;
+        if (!start_partitions(&c, err, errsz) &&
+            !read_to_end(&c, progress, out, err, errsz))
+                rc = 0;
 done:
-        for (p = 0; started && p < n; p++)
-                if (started[p])
-                        rd_kafka_consume_stop(rkt, p);
-        if (q)
-                rd_kafka_queue_destroy(q);
-        if (rkt)
-                rd_kafka_topic_destroy(rkt);
-        free(high);
-        free(done);
-        free(started);
-        rd_kafka_destroy(rk);
+        consumer_close(&c);
         if (rc)
                 ks_fleet_read_free(out);
         return rc;

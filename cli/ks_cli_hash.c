@@ -38,6 +38,12 @@ typedef enum ks_hash_format {
 static const char *const ks_hash_format_names[] = {"string", "int32", "int64",
                                                    "hex"};
 
+/** The key formats, as many as ks_hash_format_t has. */
+#define KS_HASH_FORMATS                                                        \
+        (sizeof(ks_hash_format_names) / sizeof(ks_hash_format_names[0]))
+/** ks_hash_parse_args(): the arguments are good, hash on. */
+#define KS_HASH_GO_ON (-1)
+
 typedef struct ks_hash_opts {
         ks_partitioner_t p;
         int32_t          counts[KS_HASH_COUNTS_MAX];
@@ -284,7 +290,13 @@ static void ks_hash_print(const ks_hash_opts_t *o, json_t *k)
         }
 }
 
-int ks_cli_hash_main(int argc, char **argv)
+/**
+ * @brief Parses `keyshift hash`'s options into @p o (its defaults set by
+ *        the caller); the keys are argv[optind..].
+ * @returns KS_HASH_GO_ON, or the exit code (--help, or a usage error said
+ *          on stderr).
+ */
+static int ks_hash_parse_args(int argc, char **argv, ks_hash_opts_t *o)
 {
         static const struct option longopts[] = {
             {"partitioner", required_argument, NULL, 'p'},
@@ -293,45 +305,40 @@ int ks_cli_hash_main(int argc, char **argv)
             {"json", no_argument, NULL, 'j'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0}};
-        ks_hash_opts_t o = {.p         = KS_PARTITIONER_CONSISTENT_RANDOM,
-                            .counts    = {6, 12},
-                            .count_cnt = 2};
-        char           err[512];
-        uint8_t       *key;
-        json_t        *all;
-        int            c, i;
-        size_t         f;
+        char   err[512];
+        int    c;
+        size_t f;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "p:n:f:h", longopts, NULL)) != -1) {
                 switch (c) {
                 case 'p':
-                        if (ks_partitioner_from_name(optarg, &o.p))
+                        if (ks_partitioner_from_name(optarg, &o->p))
                                 return ks_cli_usage_error(
                                     "hash", "--partitioner: unknown '%s'",
                                     optarg);
                         break;
                 case 'n':
-                        if (ks_cli_parse_counts(optarg, o.counts,
-                                                KS_HASH_COUNTS_MAX,
-                                                &o.count_cnt, err, sizeof(err)))
+                        if (ks_cli_parse_counts(
+                                optarg, o->counts, KS_HASH_COUNTS_MAX,
+                                &o->count_cnt, err, sizeof(err)))
                                 return ks_cli_usage_error(
                                     "hash", "--partitions: %s", err);
                         break;
                 case 'f':
-                        for (f = 0; f < 4; f++)
+                        for (f = 0; f < KS_HASH_FORMATS; f++)
                                 if (!strcmp(optarg, ks_hash_format_names[f]))
                                         break;
-                        if (f == 4)
+                        if (f == KS_HASH_FORMATS)
                                 return ks_cli_usage_error(
                                     "hash",
                                     "--key-format: '%s' is not string, "
                                     "int32, int64 or hex",
                                     optarg);
-                        o.fmt = (ks_hash_format_t)f;
+                        o->fmt = (ks_hash_format_t)f;
                         break;
                 case 'j':
-                        o.json = 1;
+                        o->json = 1;
                         break;
                 case 'h':
                         ks_hash_help(stdout);
@@ -342,7 +349,41 @@ int ks_cli_hash_main(int argc, char **argv)
         }
         if (optind >= argc)
                 return ks_cli_usage_error("hash", "no KEY given");
+        return KS_HASH_GO_ON;
+}
 
+/** @brief Prints the keys' objects @p all: as JSON (one object for one
+ *         key, an array for several) or as text tables. */
+static void ks_hash_output(const ks_hash_opts_t *o, json_t *all)
+{
+        size_t i;
+
+        if (o->json) {
+                json_dumpf(json_array_size(all) == 1 ? json_array_get(all, 0)
+                                                     : all,
+                           stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+                printf("\n");
+                return;
+        }
+        for (i = 0; i < json_array_size(all); i++) {
+                if (i)
+                        printf("\n");
+                ks_hash_print(o, json_array_get(all, i));
+        }
+}
+
+int ks_cli_hash_main(int argc, char **argv)
+{
+        ks_hash_opts_t o = {.p         = KS_PARTITIONER_CONSISTENT_RANDOM,
+                            .counts    = {6, 12},
+                            .count_cnt = 2};
+        char           err[512];
+        uint8_t       *key;
+        json_t        *all;
+        int            i, r;
+
+        if ((r = ks_hash_parse_args(argc, argv, &o)) != KS_HASH_GO_ON)
+                return r;
         key = malloc(KS_HASH_KEY_MAX);
         all = json_array();
         for (i = optind; i < argc; i++) {
@@ -357,18 +398,7 @@ int ks_cli_hash_main(int argc, char **argv)
                     all, ks_hash_key_json(&o, argv[i], key, (size_t)n));
         }
         free(key);
-        if (o.json) {
-                json_dumpf(json_array_size(all) == 1 ? json_array_get(all, 0)
-                                                     : all,
-                           stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-                printf("\n");
-        } else {
-                for (f = 0; f < json_array_size(all); f++) {
-                        if (f)
-                                printf("\n");
-                        ks_hash_print(&o, json_array_get(all, f));
-                }
-        }
+        ks_hash_output(&o, all);
         json_decref(all);
         return KS_CLI_EXIT_OK; /* main() flushes, and names a write error */
 }

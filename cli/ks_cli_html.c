@@ -34,6 +34,12 @@
 #include "ks_report.h"
 
 #define KS_HTML_TOPICS_MAX 64
+/** The partition skew (busiest over median) a card marks bad:
+ *  keyshift.partition.skew.max's default (core/report/ks_sizing.c). */
+#define KS_HTML_SKEW_LIMIT 2.5
+/** Room (characters) kept in the skew card's text for the limit's note;
+ *  a proposal's skew is added only while it fits. */
+#define KS_HTML_SKEW_NOTE_ROOM 40
 
 typedef struct ks_html_opts {
         const char *only[KS_HTML_TOPICS_MAX];
@@ -77,20 +83,125 @@ static void ks_html_card(FILE *fp, const char *cls, const char *big,
         fprintf(fp, "</div></div>\n");
 }
 
+/** @brief The card of proposal @p p: the share of keyed messages that
+ *         moves, with messages and distinct keys (@p an: the topic's
+ *         analysis, @p note: what it leaves out). */
+static void ks_html_card_moved(FILE *fp, const json_t *p,
+                               const ks_analysis_t *an, const char *note)
+{
+        const json_t *mv = json_object_get(p, "moved");
+        double        f  = ks_cli_num(mv, "messages_fraction");
+        char          big[96], what[384], a[32], b[32], c[32];
+        /* counts of the analysed messages only: lower bounds */
+        const char *atl =
+            !an->complete ||
+                    json_is_false(json_object_get(mv, "messages_exact"))
+                ? "at least "
+                : "";
+
+        snprintf(big, sizeof(big), "%s", ks_cli_fmt_pct(f, a, sizeof(a)));
+        if (ks_cli_num(mv, "messages_fraction_error") > 0) {
+                char e[32];
+                snprintf(
+                    big + strlen(big), sizeof(big) - strlen(big), " +-%s",
+                    ks_cli_fmt_pct(ks_cli_num(mv, "messages_fraction_error"), e,
+                                   sizeof(e)));
+        }
+        /* moved keys: a sketch's estimate, not a lower bound */
+        snprintf(
+            what, sizeof(what),
+            "of keyed messages move at %d partitions (%s%s "
+            "messages; %s of distinct keys, %s%s%s)",
+            (int)ks_cli_u64(p, "partition_count"), atl,
+            ks_cli_fmt_count(ks_cli_u64(mv, "messages"), b, sizeof(b)),
+            ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"), a,
+                           sizeof(a)),
+            ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c, sizeof(c)),
+            *note ? " in the analysed messages: " : "", note);
+        ks_html_card(fp, f > 0 ? "warn" : "ok", big, what);
+}
+
+/** @brief The partition skew card of topic @p t: busiest partition over
+ *         the median now and at each proposal, bad past
+ *         KS_HTML_SKEW_LIMIT; none without current loads. */
+static void ks_html_card_skew(FILE *fp, const json_t *t)
+{
+        const json_t  *props = json_object_get(t, "proposals");
+        ks_cli_loads_t now   = {0}, at;
+        char           big[96], what[384];
+        double         worst;
+        size_t         i;
+        int            n = 0;
+
+        if (ks_cli_loads_read(
+                json_object_get(json_object_get(t, "current"), "partitions"),
+                &now))
+                return;
+        worst = now.spread.max_over_median;
+        snprintf(big, sizeof(big), "%.2fx now", now.spread.max_over_median);
+        n = snprintf(what, sizeof(what), "busiest partition over the median");
+        for (i = 0; i < json_array_size(props); i++)
+                if (!ks_cli_loads_read(
+                        json_object_get(json_array_get(props, i), "partitions"),
+                        &at)) {
+                        if (n < (int)sizeof(what) - KS_HTML_SKEW_NOTE_ROOM)
+                                n += snprintf(
+                                    what + n, sizeof(what) - (size_t)n,
+                                    "%s at %d: %.2fx", i ? "," : ";",
+                                    (int)at.count, at.spread.max_over_median);
+                        worst = fmax(worst, at.spread.max_over_median);
+                        ks_cli_loads_free(&at);
+                }
+        if (n < (int)sizeof(what) - KS_HTML_SKEW_NOTE_ROOM)
+                snprintf(what + n, sizeof(what) - (size_t)n,
+                         " (keyshift's limit 2.5x)");
+        ks_html_card(fp, worst > KS_HTML_SKEW_LIMIT ? "bad" : "", big, what);
+        ks_cli_loads_free(&now);
+}
+
+/** @brief The hot keys' card of topic @p t: the share of keyed messages
+ *         of the busiest keys listed (@p note: what the analysis leaves
+ *         out). */
+static void ks_html_card_hot(FILE *fp, const json_t *t, const char *note)
+{
+        ks_cli_keyrank_t kr;
+        size_t           nh;
+        char             big[96], what[384], a[32], b[32];
+
+        if (ks_cli_keyrank_build(t, 0, &kr))
+                return;
+        nh = json_array_size(json_object_get(t, "hot_keys"));
+        if (nh && kr.cnt) {
+                snprintf(
+                    big, sizeof(big), "%s",
+                    ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(&kr, (double)nh),
+                                   a, sizeof(a)));
+                /* a sketch's estimate, not a lower bound */
+                snprintf(what, sizeof(what),
+                         "of keyed messages come from the busiest %zu "
+                         "of %s distinct keys%s%s%s",
+                         nh,
+                         ks_cli_fmt_count(ks_cli_u64(json_object_get(t, "keys"),
+                                                     "distinct_estimate"),
+                                          b, sizeof(b)),
+                         *note ? " in the analysed messages (" : "", note,
+                         *note ? ")" : "");
+                ks_html_card(fp, "", big, what);
+        }
+        ks_cli_keyrank_free(&kr);
+}
+
 /** @brief The headline figures of topic @p t: what moves per proposal,
  *         partition skew, the busiest keys' share, the traffic. */
 static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
 {
-        const json_t    *props = json_object_get(t, "proposals");
-        const json_t    *keys  = json_object_get(t, "keys");
-        uint64_t         msgs  = ks_cli_u64(t, "messages");
-        uint64_t         keyed = ks_cli_u64(keys, "hashed");
-        char             big[96], what[384], a[32], b[32], c[32];
-        char             note[KS_ANALYSIS_LINE_MAX];
-        ks_cli_keyrank_t kr;
-        ks_cli_loads_t   now = {0}, at;
-        size_t           i;
-        ks_analysis_t    an;
+        const json_t *props = json_object_get(t, "proposals");
+        uint64_t      msgs  = ks_cli_u64(t, "messages");
+        uint64_t      keyed = ks_cli_u64(json_object_get(t, "keys"), "hashed");
+        char          big[96], what[384], a[32], b[32], c[32];
+        char          note[KS_ANALYSIS_LINE_MAX];
+        size_t        i;
+        ks_analysis_t an;
 
         /* reports from before `analysis` existed: the topic's own counts
          * say whether messages were skipped; distinct keys are then the
@@ -98,91 +209,11 @@ static void ks_html_cards(FILE *fp, const json_t *t, int32_t cur)
         ks_analysis_of_topic(t, &an);
         ks_analysis_more_keys_note(&an, note, sizeof(note));
         fprintf(fp, "<div class=\"cards\">\n");
-        for (i = 0; i < json_array_size(props); i++) {
-                const json_t *p  = json_array_get(props, i);
-                const json_t *mv = json_object_get(p, "moved");
-                double        f  = ks_cli_num(mv, "messages_fraction");
-                /* counts of the analysed messages only: lower bounds */
-                const char *atl =
-                    !an.complete ||
-                            json_is_false(json_object_get(mv, "messages_exact"))
-                        ? "at least "
-                        : "";
-                snprintf(big, sizeof(big), "%s",
-                         ks_cli_fmt_pct(f, a, sizeof(a)));
-                if (ks_cli_num(mv, "messages_fraction_error") > 0) {
-                        char e[32];
-                        snprintf(big + strlen(big), sizeof(big) - strlen(big),
-                                 " +-%s",
-                                 ks_cli_fmt_pct(
-                                     ks_cli_num(mv, "messages_fraction_error"),
-                                     e, sizeof(e)));
-                }
-                /* moved keys: a sketch's estimate, not a lower bound */
-                snprintf(
-                    what, sizeof(what),
-                    "of keyed messages move at %d partitions (%s%s "
-                    "messages; %s of distinct keys, %s%s%s)",
-                    (int)ks_cli_u64(p, "partition_count"), atl,
-                    ks_cli_fmt_count(ks_cli_u64(mv, "messages"), b, sizeof(b)),
-                    ks_cli_fmt_pct(ks_cli_num(mv, "distinct_keys_fraction"), a,
-                                   sizeof(a)),
-                    ks_cli_fmt_count(ks_cli_u64(mv, "distinct_keys"), c,
-                                     sizeof(c)),
-                    *note ? " in the analysed messages: " : "", note);
-                ks_html_card(fp, f > 0 ? "warn" : "ok", big, what);
-        }
-        if (cur &&
-            !ks_cli_loads_read(
-                json_object_get(json_object_get(t, "current"), "partitions"),
-                &now)) {
-                double worst = now.spread.max_over_median;
-                int    n     = 0;
-                snprintf(big, sizeof(big), "%.2fx now",
-                         now.spread.max_over_median);
-                n = snprintf(what, sizeof(what),
-                             "busiest partition over the median");
-                for (i = 0; i < json_array_size(props); i++)
-                        if (!ks_cli_loads_read(
-                                json_object_get(json_array_get(props, i),
-                                                "partitions"),
-                                &at)) {
-                                if (n < (int)sizeof(what) - 40)
-                                        n += snprintf(
-                                            what + n, sizeof(what) - (size_t)n,
-                                            "%s at %d: %.2fx", i ? "," : ";",
-                                            (int)at.count,
-                                            at.spread.max_over_median);
-                                worst = fmax(worst, at.spread.max_over_median);
-                                ks_cli_loads_free(&at);
-                        }
-                if (n < (int)sizeof(what) - 40)
-                        snprintf(what + n, sizeof(what) - (size_t)n,
-                                 " (keyshift's limit 2.5x)");
-                ks_html_card(fp, worst > 2.5 ? "bad" : "", big, what);
-                ks_cli_loads_free(&now);
-        }
-        if (!ks_cli_keyrank_build(t, 0, &kr)) {
-                size_t nh = json_array_size(json_object_get(t, "hot_keys"));
-                if (nh && kr.cnt) {
-                        snprintf(big, sizeof(big), "%s",
-                                 ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(
-                                                    &kr, (double)nh),
-                                                a, sizeof(a)));
-                        /* a sketch's estimate, not a lower bound */
-                        snprintf(what, sizeof(what),
-                                 "of keyed messages come from the busiest %zu "
-                                 "of %s distinct keys%s%s%s",
-                                 nh,
-                                 ks_cli_fmt_count(
-                                     ks_cli_u64(keys, "distinct_estimate"), b,
-                                     sizeof(b)),
-                                 *note ? " in the analysed messages (" : "",
-                                 note, *note ? ")" : "");
-                        ks_html_card(fp, "", big, what);
-                }
-                ks_cli_keyrank_free(&kr);
-        }
+        for (i = 0; i < json_array_size(props); i++)
+                ks_html_card_moved(fp, json_array_get(props, i), &an, note);
+        if (cur)
+                ks_html_card_skew(fp, t);
+        ks_html_card_hot(fp, t, note);
         snprintf(big, sizeof(big), "%s",
                  ks_cli_fmt_si((double)msgs, a, sizeof(a)));
         snprintf(what, sizeof(what), "messages (%s), %s keyed by hash",

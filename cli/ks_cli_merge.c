@@ -293,6 +293,108 @@ static void ks_merge_first_bad(const ks_cli_merge_src_t *src, size_t n,
                 }
 }
 
+/**
+ * @brief Opens the merged report's output @p out in @p o: a temporary
+ *        file for standard output (which gets a whole report or none), or
+ *        the atomic writer of the file.
+ * @returns 0, or -1 with @p err set.
+ */
+static int ks_merge_open_out(ks_merge_out_t *o, const char *out, char *err,
+                             size_t errsz)
+{
+        if (o->indent) {
+                if (!(o->fp = tmpfile())) {
+                        snprintf(err, errsz,
+                                 "cannot create a temporary "
+                                 "file for the output");
+                        return -1;
+                }
+        } else if (ks_report_writer_open(&o->w, out)) {
+                snprintf(err, errsz, "%s", o->w.errstr);
+                return -1;
+        } else {
+                o->fp = o->w.fp;
+        }
+        return 0;
+}
+
+/**
+ * @brief Writes the `topics` object to @p o: each topic of the @p n
+ *        sources merged (ks_merge_one()), in the order first seen, counted
+ *        in @p topics, their messages summed in @p messages.
+ * @returns 0, or -1 with @p err set (the first input that does not read,
+ *          ks_merge_first_bad(), when one does not).
+ */
+static int ks_merge_topics(ks_merge_out_t *o, const ks_cli_merge_src_t *src,
+                           size_t n, size_t hot_max, const json_t *head,
+                           json_t *warnings, size_t *topics,
+                           json_int_t *messages, char *err, size_t errsz)
+{
+        size_t i, j, k;
+        int    seen;
+
+        ks_out_key(o, "topics", 1, 0);
+        for (i = 0; i < n; i++)
+                for (k = 0; k < src[i].ntopics; k++) {
+                        for (seen = 0, j = 0; j < i && !seen; j++)
+                                seen = ks_cli_merge_src_find(
+                                           &src[j], src[i].topics[k].name) >= 0;
+                        if (seen)
+                                continue;
+                        if (ks_merge_one(o, src, n, i, k, hot_max, head,
+                                         warnings, !*topics, messages, err,
+                                         errsz)) {
+                                ks_merge_first_bad(src, n, err, errsz);
+                                return -1;
+                        }
+                        ++*topics;
+                }
+        if (!*topics) {
+                ks_out_lit(o, "{}");
+        } else {
+                if (o->indent)
+                        ks_out_lit(o, "\n ");
+                ks_out_lit(o, "}");
+        }
+        return 0;
+}
+
+/**
+ * @brief Ends the merged report in @p o (its messages @p messages, its
+ *        @p warnings) and writes it out: copied to standard output, or
+ *        the file renamed over @p out.
+ * @returns 0, or -1 with @p err set.
+ */
+static int ks_merge_finish(ks_merge_out_t *o, const char *out,
+                           json_int_t messages, const json_t *warnings,
+                           char *err, size_t errsz)
+{
+        json_t *m = json_integer(messages);
+
+        ks_out_key(o, "messages", 1, 0);
+        ks_out_json(o, m, 1, 0);
+        json_decref(m);
+        ks_out_key(o, "warnings", 1, 0);
+        ks_out_json(o, warnings, 1, 0);
+        ks_out_lit(o, o->indent ? "\n}\n" : "}\n");
+        if (o->indent) {
+                if (o->failed || ks_out_copy(o->fp, stdout)) {
+                        snprintf(err, errsz, "cannot write the output");
+                        return -1;
+                }
+        } else if (o->failed) {
+                ks_report_writer_abort(&o->w);
+                o->fp = NULL;
+                snprintf(err, errsz, "%s: cannot write the merged report", out);
+                return -1;
+        } else {
+                o->fp = NULL;
+                if (ks_report_writer_finish(&o->w, err, errsz))
+                        return -1;
+        }
+        return 0;
+}
+
 int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
                        const char *out, size_t *topics, char *err, size_t errsz)
 {
@@ -301,8 +403,8 @@ int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
         ks_merge_out_t      o    = {.indent = !strcmp(out, "-")};
         json_t             *head = NULL, *warnings = NULL;
         json_int_t          messages = 0;
-        size_t              i, j, k, opened = 0;
-        int                 rc = -1, seen;
+        size_t              i, opened = 0;
+        int                 rc = -1;
 
         *topics = 0;
         if (!src || !tops) {
@@ -324,69 +426,14 @@ int ks_cli_merge_files(const char *const *paths, size_t n, size_t hot_max,
                 goto done;
         }
         if (ks_merged_check(ks_out_root(head, NULL, NULL, warnings), out, err,
-                            errsz))
+                            errsz) ||
+            ks_merge_open_out(&o, out, err, errsz))
                 goto done;
-        if (o.indent) { /* standard output gets a whole report or none */
-                if (!(o.fp = tmpfile())) {
-                        snprintf(err, errsz,
-                                 "cannot create a temporary "
-                                 "file for the output");
-                        goto done;
-                }
-        } else if (ks_report_writer_open(&o.w, out)) {
-                snprintf(err, errsz, "%s", o.w.errstr);
-                goto done;
-        } else {
-                o.fp = o.w.fp;
-        }
         ks_out_json(&o, head, 0, 1);
-        ks_out_key(&o, "topics", 1, 0);
-        for (i = 0; i < n; i++) /* topics in the order first seen */
-                for (k = 0; k < src[i].ntopics; k++) {
-                        for (seen = 0, j = 0; j < i && !seen; j++)
-                                seen = ks_cli_merge_src_find(
-                                           &src[j], src[i].topics[k].name) >= 0;
-                        if (seen)
-                                continue;
-                        if (ks_merge_one(&o, src, n, i, k, hot_max, head,
-                                         warnings, !*topics, &messages, err,
-                                         errsz)) {
-                                ks_merge_first_bad(src, n, err, errsz);
-                                goto done;
-                        }
-                        ++*topics;
-                }
-        if (!*topics) {
-                ks_out_lit(&o, "{}");
-        } else {
-                if (o.indent)
-                        ks_out_lit(&o, "\n ");
-                ks_out_lit(&o, "}");
-        }
-        {
-                json_t *m = json_integer(messages);
-                ks_out_key(&o, "messages", 1, 0);
-                ks_out_json(&o, m, 1, 0);
-                json_decref(m);
-        }
-        ks_out_key(&o, "warnings", 1, 0);
-        ks_out_json(&o, warnings, 1, 0);
-        ks_out_lit(&o, o.indent ? "\n}\n" : "}\n");
-        if (o.indent) {
-                if (o.failed || ks_out_copy(o.fp, stdout)) {
-                        snprintf(err, errsz, "cannot write the output");
-                        goto done;
-                }
-        } else if (o.failed) {
-                ks_report_writer_abort(&o.w);
-                o.fp = NULL;
-                snprintf(err, errsz, "%s: cannot write the merged report", out);
+        if (ks_merge_topics(&o, src, n, hot_max, head, warnings, topics,
+                            &messages, err, errsz) ||
+            ks_merge_finish(&o, out, messages, warnings, err, errsz))
                 goto done;
-        } else {
-                o.fp = NULL;
-                if (ks_report_writer_finish(&o.w, err, errsz))
-                        goto done;
-        }
         rc = 0;
 done:
         if (o.fp && !o.indent)

@@ -227,38 +227,48 @@ static int schema_ids_warning(const json_t *enc, char *msg, size_t size)
         return 1;
 }
 
-/** @brief Warnings: the ones that depend on summed figures recomputed as
- *         the plugin words them (core/report/ks_report.c); every other code kept
- *         once, with how many of the merged reports raised it. */
-json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
-                              const json_t *topic, size_t total_inputs)
-{
-        static const char *const redo[] = {
-            "KEYS_WOULD_MOVE", "PROPOSAL_NOT_AN_INCREASE",
-            "PARTITIONER_NOT_JAVA_COMPATIBLE", "MULTIPLE_SCHEMA_IDS"};
-        const size_t  nredo = sizeof(redo) / sizeof(redo[0]);
-        json_t       *out = json_array(), *seen = json_object();
-        const json_t *props = json_object_get(topic, "proposals");
-        const json_t *java =
-            json_object_get(json_object_get(topic, "other_clients"), "java");
-        int32_t cur    = ks_cli_topic_current(topic);
-        double  hashed = (double)ks_cli_u64(json_object_get(topic, "window"),
-                                            "hashed_messages");
-        size_t  i, j, r;
-        char    msg[512];
-        const char *code;
-        json_t     *v;
+/** The warnings recomputed from the summed figures, as the plugin words
+ *  them (core/report/ks_report.c), by index. */
+enum {
+        KS_REDO_KEYS_WOULD_MOVE,
+        KS_REDO_NOT_AN_INCREASE,
+        KS_REDO_NOT_JAVA_COMPATIBLE,
+        KS_REDO_MULTIPLE_SCHEMA_IDS,
+        KS_REDO__CNT
+};
+static const char *const ks_redo[KS_REDO__CNT] = {
+    "KEYS_WOULD_MOVE", "PROPOSAL_NOT_AN_INCREASE",
+    "PARTITIONER_NOT_JAVA_COMPATIBLE", "MULTIPLE_SCHEMA_IDS"};
 
-        /* the codes not recomputed: first message, and in how many inputs */
+/** @returns 1 if warning @p code is recomputed (ks_redo[]), else 0. */
+static int recomputed(const char *code)
+{
+        size_t r;
+
+        for (r = 0; r < KS_REDO__CNT; r++)
+                if (!strcmp(code, ks_redo[r]))
+                        return 1;
+        return 0;
+}
+
+/**
+ * @returns the warnings of the @p n inputs that are not recomputed, as
+ *          {code: {message (the first input's), n (the inputs that raise
+ *          it), last (the last input counted)}}, in the order first met.
+ *          A new reference.
+ */
+static json_t *kept_warnings(const ks_cli_merge_in_t *in, size_t n)
+{
+        json_t *seen = json_object();
+        size_t  i, j;
+
         for (i = 0; i < n; i++) {
                 const json_t *ws = json_object_get(in[i].topic, "warnings");
                 for (j = 0; j < json_array_size(ws); j++) {
                         const char *c =
                             ks_cli_str(json_array_get(ws, j), "code", "?");
                         json_t *s = json_object_get(seen, c);
-                        for (r = 0; r < nredo && strcmp(c, redo[r]); r++)
-                                ;
-                        if (r < nredo)
+                        if (recomputed(c))
                                 continue;
                         if (!s) {
                                 s = json_pack("{s:s, s:i, s:i}", "message",
@@ -279,23 +289,24 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                         }
                 }
         }
-        if (java && cur &&
-            ks_cli_num(java, "messages_fraction_different") > 0) {
-                snprintf(msg, sizeof(msg),
-                         "%.1f%% of keyed traffic would land in another "
-                         "partition from a Java producer (murmur2) than from "
-                         "these producers (%s): Java and these producers on "
-                         "one topic split those keys; "
-                         "partitioner=murmur2_random matches Java",
-                         100 * ks_cli_num(java, "messages_fraction_different"),
-                         ks_cli_topic_partitioner(topic, "?"));
-                json_array_append_new(out, json_pack("{s:s, s:s}", "code",
-                                                     redo[2], "message", msg));
-        }
-        if (schema_ids_warning(json_object_get(topic, "key_encodings"), msg,
-                               sizeof(msg)))
-                json_array_append_new(out, json_pack("{s:s, s:s}", "code",
-                                                     redo[3], "message", msg));
+        return seen;
+}
+
+/** @brief Appends warning {code, message} to @p out. */
+static void add_warning(json_t *out, const char *code, const char *msg)
+{
+        json_array_append_new(
+            out, json_pack("{s:s, s:s}", "code", code, "message", msg));
+}
+
+/** @brief Appends the kept warnings @p seen (kept_warnings()) to @p out,
+ *         each with how many of the @p total_inputs reports raised it. */
+static void add_kept(json_t *out, json_t *seen, size_t total_inputs)
+{
+        const char *code;
+        json_t     *v;
+        char        msg[512];
+
         json_object_foreach(seen, code, v)
         {
                 if (total_inputs > 1)
@@ -308,9 +319,21 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                 else
                         snprintf(msg, sizeof(msg), "%s",
                                  ks_cli_str(v, "message", ""));
-                json_array_append_new(
-                    out, json_pack("{s:s, s:s}", "code", code, "message", msg));
+                add_warning(out, code, msg);
         }
+}
+
+/** @brief Appends to @p out the merged @p topic's warning of each
+ *         proposal: not an increase, or the keyed messages it moves. */
+static void add_proposal_warnings(json_t *out, const json_t *topic)
+{
+        const json_t *props = json_object_get(topic, "proposals");
+        int32_t       cur   = ks_cli_topic_current(topic);
+        double hashed = (double)ks_cli_u64(json_object_get(topic, "window"),
+                                           "hashed_messages");
+        char   msg[512];
+        size_t i;
+
         for (i = 0; i < json_array_size(props); i++) {
                 const json_t *p  = json_array_get(props, i);
                 const json_t *mv = json_object_get(p, "moved");
@@ -335,11 +358,43 @@ json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
                             (unsigned long long)ks_cli_u64(mv, "messages"));
                 else
                         continue;
-                json_array_append_new(out,
-                                      json_pack("{s:s, s:s}", "code",
-                                                pc <= cur ? redo[1] : redo[0],
-                                                "message", msg));
+                add_warning(out,
+                            ks_redo[pc <= cur ? KS_REDO_NOT_AN_INCREASE
+                                              : KS_REDO_KEYS_WOULD_MOVE],
+                            msg);
         }
+}
+
+/** @brief Warnings: the ones that depend on summed figures recomputed as
+ *         the plugin words them (core/report/ks_report.c); every other code kept
+ *         once, with how many of the merged reports raised it. */
+json_t *ks_cli_merge_warnings(const ks_cli_merge_in_t *in, size_t n,
+                              const json_t *topic, size_t total_inputs)
+{
+        json_t       *out = json_array(), *seen;
+        const json_t *java =
+            json_object_get(json_object_get(topic, "other_clients"), "java");
+        char msg[512];
+
+        /* the codes not recomputed: first message, and in how many inputs */
+        seen = kept_warnings(in, n);
+        if (java && ks_cli_topic_current(topic) &&
+            ks_cli_num(java, "messages_fraction_different") > 0) {
+                snprintf(msg, sizeof(msg),
+                         "%.1f%% of keyed traffic would land in another "
+                         "partition from a Java producer (murmur2) than from "
+                         "these producers (%s): Java and these producers on "
+                         "one topic split those keys; "
+                         "partitioner=murmur2_random matches Java",
+                         100 * ks_cli_num(java, "messages_fraction_different"),
+                         ks_cli_topic_partitioner(topic, "?"));
+                add_warning(out, ks_redo[KS_REDO_NOT_JAVA_COMPATIBLE], msg);
+        }
+        if (schema_ids_warning(json_object_get(topic, "key_encodings"), msg,
+                               sizeof(msg)))
+                add_warning(out, ks_redo[KS_REDO_MULTIPLE_SCHEMA_IDS], msg);
+        add_kept(out, seen, total_inputs);
+        add_proposal_warnings(out, topic);
         json_decref(seen);
         return out;
 }

@@ -402,28 +402,31 @@ json_t *ks_cli_merge_topic(const char *name, const ks_cli_merge_in_t *in,
         return t;
 }
 
-static json_t *ks_merge_topic_placed(const char              *name,
-                                     const ks_cli_merge_in_t *in, size_t n,
-                                     size_t hot_max, size_t total_inputs,
-                                     char *err, size_t errsz)
+/** The exact figures of a merged topic, summed over its inputs. */
+typedef struct ks_merge_sums {
+        json_t *keys;   /**< `keys` */
+        json_t *window; /**< `window` */
+        json_t *ack;    /**< `acknowledged` */
+        json_t *enc;    /**< `key_encodings`, or NULL when the first has none */
+        json_t *curp;   /**< `current.partitions`, or NULL: count unknown */
+} ks_merge_sums_t;
+
+/**
+ * @brief Merges the sketches of the @p n inputs of topic @p name: the key
+ *        sample at the smallest capacity, the hot keys at the largest.
+ *        Sets @p hot_max (when 0: the most hot keys an input lists) and
+ *        @p hot_total (the hot-key sketches' totals added).
+ * @returns the merged sketches, or NULL with @p err set.
+ */
+static ks_cli_sketch_t *ks_merge_sketches(const char              *name,
+                                          const ks_cli_merge_in_t *in, size_t n,
+                                          size_t *hot_max, size_t *hot_total,
+                                          char *err, size_t errsz)
 {
-        const json_t    *first = in[0].topic;
-        const json_t    *props = json_object_get(first, "proposals");
-        size_t           scap = SIZE_MAX, hcap = 0, hot_total = 0, i, j;
-        size_t           listed, most_listed = 0;
-        int32_t          cur = ks_cli_topic_current(first);
-        int32_t          pcounts[KEYSHIFT_PROPOSED_MAX];
+        size_t           scap = SIZE_MAX, hcap = 0, i, listed, most_listed = 0;
         ks_cli_sketch_t *sk;
-        json_t          *t, *keys, *window, *ack, *enc, *curp = NULL, *ps;
-        double           distinct, derr;
-        ks_analysis_t    an;
         char             e2[512];
 
-        for (i = 1; i < n; i++)
-                if (ks_merge_compatible(name, &in[0], &in[i], err, errsz))
-                        return NULL;
-        if (ks_cli_merge_sums_fit(name, in, n, err, errsz))
-                return NULL;
         for (i = 0; i < n; i++) {
                 const json_t *m = json_object_get(in[i].topic, "merge");
                 size_t sc = (size_t)ks_cli_u64(json_object_get(m, "key_sample"),
@@ -432,14 +435,14 @@ static json_t *ks_merge_topic_placed(const char              *name,
                                                "capacity");
                 scap      = sc < scap ? sc : scap;
                 hcap      = hc > hcap ? hc : hcap;
-                hot_total +=
+                *hot_total +=
                     ks_cli_u64(json_object_get(m, "hot_keys"), "total");
                 listed =
                     json_array_size(json_object_get(in[i].topic, "hot_keys"));
                 most_listed = listed > most_listed ? listed : most_listed;
         }
-        if (!hot_max)
-                hot_max = most_listed;
+        if (!*hot_max)
+                *hot_max = most_listed;
         if (!(sk = ks_cli_sketch_new(scap, hcap))) {
                 snprintf(err, errsz, "out of memory");
                 return NULL;
@@ -452,14 +455,165 @@ static json_t *ks_merge_topic_placed(const char              *name,
                         ks_cli_sketch_destroy(sk);
                         return NULL;
                 }
+        return sk;
+}
 
-        keys   = json_deep_copy(json_object_get(first, "keys"));
-        window = json_deep_copy(json_object_get(first, "window"));
-        ack    = json_deep_copy(json_object_get(first, "acknowledged"));
-        enc    = json_deep_copy(json_object_get(first, "key_encodings"));
-        if (cur)
-                curp = json_deep_copy(json_object_get(
+/**
+ * @brief Sums the exact figures of the @p n inputs into @p sums (copies
+ *        of the first input's, the others added) and the messages and
+ *        bytes into @p t.
+ */
+static void ks_merge_sum_inputs(const ks_cli_merge_in_t *in, size_t n,
+                                json_t *t, ks_merge_sums_t *sums)
+{
+        const json_t *first = in[0].topic;
+        size_t        i, j;
+
+        sums->keys   = json_deep_copy(json_object_get(first, "keys"));
+        sums->window = json_deep_copy(json_object_get(first, "window"));
+        sums->ack    = json_deep_copy(json_object_get(first, "acknowledged"));
+        sums->enc    = json_deep_copy(json_object_get(first, "key_encodings"));
+        sums->curp   = NULL;
+        if (ks_cli_topic_current(first))
+                sums->curp = json_deep_copy(json_object_get(
                     json_object_get(first, "current"), "partitions"));
+        for (i = 0; i < n; i++) {
+                const json_t *o = in[i].topic;
+                for (j = 0; j < 2; j++) {
+                        const char *f = j ? "bytes" : "messages";
+                        json_object_set_new(
+                            t, f,
+                            json_integer((json_int_t)(ks_cli_u64(t, f) +
+                                                      ks_cli_u64(o, f))));
+                }
+                if (!i)
+                        continue;
+                ks_cli_merge_sum(sums->keys, json_object_get(o, "keys"));
+                ks_cli_merge_sum(sums->window, json_object_get(o, "window"));
+                ks_cli_merge_sum(sums->ack, json_object_get(o, "acknowledged"));
+                if (sums->enc)
+                        ks_cli_merge_sum(sums->enc,
+                                         json_object_get(o, "key_encodings"));
+                if (sums->curp)
+                        ks_merge_partitions(
+                            sums->curp,
+                            json_object_get(json_object_get(o, "current"),
+                                            "partitions"));
+        }
+}
+
+/**
+ * @brief Adds the analyses of the @p n inputs into @p an: partial when
+ *        any input skipped messages, sampled when any sampled
+ *        (ks_analysis.h); an input without `analysis.uptime_s` counts its
+ *        report's.
+ */
+static void ks_merge_analyses(const ks_cli_merge_in_t *in, size_t n,
+                              ks_analysis_t *an)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                ks_analysis_t one;
+                ks_analysis_of_topic(in[i].topic, &one);
+                if (one.uptime_s < 0 && json_is_number(json_object_get(
+                                            in[i].report->root, "uptime_s")))
+                        one.uptime_s = json_number_value(
+                            json_object_get(in[i].report->root, "uptime_s"));
+                if (i)
+                        ks_analysis_add(an, &one);
+                else
+                        *an = one;
+        }
+}
+
+/**
+ * @brief Sets in @p t the sums of @p sums (taken), with the estimates the
+ *        merged analysis @p an and sketches @p sk give them.
+ * @returns the distinct keys estimated from the merged sketch.
+ */
+static double ks_merge_set_sums(const ks_cli_merge_in_t *in, size_t n,
+                                json_t *t, ks_merge_sums_t *sums,
+                                const ks_cli_sketch_t *sk,
+                                const ks_analysis_t   *an)
+{
+        double distinct, derr;
+
+        json_object_set_new(t, "analysis", ks_analysis_json(an));
+        ks_analysis_set_window(sums->window, an);
+        if (sums->curp)
+                ks_merge_partition_errors(sums->curp, an);
+        distinct = ks_cli_sketch_distinct(sk, &derr);
+        ks_analysis_set_distinct(sums->keys, distinct, derr, an);
+        json_object_set_new(t, "keys", sums->keys);
+        json_object_set_new(t, "window", sums->window);
+        json_object_set_new(t, "acknowledged", sums->ack);
+        json_object_set_new(t, "last_changed_at", last_changed(in, n));
+        json_object_set_new(t, "current",
+                            sums->curp
+                                ? json_pack("{s:o}", "partitions", sums->curp)
+                                : json_null());
+        if (sums->enc) {
+                json_t *ik = ks_merge_schema_id_keys(in, n);
+                if (ik) /* not summed: merged above */
+                        json_object_set_new(sums->enc, "schema_id_keys", ik);
+                json_object_set_new(t, "key_encodings", sums->enc);
+        }
+        return distinct;
+}
+
+/**
+ * @brief Sets in @p t the proposals (each merged by ks_merge_proposal())
+ *        and the hot keys of the merged sketches @p sk, @p hot_max listed.
+ */
+static void ks_merge_set_proposals(const ks_cli_merge_in_t *in, size_t n,
+                                   json_t *t, ks_cli_sketch_t *sk,
+                                   const json_t *window, double distinct,
+                                   size_t hot_max, const ks_analysis_t *an)
+{
+        const json_t *props = json_object_get(in[0].topic, "proposals");
+        int32_t       pcounts[KEYSHIFT_PROPOSED_MAX];
+        json_t       *ps = json_array();
+        size_t        i;
+
+        for (i = 0; i < json_array_size(props) && i < KEYSHIFT_PROPOSED_MAX;
+             i++) {
+                pcounts[i] = (int32_t)ks_cli_u64(json_array_get(props, i),
+                                                 "partition_count");
+                json_array_append_new(
+                    ps, ks_merge_proposal(in, n, i, sk, window, distinct, an));
+        }
+        json_object_set_new(t, "proposals", ps);
+        json_object_set_new(
+            t, "hot_keys",
+            ks_cli_sketch_hot_keys(sk, ks_cli_topic_current(in[0].topic),
+                                   pcounts, json_array_size(ps),
+                                   ks_cli_u64(t, "messages"), hot_max, an));
+        json_object_set_new(t, "hot_keys_sampling",
+                            ks_cli_sketch_hot_sampling(sk));
+}
+
+static json_t *ks_merge_topic_placed(const char              *name,
+                                     const ks_cli_merge_in_t *in, size_t n,
+                                     size_t hot_max, size_t total_inputs,
+                                     char *err, size_t errsz)
+{
+        const json_t    *first     = in[0].topic;
+        size_t           hot_total = 0, i;
+        ks_cli_sketch_t *sk;
+        ks_merge_sums_t  sums;
+        json_t          *t, *ps;
+        double           distinct;
+        ks_analysis_t    an;
+
+        for (i = 1; i < n; i++)
+                if (ks_merge_compatible(name, &in[0], &in[i], err, errsz))
+                        return NULL;
+        if (ks_cli_merge_sums_fit(name, in, n, err, errsz))
+                return NULL;
+        if (!(sk = ks_merge_sketches(name, in, n, &hot_max, &hot_total, err,
+                                     errsz)))
+                return NULL;
         /* the inputs agree on the partitioner's name
          * (ks_merge_compatible()): the first one's object (or string) */
         t = json_pack("{s:o, s:O, s:O, s:I, s:I}", "partition_count",
@@ -472,82 +626,16 @@ static json_t *ks_merge_topic_placed(const char              *name,
                           ? json_object_get(first, "proposals_default")
                           : json_false(),
                       "messages", (json_int_t)0, "bytes", (json_int_t)0);
-        for (i = 0; i < n; i++) {
-                const json_t *o = in[i].topic;
-                for (j = 0; j < 2; j++) {
-                        const char *f = j ? "bytes" : "messages";
-                        json_object_set_new(
-                            t, f,
-                            json_integer((json_int_t)(ks_cli_u64(t, f) +
-                                                      ks_cli_u64(o, f))));
-                }
-                if (!i)
-                        continue;
-                ks_cli_merge_sum(keys, json_object_get(o, "keys"));
-                ks_cli_merge_sum(window, json_object_get(o, "window"));
-                ks_cli_merge_sum(ack, json_object_get(o, "acknowledged"));
-                if (enc)
-                        ks_cli_merge_sum(enc,
-                                         json_object_get(o, "key_encodings"));
-                if (curp)
-                        ks_merge_partitions(
-                            curp, json_object_get(json_object_get(o, "current"),
-                                                  "partitions"));
-        }
-        /* partial when any input skipped messages, sampled when any
-         * sampled: the inputs' analyses added (ks_analysis.h); an input
-         * without `analysis.uptime_s` counts its report's */
-        for (i = 0; i < n; i++) {
-                ks_analysis_t one;
-                ks_analysis_of_topic(in[i].topic, &one);
-                if (one.uptime_s < 0 && json_is_number(json_object_get(
-                                            in[i].report->root, "uptime_s")))
-                        one.uptime_s = json_number_value(
-                            json_object_get(in[i].report->root, "uptime_s"));
-                if (i)
-                        ks_analysis_add(&an, &one);
-                else
-                        an = one;
-        }
-        json_object_set_new(t, "analysis", ks_analysis_json(&an));
-        ks_analysis_set_window(window, &an);
-        if (curp)
-                ks_merge_partition_errors(curp, &an);
-        distinct = ks_cli_sketch_distinct(sk, &derr);
-        ks_analysis_set_distinct(keys, distinct, derr, &an);
-        json_object_set_new(t, "keys", keys);
-        json_object_set_new(t, "window", window);
-        json_object_set_new(t, "acknowledged", ack);
-        json_object_set_new(t, "last_changed_at", last_changed(in, n));
-        json_object_set_new(t, "current",
-                            curp ? json_pack("{s:o}", "partitions", curp)
-                                 : json_null());
-        if (enc) {
-                json_t *ik = ks_merge_schema_id_keys(in, n);
-                if (ik) /* not summed: merged above */
-                        json_object_set_new(enc, "schema_id_keys", ik);
-                json_object_set_new(t, "key_encodings", enc);
-        }
+        ks_merge_sum_inputs(in, n, t, &sums);
+        ks_merge_analyses(in, n, &an);
+        distinct = ks_merge_set_sums(in, n, t, &sums, sk, &an);
         if ((ps = ks_cli_merge_mixed(in, n)))
                 json_object_set_new(t, "mixed_keys", ps);
         if (json_object_get(first, "other_clients"))
                 json_object_set_new(t, "other_clients",
                                     ks_cli_merge_clients(in, n));
-        ps = json_array();
-        for (i = 0; i < json_array_size(props) && i < KEYSHIFT_PROPOSED_MAX;
-             i++) {
-                pcounts[i] = (int32_t)ks_cli_u64(json_array_get(props, i),
-                                                 "partition_count");
-                json_array_append_new(
-                    ps, ks_merge_proposal(in, n, i, sk, window, distinct, &an));
-        }
-        json_object_set_new(t, "proposals", ps);
-        json_object_set_new(
-            t, "hot_keys",
-            ks_cli_sketch_hot_keys(sk, cur, pcounts, json_array_size(ps),
-                                   ks_cli_u64(t, "messages"), hot_max, &an));
-        json_object_set_new(t, "hot_keys_sampling",
-                            ks_cli_sketch_hot_sampling(sk));
+        ks_merge_set_proposals(in, n, t, sk, sums.window, distinct, hot_max,
+                               &an);
         json_object_set_new(t, "merge", ks_cli_sketch_json(sk, hot_total));
         json_object_set_new(t, "warnings",
                             ks_cli_merge_warnings(in, n, t, total_inputs));

@@ -30,6 +30,23 @@
 #include "ks_cli_fmt.h"
 #include "ks_sizing.h"
 
+/** Rates (--peak-msgs-s, --consumer-msgs-s) must be above 0: the least. */
+#define KS_PLAN_RATE_MIN 1e-9
+/** The most messages/s a rate or a key skew may say: past any cluster. */
+#define KS_PLAN_RATE_MAX 1e12
+/** The most --peak-bytes-s: a petabyte a second, past any cluster. */
+#define KS_PLAN_BYTES_S_MAX 1e15
+/** The most --message-bytes: a gigabyte, past Kafka's message.max.bytes. */
+#define KS_PLAN_MESSAGE_BYTES_MAX 1e9
+/** The most --consumers and --brokers: keyshift's partition ceiling
+ *  (KEYSHIFT_PARTITIONS_MAX; a consumer past the partitions is idle). */
+#define KS_PLAN_MEMBERS_MAX 100000
+/** The most --replication-factor: a bound on typing errors (clusters
+ *  run 3, rarely 5). */
+#define KS_PLAN_RF_MAX 100
+/** ks_plan_parse_args(): the arguments are good, plan on. */
+#define KS_PLAN_GO_ON (-1)
+
 typedef struct ks_plan {
         ks_sizing_params_t p;
         double             peak, per_consumer, skew, bytes_s, msg_bytes;
@@ -223,20 +240,105 @@ static void ks_plan_print(const ks_plan_t *pl, const ks_sizing_floor_t *fl,
         }
 }
 
-int ks_cli_plan_main(int argc, char **argv)
+/** The long options of `keyshift plan` past the ASCII letters. */
+enum {
+        O_PEAK = 256,
+        O_CONS_RATE,
+        O_CONS,
+        O_SKEW,
+        O_BYTES,
+        O_MSGB,
+        O_BROKERS,
+        O_RF,
+        O_CURRENT,
+        O_JSON
+};
+
+/**
+ * @brief Parses the value @p arg of numeric option @p c into @p pl, and
+ *        names the option in @p opt.
+ * @returns 0, or non-zero with @p err set (out of range, not a number).
+ */
+static int ks_plan_number(ks_plan_t *pl, int c, const char *arg,
+                          const char **opt, char *err, size_t errsz)
 {
-        enum {
-                O_PEAK = 256,
-                O_CONS_RATE,
-                O_CONS,
-                O_SKEW,
-                O_BYTES,
-                O_MSGB,
-                O_BROKERS,
-                O_RF,
-                O_CURRENT,
-                O_JSON
-        };
+        switch (c) {
+        case O_PEAK:
+                *opt = "--peak-msgs-s";
+                return ks_cli_parse_double(arg, KS_PLAN_RATE_MIN,
+                                           KS_PLAN_RATE_MAX, &pl->peak, err,
+                                           errsz);
+        case O_CONS_RATE:
+                *opt = "--consumer-msgs-s";
+                return ks_cli_parse_double(arg, KS_PLAN_RATE_MIN,
+                                           KS_PLAN_RATE_MAX, &pl->per_consumer,
+                                           err, errsz);
+        case O_CONS:
+                *opt = "--consumers";
+                return ks_cli_parse_long(arg, 1, KS_PLAN_MEMBERS_MAX,
+                                         &pl->consumers, err, errsz);
+        case O_SKEW:
+                *opt = "--key-skew";
+                return ks_cli_parse_double(arg, 0, KS_PLAN_RATE_MAX, &pl->skew,
+                                           err, errsz);
+        case O_BYTES:
+                *opt = "--peak-bytes-s";
+                return ks_cli_parse_double(arg, 0, KS_PLAN_BYTES_S_MAX,
+                                           &pl->bytes_s, err, errsz);
+        case O_MSGB:
+                *opt = "--message-bytes";
+                return ks_cli_parse_double(arg, 0, KS_PLAN_MESSAGE_BYTES_MAX,
+                                           &pl->msg_bytes, err, errsz);
+        case O_BROKERS:
+                *opt = "--brokers";
+                return ks_cli_parse_long(arg, 1, KS_PLAN_MEMBERS_MAX,
+                                         &pl->brokers, err, errsz);
+        case O_RF:
+                *opt = "--replication-factor";
+                return ks_cli_parse_long(arg, 1, KS_PLAN_RF_MAX, &pl->rf, err,
+                                         errsz);
+        default: /* O_CURRENT */
+                *opt = "--current";
+                return ks_cli_parse_long(arg, 1, KEYSHIFT_PARTITIONS_MAX,
+                                         &pl->current, err, errsz);
+        }
+}
+
+/**
+ * @brief Sets the sizing property of -X NAME=VALUE @p arg in @p pl.
+ * @returns 0, non-zero with @p err set for a bad value, or
+ *          KS_CLI_EXIT_USAGE said on stderr (no '=', not a sizing
+ *          property) as a negative number.
+ */
+static int ks_plan_property(ks_plan_t *pl, const char *arg, char *err,
+                            size_t errsz)
+{
+        char        name[256];
+        const char *eq;
+        int         r;
+
+        if (!(eq = strchr(arg, '=')) || (size_t)(eq - arg) >= sizeof(name))
+                return -ks_cli_usage_error(
+                    "plan", "-X: expected NAME=VALUE, got '%s'", arg);
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+        r = ks_sizing_params_set(&pl->p, name, eq + 1, err, errsz);
+        if (r < 0)
+                return -ks_cli_usage_error("plan",
+                                           "-X: '%s' is not a sizing "
+                                           "property (see "
+                                           "docs/keyshift-cli.md)",
+                                           name);
+        return r;
+}
+
+/**
+ * @brief Parses `keyshift plan`'s arguments into @p pl (its sizing
+ *        parameters initialised first), and checks the required ones.
+ * @returns KS_PLAN_GO_ON, or the exit code (--help, or a usage error said
+ *          on stderr).
+ */
+static int ks_plan_parse_args(int argc, char **argv, ks_plan_t *pl)
+{
         static const struct option longopts[] = {
             {"peak-msgs-s", required_argument, NULL, O_PEAK},
             {"consumer-msgs-s", required_argument, NULL, O_CONS_RATE},
@@ -250,87 +352,35 @@ int ks_cli_plan_main(int argc, char **argv)
             {"json", no_argument, NULL, O_JSON},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0}};
-        ks_plan_t               pl = {0};
-        ks_sizing_floor_t       fl;
-        ks_sizing_rebalance_t   rb;
-        ks_sizing_constraints_t cs;
-        char                    err[512], name[256];
-        const char             *opt = NULL, *eq;
-        int                     c, r;
+        char        err[512];
+        const char *opt = NULL;
+        int         c, r;
 
-        ks_sizing_params_init(&pl.p);
+        ks_sizing_params_init(&pl->p);
         optind = 1;
         while ((c = getopt_long(argc, argv, "X:h", longopts, NULL)) != -1) {
                 r = 0;
                 switch (c) {
                 case O_PEAK:
-                        opt = "--peak-msgs-s";
-                        r   = ks_cli_parse_double(optarg, 1e-9, 1e12, &pl.peak,
-                                                  err, sizeof(err));
-                        break;
                 case O_CONS_RATE:
-                        opt = "--consumer-msgs-s";
-                        r   = ks_cli_parse_double(optarg, 1e-9, 1e12,
-                                                  &pl.per_consumer, err,
-                                                  sizeof(err));
-                        break;
                 case O_CONS:
-                        opt = "--consumers";
-                        r = ks_cli_parse_long(optarg, 1, 100000, &pl.consumers,
-                                              err, sizeof(err));
-                        break;
                 case O_SKEW:
-                        opt = "--key-skew";
-                        r = ks_cli_parse_double(optarg, 0, 1e12, &pl.skew, err,
-                                                sizeof(err));
-                        break;
                 case O_BYTES:
-                        opt = "--peak-bytes-s";
-                        r   = ks_cli_parse_double(optarg, 0, 1e15, &pl.bytes_s,
-                                                  err, sizeof(err));
-                        break;
                 case O_MSGB:
-                        opt = "--message-bytes";
-                        r   = ks_cli_parse_double(optarg, 0, 1e9, &pl.msg_bytes,
-                                                  err, sizeof(err));
-                        break;
                 case O_BROKERS:
-                        opt = "--brokers";
-                        r   = ks_cli_parse_long(optarg, 1, 100000, &pl.brokers,
-                                                err, sizeof(err));
-                        break;
                 case O_RF:
-                        opt = "--replication-factor";
-                        r   = ks_cli_parse_long(optarg, 1, 100, &pl.rf, err,
-                                                sizeof(err));
-                        break;
                 case O_CURRENT:
-                        opt = "--current";
-                        r   = ks_cli_parse_long(optarg, 1,
-                                                KEYSHIFT_PARTITIONS_MAX,
-                                                &pl.current, err, sizeof(err));
+                        r = ks_plan_number(pl, c, optarg, &opt, err,
+                                           sizeof(err));
                         break;
                 case O_JSON:
-                        pl.json = 1;
+                        pl->json = 1;
                         break;
                 case 'X':
                         opt = "-X";
-                        if (!(eq = strchr(optarg, '=')) ||
-                            (size_t)(eq - optarg) >= sizeof(name))
-                                return ks_cli_usage_error(
-                                    "plan", "-X: expected NAME=VALUE, got '%s'",
-                                    optarg);
-                        snprintf(name, sizeof(name), "%.*s", (int)(eq - optarg),
-                                 optarg);
-                        r = ks_sizing_params_set(&pl.p, name, eq + 1, err,
-                                                 sizeof(err));
+                        r   = ks_plan_property(pl, optarg, err, sizeof(err));
                         if (r < 0)
-                                return ks_cli_usage_error(
-                                    "plan",
-                                    "-X: '%s' is not a sizing "
-                                    "property (see "
-                                    "docs/keyshift-cli.md)",
-                                    name);
+                                return -r;
                         break;
                 case 'h':
                         ks_plan_help(stdout);
@@ -344,10 +394,38 @@ int ks_cli_plan_main(int argc, char **argv)
         if (optind < argc)
                 return ks_cli_usage_error("plan", "unexpected argument '%s'",
                                           argv[optind]);
-        if (pl.peak <= 0 || pl.per_consumer <= 0 || pl.consumers < 1)
-                return ks_cli_usage_error(
-                    "plan", "--peak-msgs-s, --consumer-msgs-s and --consumers "
-                            "are required");
+        if (pl->peak <= 0 || pl->per_consumer <= 0 || pl->consumers < 1)
+                return ks_cli_usage_error("plan",
+                                          "--peak-msgs-s, --consumer-msgs-s "
+                                          "and --consumers "
+                                          "are required");
+        return KS_PLAN_GO_ON;
+}
+
+/** @brief Writes the plan as JSON (ks_plan_json()) to standard output. */
+static void ks_plan_print_json(const ks_plan_t *pl, const ks_sizing_floor_t *fl,
+                               const ks_sizing_rebalance_t   *rb,
+                               const ks_sizing_constraints_t *cs)
+{
+        json_t *o = ks_plan_json(pl, fl, rb, cs);
+
+        json_dumpf(o, stdout,
+                   JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                       JSON_REAL_PRECISION(10));
+        printf("\n");
+        json_decref(o);
+}
+
+int ks_cli_plan_main(int argc, char **argv)
+{
+        ks_plan_t               pl = {0};
+        ks_sizing_floor_t       fl;
+        ks_sizing_rebalance_t   rb;
+        ks_sizing_constraints_t cs;
+        int                     r;
+
+        if ((r = ks_plan_parse_args(argc, argv, &pl)) != KS_PLAN_GO_ON)
+                return r;
         /* what Kafka can hold, before any arithmetic: a topic of more
          * partitions than keyshift models (100,000; a whole cluster holds
          * ~200,000 under KRaft) is no plan, and its partitions count past
@@ -355,9 +433,12 @@ int ks_cli_plan_main(int argc, char **argv)
         if (ceil(pl.peak / pl.per_consumer) > KEYSHIFT_PARTITIONS_MAX)
                 return ks_cli_usage_error(
                     "plan",
-                    "--peak-msgs-s %g / --consumer-msgs-s %g needs %.3g "
-                    "partitions for throughput alone, more than %d, the "
-                    "most keyshift plans for: check the rates (messages "
+                    "--peak-msgs-s %g / --consumer-msgs-s %g "
+                    "needs %.3g "
+                    "partitions for throughput alone, more "
+                    "than %d, the "
+                    "most keyshift plans for: check the rates "
+                    "(messages "
                     "per second)",
                     pl.peak, pl.per_consumer, ceil(pl.peak / pl.per_consumer),
                     KEYSHIFT_PARTITIONS_MAX);
@@ -373,9 +454,12 @@ int ks_cli_plan_main(int argc, char **argv)
         if (fl.recommended > KEYSHIFT_PARTITIONS_MAX)
                 return ks_cli_usage_error(
                     "plan",
-                    "the plan recommends %lld partitions (%lld for "
-                    "throughput x skew factor %.2f, to a power of two), "
-                    "more than %d, the most keyshift plans for: check the "
+                    "the plan recommends %lld partitions (%lld "
+                    "for "
+                    "throughput x skew factor %.2f, to a power "
+                    "of two), "
+                    "more than %d, the most keyshift plans "
+                    "for: check the "
                     "rates, or lower --key-skew",
                     (long long)fl.recommended,
                     (long long)fl.throughput_partitions, fl.skew_factor,
@@ -383,15 +467,9 @@ int ks_cli_plan_main(int argc, char **argv)
         ks_sizing_rebalance(&pl.p, fl.recommended, &rb);
         ks_sizing_constraints(&pl.p, fl.recommended, (int32_t)pl.brokers,
                               (int32_t)pl.rf, pl.bytes_s, &cs);
-        if (pl.json) {
-                json_t *o = ks_plan_json(&pl, &fl, &rb, &cs);
-                json_dumpf(o, stdout,
-                           JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                               JSON_REAL_PRECISION(10));
-                printf("\n");
-                json_decref(o);
-        } else {
+        if (pl.json)
+                ks_plan_print_json(&pl, &fl, &rb, &cs);
+        else
                 ks_plan_print(&pl, &fl, &rb, &cs);
-        }
         return KS_CLI_EXIT_OK; /* main() flushes, and names a write error */
 }

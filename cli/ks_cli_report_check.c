@@ -251,9 +251,9 @@ static void ks_check_flow(ks_vctx_t *v, json_t *flow, int64_t rows,
         }
 }
 
-/** @brief One proposals[] entry: partition_count, partitions (when the
- *         current count is known), moved, flow. */
-static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
+/** @brief A proposal's `moved`: what an increase moves, with the errors
+ *         of the estimates. */
+static void ks_check_moved(ks_vctx_t *v, json_t *moved)
 {
         static const char *const mi[] = {"messages", "bytes", "distinct_keys",
                                          NULL};
@@ -265,54 +265,34 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
             "messages_fraction_sampling_error",
             "traffic_fraction_sampling_error", NULL};
         const char *const *k;
-        json_t            *pc, *moved, *flow;
-        int64_t            count;
-        size_t             mark;
 
-        if (!ks_vis(v, p, KS_V_OBJ) ||
-            !(pc = ks_vget(v, p, "partition_count", KS_V_INT)))
-                return;
-        count = json_integer_value(pc);
-        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX) {
-                mark = ks_vpush(v, "partition_count");
-                ks_vfail(v, "%lld is not a partition count", (long long)count);
-                ks_vpop(v, mark);
-                return;
-        }
-        if (json_is_false(json_object_get(p, "predictable"))) {
-                /* no figures: no partitioner keyshift models explains the
-                 * deliveries (the report's `reason`) */
-                ks_vget(v, p, "reason", KS_V_STR);
-                return;
-        }
-        if (current) {
-                json_t *parts = ks_vget(v, p, "partitions", KS_V_OBJ);
-                mark          = ks_vpush(v, "partitions");
-                ks_check_partitions(v, parts, count);
-                ks_vpop(v, mark);
-        }
-        if ((moved = ks_vget(v, p, "moved", KS_V_OBJ))) {
-                mark = ks_vpush(v, "moved");
-                ks_vints(v, moved, mi);
-                for (k = mn; *k; k++)
-                        ks_vget(v, moved, *k, KS_V_NUM);
-                /* since the report's `analysis` (ks_analysis.h) */
-                ks_vget(v, moved, "messages_exact", KS_V_BOOL | KS_V_OPTION);
-                ks_vget(v, moved, "messages_fraction_error",
-                        KS_V_NUM | KS_V_OPTION);
-                ks_vget(v, moved, "traffic_fraction_error",
-                        KS_V_NUM | KS_V_OPTION);
-                /* since sampling (ks_analysis.h): 3 standard errors */
-                for (k = ms; *k; k++)
-                        ks_vget(v, moved, *k, KS_V_NUM | KS_V_OPTION);
-                /* since moved keys carry their error (keys, 1 sigma) */
-                ks_vget(v, moved, "distinct_keys_error",
-                        KS_V_NUM | KS_V_OPTION);
-                ks_vpop(v, mark);
-        }
+        ks_vints(v, moved, mi);
+        for (k = mn; *k; k++)
+                ks_vget(v, moved, *k, KS_V_NUM);
+        /* since the report's `analysis` (ks_analysis.h) */
+        ks_vget(v, moved, "messages_exact", KS_V_BOOL | KS_V_OPTION);
+        ks_vget(v, moved, "messages_fraction_error", KS_V_NUM | KS_V_OPTION);
+        ks_vget(v, moved, "traffic_fraction_error", KS_V_NUM | KS_V_OPTION);
+        /* since sampling (ks_analysis.h): 3 standard errors */
+        for (k = ms; *k; k++)
+                ks_vget(v, moved, *k, KS_V_NUM | KS_V_OPTION);
+        /* since moved keys carry their error (keys, 1 sigma) */
+        ks_vget(v, moved, "distinct_keys_error", KS_V_NUM | KS_V_OPTION);
+}
+
+/**
+ * @brief A proposal's flow from @p current to @p count partitions: the
+ *        `flow` matrix, or its sparse form `flow_nonzero` (not both), read
+ *        whole, so no more cells than keyshift ever writes
+ *        (KS_CONFIG_FLOW_CELLS_MAX), whatever the file says.
+ */
+static void ks_check_proposal_flow(ks_vctx_t *v, json_t *p, int64_t current,
+                                   int64_t count)
+{
+        json_t *flow;
+        size_t  mark;
+
         flow = ks_vget(v, p, "flow", KS_V_ARR | KS_V_NULL | KS_V_OPTION);
-        /* a flow matrix is read whole (current x count cells): no more
-         * than keyshift ever writes, whatever the file says */
         if (current &&
             ((flow && !json_is_null(flow)) ||
              json_object_get(p, "flow_nonzero")) &&
@@ -346,6 +326,44 @@ static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
                         free(m);
                 ks_vpop(v, mark);
         }
+}
+
+/** @brief One proposals[] entry: partition_count, partitions (when the
+ *         current count is known), moved, flow. */
+static void ks_check_proposal(ks_vctx_t *v, json_t *p, int64_t current)
+{
+        json_t *pc, *moved;
+        int64_t count;
+        size_t  mark;
+
+        if (!ks_vis(v, p, KS_V_OBJ) ||
+            !(pc = ks_vget(v, p, "partition_count", KS_V_INT)))
+                return;
+        count = json_integer_value(pc);
+        if (count < 1 || count > KEYSHIFT_PARTITIONS_MAX) {
+                mark = ks_vpush(v, "partition_count");
+                ks_vfail(v, "%lld is not a partition count", (long long)count);
+                ks_vpop(v, mark);
+                return;
+        }
+        if (json_is_false(json_object_get(p, "predictable"))) {
+                /* no figures: no partitioner keyshift models explains the
+                 * deliveries (the report's `reason`) */
+                ks_vget(v, p, "reason", KS_V_STR);
+                return;
+        }
+        if (current) {
+                json_t *parts = ks_vget(v, p, "partitions", KS_V_OBJ);
+                mark          = ks_vpush(v, "partitions");
+                ks_check_partitions(v, parts, count);
+                ks_vpop(v, mark);
+        }
+        if ((moved = ks_vget(v, p, "moved", KS_V_OBJ))) {
+                mark = ks_vpush(v, "moved");
+                ks_check_moved(v, moved);
+                ks_vpop(v, mark);
+        }
+        ks_check_proposal_flow(v, p, current, count);
 }
 
 /** @brief The hot-key summary's sampling (ks_run_hot_t in ks_topic.h),
@@ -796,8 +814,12 @@ static void ks_check_scan(ks_vctx_t *v, json_t *root)
         ks_vpop(v, mark);
 }
 
-/** @brief Every member of one topic object the CLI reads. */
-static void ks_check_topic(ks_vctx_t *v, json_t *t)
+/**
+ * @brief A topic's head: partition_count, partitioner, messages and
+ *        bytes, keys, analysis, window.
+ * @returns the current partition count, or 0 when unknown.
+ */
+static int64_t ks_check_topic_head(ks_vctx_t *v, json_t *t)
 {
         static const char *const keys[] = {"null",
                                            "empty",
@@ -808,12 +830,10 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
         static const char *const win[]  = {
              "messages", "bytes", "hashed_messages", "hashed_bytes", NULL};
         static const char *const top[] = {"messages", "bytes", NULL};
-        json_t                  *pc, *cur, *cur_parts = NULL, *o, *arr;
+        json_t                  *pc, *cur, *o;
         int64_t                  current = 0;
-        size_t                   i, mark;
+        size_t                   mark;
 
-        if (!ks_vis(v, t, KS_V_OBJ))
-                return;
         if ((pc = ks_vget(v, t, "partition_count", KS_V_OBJ)) &&
             (cur = ks_vget(v, pc, "current", KS_V_INT | KS_V_NULL)) &&
             json_is_integer(cur)) {
@@ -849,6 +869,17 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                 ks_vints(v, o, win);
                 ks_vpop(v, mark);
         }
+        return current;
+}
+
+/** @brief A topic's `current`: its per-partition loads, as many as the
+ *         @p current partition count (0: unknown), null only when the
+ *         count is unknown. */
+static void ks_check_topic_current(ks_vctx_t *v, json_t *t, int64_t current)
+{
+        json_t *o, *cur_parts = NULL;
+        size_t  mark;
+
         o = ks_vget(v, t, "current", KS_V_OBJ | KS_V_NULL);
         if (o && json_is_object(o)) {
                 json_t *msgs, *bytes;
@@ -887,7 +918,15 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                          (long long)current);
                 ks_vpop(v, mark);
         }
-        arr = ks_vget(v, t, "proposals", KS_V_ARR);
+}
+
+/** @brief A topic's proposals[]: each entry (ks_check_proposal()), at
+ *         most KEYSHIFT_PROPOSED_MAX of them. */
+static void ks_check_proposals(ks_vctx_t *v, json_t *t, int64_t current)
+{
+        json_t *arr = ks_vget(v, t, "proposals", KS_V_ARR);
+        size_t  i, mark;
+
         for (i = 0; !v->failed && i < json_array_size(arr); i++) {
                 mark = ks_vpush(v, "proposals[%zu]", i);
                 ks_check_proposal(v, json_array_get(arr, i), current);
@@ -899,6 +938,20 @@ static void ks_check_topic(ks_vctx_t *v, json_t *t)
                          KEYSHIFT_PROPOSED_MAX);
                 ks_vpop(v, mark);
         }
+}
+
+/** @brief Every member of one topic object the CLI reads. */
+static void ks_check_topic(ks_vctx_t *v, json_t *t)
+{
+        json_t *o;
+        int64_t current;
+        size_t  mark;
+
+        if (!ks_vis(v, t, KS_V_OBJ))
+                return;
+        current = ks_check_topic_head(v, t);
+        ks_check_topic_current(v, t, current);
+        ks_check_proposals(v, t, current);
         if ((o = ks_vget(v, t, "hot_keys", KS_V_OBJ))) {
                 mark = ks_vpush(v, "hot_keys");
                 ks_check_hot_keys(v, o);

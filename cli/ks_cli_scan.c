@@ -251,37 +251,130 @@ static int grown(const scan_opts_t *o, ks_scan_reader_t *r, ks_scan_ctx_t *c,
         return 1;
 }
 
+/** The candidate partitioners' random-key variants, by audit family. */
+static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
+    KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
+    KS_PARTITIONER_FNV1A_RANDOM};
+
+/** What the scan chose, for the report and its summary. */
+typedef struct ks_scan_choice {
+        ks_audit_history_t        h;      /**< the audit's history */
+        ks_partitioner_t          pt;     /**< the partitioner reported */
+        const char               *source; /**< how it was chosen */
+        const ks_switch_result_t *sw;     /**< the count switch, or NULL */
+} ks_scan_choice_t;
+
+/**
+ * @brief Adds to @p topic (the topic's report, ks_report_topic()) what the
+ *        scan knows beside the analysis: the partitioner's source, the
+ *        audit's, the switch's and compaction's warnings (into @p wl too),
+ *        and the audit.
+ */
+static void scan_topic_extras(const scan_opts_t *o, const ks_scan_reader_t *r,
+                              const ks_scan_ctx_t    *c,
+                              const ks_scan_choice_t *ch, json_t *topic,
+                              ks_warn_list_t *wl)
+{
+        json_t *pt_o = json_object_get(topic, "partitioner"), *ws;
+        size_t  first;
+
+        /* the audit, not keyshift.partitioner, chose it; its evidence is
+         * the audit's, and only a family the records single out is
+         * confirmed */
+        json_object_set_new(pt_o, "source", json_string(ch->source));
+        json_object_set_new(pt_o, "confirmed",
+                            json_boolean(!strncmp(ch->source, "audit", 5)));
+        json_object_del(pt_o, "evidence");
+        json_object_del(pt_o, "learning");
+        first = wl->cnt;
+        ks_audit_warnings(c->audit, &ch->h, o->topic,
+                          ch->sw ? ch->sw->family : -1,
+                          ch->sw ? ch->sw->old_count : -1, wl);
+        if (ch->sw)
+                ks_switch_warnings(ch->sw, o->topic, wl);
+        if (r->compacted == 1)
+                ks_warn_add(wl, KS_WARN_TOPIC_COMPACTED, o->topic,
+                            "the topic is compacted: the records "
+                            "scanned are what compaction kept (the "
+                            "latest of each key, and older ones not "
+                            "compacted yet), so per-record figures "
+                            "(loads, moved records, rates) undercount "
+                            "what producers sent; per-key figures "
+                            "(keys that move, the audit) hold");
+        ws = ks_warn_list_json_since(wl, o->topic, first);
+        /* json_array_extend() copies: the list is ours to free */
+        json_array_extend(json_object_get(topic, "warnings"), ws);
+        json_decref(ws);
+        json_object_set_new(topic, "audit",
+                            ks_audit_json(c->audit, &ch->h,
+                                          ks_partitioner_name(ch->pt),
+                                          ch->source));
+        json_object_set_new(json_object_get(topic, "audit"), "switch",
+                            ch->sw ? ks_switch_json(ch->sw) : json_null());
+}
+
+/** @brief Prints the scan's summary on standard output: records, the
+ *         partitioner's history, the switch, the warnings @p wl, the
+ *         report's @p path. */
+static void print_summary(const scan_opts_t *o, const ks_scan_reader_t *r,
+                          const ks_scan_ctx_t *c, const ks_scan_choice_t *ch,
+                          const ks_warn_list_t *wl, const char *path)
+{
+        const ks_switch_result_t *sw = ch->sw;
+        size_t                    i;
+
+        printf("%s: %" PRIu64 " records of %d partitions (%s), "
+               "%" PRIu64 " keyed; proposals use %s (%s)\n",
+               o->topic, r->records, (int)r->partition_count, r->stopped_by,
+               ks_audit_keyed(c->audit), ks_partitioner_name(ch->pt),
+               ch->source);
+        for (i = 0; i < ch->h.cnt; i++)
+                printf("  history %zu: %s under %d partitions: "
+                       "%" PRIu64 " records\n",
+                       i + 1, ks_audit_family_name(ch->h.steps[i].family),
+                       (int)ch->h.steps[i].count, ch->h.steps[i].records);
+        printf("  unexplained %" PRIu64 ", uncovered %" PRIu64 "\n",
+               ks_audit_unexplained(c->audit), ch->h.uncovered);
+        if (sw)
+                printf("  switch %s %d -> %d (%s moment): old %" PRIu64
+                       ", new %" PRIu64 ", ambiguous %" PRIu64 "\n",
+                       ks_audit_family_name(sw->family), (int)sw->old_count,
+                       (int)sw->new_count,
+                       sw->one_moment ? "one"
+                       : sw->old_only_last_ms >= 0 && sw->new_only_first_ms >= 0
+                           ? "interleaved"
+                           : "unknown",
+                       sw->old_exact, sw->new_exact, sw->ambiguous);
+        for (i = 0; i < wl->cnt; i++)
+                printf("  %s: %s\n", wl->items[i].code, wl->items[i].message);
+        printf("report: %s\n", path);
+}
+
 /** @brief Builds and writes the report. @returns 0 or 1. */
 static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                         ks_scan_ctx_t *c, int64_t started_ms, const char *path,
                         const ks_switch_result_t *sw)
 {
-        static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
-            KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
-            KS_PARTITIONER_FNV1A_RANDOM};
-        ks_audit_history_t  h;
+        ks_scan_choice_t    ch = {.sw = sw};
         ks_topic_snapshot_t s;
         ks_warn_list_t      wl;
-        const char         *source;
         int                 f, ret = 1;
-        ks_partitioner_t    pt;
         int64_t             now   = ks_clock_wall_ms();
-        json_t             *topic = NULL, *report = NULL, *topics, *ws;
+        json_t             *topic = NULL, *report = NULL, *topics;
         char                errstr[600];
         ks_report_opts_t    ropts = {
                o->kconf.hot_keys, now, 1, &o->kconf.sizing, 0, 0, 0, 0, NULL};
         ks_report_producer_t prod = {0};
-        size_t               first;
 
-        if (ks_audit_history(c->audit, &h))
+        if (ks_audit_history(c->audit, &ch.h))
                 return ks_cli_fail(CMD, "out of memory");
-        f  = choose_family(o, &h, c->audit, &source);
-        pt = f >= 0 ? random_of[f] : (ks_partitioner_t)o->partitioner;
+        f     = choose_family(o, &ch.h, c->audit, &ch.source);
+        ch.pt = f >= 0 ? random_of[f] : (ks_partitioner_t)o->partitioner;
         if (f < 0)
                 f = 0; /* the only topic fed is topic[0] */
         ks_warn_list_init(&wl);
         if (ks_topic_snapshot(c->topic[f], &s)) {
-                ks_audit_history_free(&h);
+                ks_audit_history_free(&ch.h);
                 return ks_cli_fail(CMD, "out of memory");
         }
         s.mono_ms = ks_scan_times_rates(&c->times, &s.rates);
@@ -290,46 +383,14 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
                  .client_name        = rd_kafka_name(r->rk),
                  .pid                = (long)getpid(),
                  .librdkafka_version = rd_kafka_version_str(),
-                 .partitioner        = ks_partitioner_name(pt),
-                 .partitioner_source = source,
+                 .partitioner        = ks_partitioner_name(ch.pt),
+                 .partitioner_source = ch.source,
                  .started_at_ms      = started_ms,
                  .report_path        = path,
         };
         topic = ks_report_topic(&s, &ropts, &wl);
         if (topic) {
-                /* the audit, not keyshift.partitioner, chose it; its
-                 * evidence is the audit's, and only a family the records
-                 * single out is confirmed */
-                json_t *pt_o = json_object_get(topic, "partitioner");
-                json_object_set_new(pt_o, "source", json_string(source));
-                json_object_set_new(pt_o, "confirmed",
-                                    json_boolean(!strncmp(source, "audit", 5)));
-                json_object_del(pt_o, "evidence");
-                json_object_del(pt_o, "learning");
-                first = wl.cnt;
-                ks_audit_warnings(c->audit, &h, o->topic, sw ? sw->family : -1,
-                                  sw ? sw->old_count : -1, &wl);
-                if (sw)
-                        ks_switch_warnings(sw, o->topic, &wl);
-                if (r->compacted == 1)
-                        ks_warn_add(&wl, KS_WARN_TOPIC_COMPACTED, o->topic,
-                                    "the topic is compacted: the records "
-                                    "scanned are what compaction kept (the "
-                                    "latest of each key, and older ones not "
-                                    "compacted yet), so per-record figures "
-                                    "(loads, moved records, rates) undercount "
-                                    "what producers sent; per-key figures "
-                                    "(keys that move, the audit) hold");
-                ws = ks_warn_list_json_since(&wl, o->topic, first);
-                /* json_array_extend() copies: the list is ours to free */
-                json_array_extend(json_object_get(topic, "warnings"), ws);
-                json_decref(ws);
-                json_object_set_new(topic, "audit",
-                                    ks_audit_json(c->audit, &h,
-                                                  ks_partitioner_name(pt),
-                                                  source));
-                json_object_set_new(json_object_get(topic, "audit"), "switch",
-                                    sw ? ks_switch_json(sw) : json_null());
+                scan_topic_extras(o, r, c, &ch, topic, &wl);
                 topics = json_object();
                 json_object_set_new(topics, o->topic, topic);
                 report = ks_report_build(&prod, &ropts, topics, &wl);
@@ -346,40 +407,12 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
         } else {
                 ks_cli_fail(CMD, "out of memory building the report");
         }
-        if (!ret) {
-                size_t i;
-                printf("%s: %" PRIu64 " records of %d partitions (%s), "
-                       "%" PRIu64 " keyed; proposals use %s (%s)\n",
-                       o->topic, r->records, (int)r->partition_count,
-                       r->stopped_by, ks_audit_keyed(c->audit),
-                       ks_partitioner_name(pt), source);
-                for (i = 0; i < h.cnt; i++)
-                        printf("  history %zu: %s under %d partitions: "
-                               "%" PRIu64 " records\n",
-                               i + 1, ks_audit_family_name(h.steps[i].family),
-                               (int)h.steps[i].count, h.steps[i].records);
-                printf("  unexplained %" PRIu64 ", uncovered %" PRIu64 "\n",
-                       ks_audit_unexplained(c->audit), h.uncovered);
-                if (sw)
-                        printf("  switch %s %d -> %d (%s moment): old %" PRIu64
-                               ", new %" PRIu64 ", ambiguous %" PRIu64 "\n",
-                               ks_audit_family_name(sw->family),
-                               (int)sw->old_count, (int)sw->new_count,
-                               sw->one_moment ? "one"
-                               : sw->old_only_last_ms >= 0 &&
-                                       sw->new_only_first_ms >= 0
-                                   ? "interleaved"
-                                   : "unknown",
-                               sw->old_exact, sw->new_exact, sw->ambiguous);
-                for (i = 0; i < wl.cnt; i++)
-                        printf("  %s: %s\n", wl.items[i].code,
-                               wl.items[i].message);
-                printf("report: %s\n", path);
-        }
+        if (!ret)
+                print_summary(o, r, c, &ch, &wl, path);
         json_decref(report);
         ks_warn_list_clear(&wl);
         ks_topic_snapshot_free(&s);
-        ks_audit_history_free(&h);
+        ks_audit_history_free(&ch.h);
         return ret;
 }
 
@@ -388,9 +421,6 @@ static int write_report(const scan_opts_t *o, ks_scan_reader_t *r,
 static int ctx_init(ks_scan_ctx_t *c, const scan_opts_t *o,
                     const ks_scan_reader_t *r)
 {
-        static const ks_partitioner_t random_of[KS_AUDIT_FAMILIES] = {
-            KS_PARTITIONER_CONSISTENT_RANDOM, KS_PARTITIONER_MURMUR2_RANDOM,
-            KS_PARTITIONER_FNV1A_RANDOM};
         ks_topic_params_t p   = {0};
         size_t            mem = (size_t)o->kconf.memory_max_mb << 20;
         int               f, n = o->partitioner >= 0 ? 1 : KS_AUDIT_FAMILIES;
@@ -433,6 +463,63 @@ static void ctx_free(ks_scan_ctx_t *c)
         free(c->times.bytes);
 }
 
+/** The exit status of a scan interrupted by signal N: 128 + N, as a
+ *  shell's. */
+#define KS_SCAN_EXIT_SIGNAL_BASE 128
+
+/**
+ * @brief Writes the report's path into @p path (--output, or
+ *        keyshift-scan-TOPIC.json) and checks that a report can be written
+ *        there: the report is the scan's end, so a path it cannot be
+ *        written at is said before millions of records are read (issue
+ *        30).
+ * @returns 0, or KS_CLI_EXIT_FAIL (said on stderr).
+ */
+static int scan_report_path(const scan_opts_t *o, char *path, size_t pathsz)
+{
+        char err[1024] = "";
+
+        if (o->output)
+                snprintf(path, pathsz, "%s", o->output);
+        else
+                snprintf(path, pathsz, "keyshift-scan-%s.json", o->topic);
+        if (ks_report_path_check(path, err, sizeof(err)))
+                return ks_cli_fail(CMD, "cannot write the report at %s: %s",
+                                   path, err);
+        return 0;
+}
+
+/**
+ * @brief Ends the scan that @p r read (@p read_rc: ks_scan_read()'s
+ *        answer): writes the report unless nothing was read or the count
+ *        switch failed (@p has_sw < 0).
+ * @returns the command's exit status: 0, 1, or 128 + the signal that
+ *          interrupted the scan (its partial report written).
+ */
+static int scan_finish(const scan_opts_t *o, ks_scan_reader_t *r,
+                       ks_scan_ctx_t *c, int64_t started, const char *path,
+                       int has_sw, const ks_switch_result_t *sw, int read_rc)
+{
+        if (has_sw < 0)
+                return KS_CLI_EXIT_FAIL;
+        if (!r->records)
+                return ks_cli_fail(CMD, "no record read from %s (%s)", o->topic,
+                                   r->stopped_by);
+        if (write_report(o, r, c, started, path, has_sw ? sw : NULL))
+                return KS_CLI_EXIT_FAIL;
+        if (!strcmp(r->stopped_by, "interrupt")) {
+                fprintf(stderr,
+                        "keyshift scan: interrupted (%s): partial report "
+                        "(complete: false)\n",
+                        ks_scan_interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+                return KS_SCAN_EXIT_SIGNAL_BASE +
+                       (ks_scan_interrupted == SIGTERM ? SIGTERM : SIGINT);
+        }
+        if (!strcmp(r->stopped_by, "max-messages"))
+                return KS_CLI_EXIT_OK;
+        return read_rc ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
+}
+
 int ks_cli_scan_main(int argc, char **argv)
 {
         scan_opts_t        o         = {0};
@@ -448,24 +535,11 @@ int ks_cli_scan_main(int argc, char **argv)
         if (!o.rk_conf || ks_config_init(&o.kconf))
                 return ks_cli_fail(CMD, "out of memory");
         ks_cli_scan_consumer_defaults(o.rk_conf);
-        if ((ret = ks_cli_scan_parse_args(&o, argc, argv))) {
+        if ((ret = ks_cli_scan_parse_args(&o, argc, argv)) ||
+            (ret = scan_report_path(&o, path, sizeof(path)))) {
                 rd_kafka_conf_destroy(o.rk_conf);
                 ks_config_destroy(&o.kconf);
                 return ret < 0 ? KS_CLI_EXIT_OK : ret;
-        }
-        if (o.output)
-                snprintf(path, sizeof(path), "%s", o.output);
-        else
-                snprintf(path, sizeof(path), "keyshift-scan-%s.json", o.topic);
-        /* the report is the scan's end: a path it cannot be written at
-         * is said before millions of records are read (issue 30) */
-        if (ks_report_path_check(path, err, sizeof(err))) {
-                char why[1024];
-                snprintf(why, sizeof(why), "%s", err);
-                rd_kafka_conf_destroy(o.rk_conf);
-                ks_config_destroy(&o.kconf);
-                return ks_cli_fail(CMD, "cannot write the report at %s: %s",
-                                   path, why);
         }
         r.timeout_ms   = o.timeout_ms;
         r.max_messages = o.max_messages;
@@ -505,25 +579,7 @@ int ks_cli_scan_main(int argc, char **argv)
                 has_sw = grown(&o, &r, &c, &sw, err, sizeof(err));
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        if (has_sw < 0) {
-                ret = KS_CLI_EXIT_FAIL;
-        } else if (!r.records) {
-                ret = ks_cli_fail(CMD, "no record read from %s (%s)", o.topic,
-                                  r.stopped_by);
-        } else if (write_report(&o, &r, &c, started, path,
-                                has_sw ? &sw : NULL)) {
-                ret = KS_CLI_EXIT_FAIL;
-        } else if (!strcmp(r.stopped_by, "interrupt")) {
-                fprintf(stderr,
-                        "keyshift scan: interrupted (%s): partial report "
-                        "(complete: false)\n",
-                        ks_scan_interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
-                ret = 128 + (ks_scan_interrupted == SIGTERM ? SIGTERM : SIGINT);
-        } else if (!strcmp(r.stopped_by, "max-messages")) {
-                ret = KS_CLI_EXIT_OK;
-        } else {
-                ret = ret ? KS_CLI_EXIT_FAIL : KS_CLI_EXIT_OK;
-        }
+        ret = scan_finish(&o, &r, &c, started, path, has_sw, &sw, ret);
         if (has_sw > 0)
                 ks_switch_result_free(&sw);
         ctx_free(&c);

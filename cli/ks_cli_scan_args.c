@@ -18,6 +18,16 @@
 
 #define CMD "scan"
 
+/** --timeout-ms's default and bounds (ms): metadata, watermarks and no
+ *  progress; an hour at most. */
+#define KS_SCAN_TIMEOUT_MS_DEFAULT 10000
+#define KS_SCAN_TIMEOUT_MS_MIN 100
+#define KS_SCAN_TIMEOUT_MS_MAX 3600000
+/** scan_option(): the option is taken, go on. */
+#define KS_SCAN_ARG_NEXT (-2)
+/** The long options without a letter. */
+enum { O_MEM = 1000, O_TIMEOUT };
+
 static void usage(FILE *fp)
 {
         fprintf(
@@ -208,111 +218,96 @@ void ks_cli_scan_consumer_defaults(rd_kafka_conf_t *conf)
                           sizeof(errstr));
 }
 
-/** @returns 0, or KS_CLI_EXIT_USAGE after printing the error. */
-int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
+/** @brief Sets --partitioner @p arg in @p o: one of librdkafka's
+ *         partitioners that hash keys.
+ *  @returns KS_SCAN_ARG_NEXT, or KS_CLI_EXIT_USAGE after printing the
+ *           error. */
+static int scan_partitioner(scan_opts_t *o, const char *arg)
 {
-        enum { O_MEM = 1000, O_TIMEOUT };
-        static const struct option longopts[] = {
-            {"bootstrap", required_argument, NULL, 'b'},
-            {"topic", required_argument, NULL, 't'},
-            {"proposed", required_argument, NULL, 'p'},
-            {"from", required_argument, NULL, 'f'},
-            {"until", required_argument, NULL, 'u'},
-            {"max-messages", required_argument, NULL, 'm'},
-            {"partitioner", required_argument, NULL, 'P'},
-            {"output", required_argument, NULL, 'o'},
-            {"memory-max-mb", required_argument, NULL, O_MEM},
-            {"timeout-ms", required_argument, NULL, O_TIMEOUT},
-            {"help", no_argument, NULL, 'h'},
-            {NULL, 0, NULL, 0}};
-        char             err[700], num[32];
-        long long        n;
-        int              c;
         ks_partitioner_t pt;
 
-        o->timeout_ms  = 10000;
-        o->partitioner = -1;
-        o->from_text   = "earliest";
-        opterr         = 0;
-        optind         = 1;
-        while ((c = getopt_long(argc, argv, ":b:t:p:f:u:m:P:o:X:h", longopts,
-                                NULL)) != -1) {
-                switch (c) {
-                case 'b':
-                        o->bootstrap = optarg;
-                        break;
-                case 't':
-                        o->topic = optarg;
-                        break;
-                case 'p':
-                        if (ks_cli_parse_counts(
-                                optarg, o->proposed, KEYSHIFT_PROPOSED_MAX,
-                                &o->proposed_cnt, err, sizeof(err)))
-                                return ks_cli_usage_error(CMD, "--proposed: %s",
-                                                          err);
-                        break;
-                case 'f':
-                        if (parse_from(o, optarg, err, sizeof(err)))
-                                return ks_cli_usage_error(CMD, "%s", err);
-                        break;
-                case 'u':
-                        if (parse_until(o, optarg, err, sizeof(err)))
-                                return ks_cli_usage_error(CMD, "%s", err);
-                        break;
-                case 'm':
-                        if (ks_cli_parse_long(optarg, 1, INT64_MAX, &n, err,
-                                              sizeof(err)))
-                                return ks_cli_usage_error(
-                                    CMD, "--max-messages: %s", err);
-                        o->max_messages = (uint64_t)n;
-                        break;
-                case 'P':
-                        if (ks_partitioner_from_name(optarg, &pt) ||
-                            pt == KS_PARTITIONER_RANDOM)
-                                return ks_cli_usage_error(
-                                    CMD,
-                                    "--partitioner '%s': expected one of "
-                                    "consistent, consistent_random, murmur2, "
-                                    "murmur2_random, fnv1a, fnv1a_random",
-                                    optarg);
-                        o->partitioner = (int)pt;
-                        break;
-                case 'o':
-                        o->output = optarg;
-                        break;
-                case 'X':
-                        if (set_property(o, optarg, err, sizeof(err)))
-                                return ks_cli_usage_error(CMD, "%s", err);
-                        break;
-                case O_MEM:
-                        snprintf(num, sizeof(num), "%.20s", optarg);
-                        if (ks_config_set(&o->kconf, "keyshift.memory.max.mb",
-                                          num, err,
-                                          sizeof(err)) != KS_CONFIG_OK)
-                                return ks_cli_usage_error(
-                                    CMD, "--memory-max-mb: %s", err);
-                        break;
-                case O_TIMEOUT:
-                        if (ks_cli_parse_long(optarg, 100, 3600000, &n, err,
-                                              sizeof(err)))
-                                return ks_cli_usage_error(
-                                    CMD, "--timeout-ms: %s", err);
-                        o->timeout_ms = (int)n;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return -1;
-                case ':':
-                        return ks_cli_usage_error(
-                            CMD, "option %s needs a value", argv[optind - 1]);
-                default:
-                        return ks_cli_usage_error(CMD, "unknown option '%s'",
-                                                  argv[optind - 1]);
-                }
+        if (ks_partitioner_from_name(arg, &pt) || pt == KS_PARTITIONER_RANDOM)
+                return ks_cli_usage_error(
+                    CMD,
+                    "--partitioner '%s': expected one of "
+                    "consistent, consistent_random, murmur2, "
+                    "murmur2_random, fnv1a, fnv1a_random",
+                    arg);
+        o->partitioner = (int)pt;
+        return KS_SCAN_ARG_NEXT;
+}
+
+/**
+ * @brief Sets option @p c (value @p arg) in @p o: every option but
+ *        --help and getopt's errors.
+ * @returns KS_SCAN_ARG_NEXT, or KS_CLI_EXIT_USAGE after printing the
+ *          error.
+ */
+static int scan_option(scan_opts_t *o, int c, const char *arg)
+{
+        char      err[700], num[32];
+        long long n;
+
+        switch (c) {
+        case 'b':
+                o->bootstrap = arg;
+                break;
+        case 't':
+                o->topic = arg;
+                break;
+        case 'p':
+                if (ks_cli_parse_counts(arg, o->proposed, KEYSHIFT_PROPOSED_MAX,
+                                        &o->proposed_cnt, err, sizeof(err)))
+                        return ks_cli_usage_error(CMD, "--proposed: %s", err);
+                break;
+        case 'f':
+                if (parse_from(o, arg, err, sizeof(err)))
+                        return ks_cli_usage_error(CMD, "%s", err);
+                break;
+        case 'u':
+                if (parse_until(o, arg, err, sizeof(err)))
+                        return ks_cli_usage_error(CMD, "%s", err);
+                break;
+        case 'm':
+                if (ks_cli_parse_long(arg, 1, INT64_MAX, &n, err, sizeof(err)))
+                        return ks_cli_usage_error(CMD, "--max-messages: %s",
+                                                  err);
+                o->max_messages = (uint64_t)n;
+                break;
+        case 'P':
+                return scan_partitioner(o, arg);
+        case 'o':
+                o->output = arg;
+                break;
+        case 'X':
+                if (set_property(o, arg, err, sizeof(err)))
+                        return ks_cli_usage_error(CMD, "%s", err);
+                break;
+        case O_MEM:
+                snprintf(num, sizeof(num), "%.20s", arg);
+                if (ks_config_set(&o->kconf, "keyshift.memory.max.mb", num, err,
+                                  sizeof(err)) != KS_CONFIG_OK)
+                        return ks_cli_usage_error(CMD, "--memory-max-mb: %s",
+                                                  err);
+                break;
+        default: /* O_TIMEOUT */
+                if (ks_cli_parse_long(arg, KS_SCAN_TIMEOUT_MS_MIN,
+                                      KS_SCAN_TIMEOUT_MS_MAX, &n, err,
+                                      sizeof(err)))
+                        return ks_cli_usage_error(CMD, "--timeout-ms: %s", err);
+                o->timeout_ms = (int)n;
+                break;
         }
-        if (optind < argc)
-                return ks_cli_usage_error(CMD, "unexpected argument '%s'",
-                                          argv[optind]);
+        return KS_SCAN_ARG_NEXT;
+}
+
+/** @brief Checks that the options make a scan (bootstrap and topic given)
+ *         and completes the configurations with them.
+ *  @returns 0, or KS_CLI_EXIT_USAGE after printing the error. */
+static int scan_check_args(scan_opts_t *o)
+{
+        char err[700];
+
         if (!o->bootstrap)
                 return ks_cli_usage_error(CMD,
                                           "--bootstrap HOST:PORT is required");
@@ -326,4 +321,62 @@ int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
                 o->kconf.proposed_cnt = o->proposed_cnt;
         }
         return 0;
+}
+
+/** @returns 0, -1 after --help, or KS_CLI_EXIT_USAGE after printing the
+ *           error. */
+int ks_cli_scan_parse_args(scan_opts_t *o, int argc, char **argv)
+{
+        static const struct option longopts[] = {
+            {"bootstrap", required_argument, NULL, 'b'},
+            {"topic", required_argument, NULL, 't'},
+            {"proposed", required_argument, NULL, 'p'},
+            {"from", required_argument, NULL, 'f'},
+            {"until", required_argument, NULL, 'u'},
+            {"max-messages", required_argument, NULL, 'm'},
+            {"partitioner", required_argument, NULL, 'P'},
+            {"output", required_argument, NULL, 'o'},
+            {"memory-max-mb", required_argument, NULL, O_MEM},
+            {"timeout-ms", required_argument, NULL, O_TIMEOUT},
+            {"help", no_argument, NULL, 'h'},
+            {NULL, 0, NULL, 0}};
+        int c, r;
+
+        o->timeout_ms  = KS_SCAN_TIMEOUT_MS_DEFAULT;
+        o->partitioner = -1;
+        o->from_text   = "earliest";
+        opterr         = 0;
+        optind         = 1;
+        while ((c = getopt_long(argc, argv, ":b:t:p:f:u:m:P:o:X:h", longopts,
+                                NULL)) != -1) {
+                switch (c) {
+                case 'h':
+                        usage(stdout);
+                        return -1;
+                case ':':
+                        return ks_cli_usage_error(
+                            CMD, "option %s needs a value", argv[optind - 1]);
+                case 'b':
+                case 't':
+                case 'p':
+                case 'f':
+                case 'u':
+                case 'm':
+                case 'P':
+                case 'o':
+                case 'X':
+                case O_MEM:
+                case O_TIMEOUT:
+                        if ((r = scan_option(o, c, optarg)) != KS_SCAN_ARG_NEXT)
+                                return r;
+                        break;
+                default:
+                        return ks_cli_usage_error(CMD, "unknown option '%s'",
+                                                  argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return ks_cli_usage_error(CMD, "unexpected argument '%s'",
+                                          argv[optind]);
+        return scan_check_args(o);
 }

@@ -25,6 +25,11 @@
 #include "ks_cli_stats.h"
 
 #define KS_SHOW_TOPICS_MAX 64
+/** --hot's default and most: hot keys listed per topic. */
+#define KS_SHOW_HOT_DEFAULT 10
+#define KS_SHOW_HOT_MAX 1000
+/** ks_show_parse_args(): the arguments are good, show on. */
+#define KS_SHOW_GO_ON (-1)
 
 static const ks_cli_show_style_t ks_show_color = {
     "\033[1m",  "\033[2m",  "\033[31m", "\033[33m",
@@ -260,30 +265,16 @@ static void ks_show_warnings(const ks_cli_show_t *s, const json_t *arr,
         }
 }
 
-/** @brief One topic: heading, verdict, traffic, then every section. */
-static void ks_show_topic(const ks_cli_show_t *s, const char *name,
-                          const json_t *t)
+/** @brief Topic @p name's heading: its count now and proposed, where
+ *         they come from, and its headline (ks_story.h). */
+static void ks_show_heading(const ks_cli_show_t *s, const char *name,
+                            const json_t *t, int32_t cur)
 {
-        const json_t    *keys  = json_object_get(t, "keys");
-        const json_t    *props = json_object_get(t, "proposals");
-        const json_t    *pc    = json_object_get(t, "partition_count");
-        int32_t          cur   = ks_cli_topic_current(t);
-        uint64_t         msgs  = ks_cli_u64(t, "messages");
-        uint64_t         keyed = ks_cli_u64(keys, "hashed");
-        ks_cli_keyrank_t kr;
-        char             a[32], b[32], c[32], d[32], e[32], f[32];
-        char             verdict[KS_STORY_MAX];
-        size_t           i;
-        const json_t    *derr = json_object_get(keys, "distinct_error");
-        char             note[KS_ANALYSIS_LINE_MAX];
-        ks_analysis_t    an;
-        int              partial;
+        const json_t *props = json_object_get(t, "proposals");
+        const json_t *pc    = json_object_get(t, "partition_count");
+        char          verdict[KS_STORY_MAX];
+        size_t        i;
 
-        /* a report from before `analysis` existed says "exact" of what
-         * skipped messages made partial: the topic's own counts decide */
-        ks_analysis_of_topic(t, &an);
-        partial = !an.complete ||
-                  json_is_true(json_object_get(keys, "distinct_lower_bound"));
         printf("\n%s== topic %s: ", s->st->bold, name);
         if (cur)
                 printf("%d", (int)cur);
@@ -301,6 +292,17 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         ks_cli_fmt_print_wrapped(ks_story_headline(t, verdict, sizeof(verdict)),
                                  2, 2);
         printf("%s", s->st->off);
+}
+
+/** @brief Topic @p t's traffic line: messages, bytes, keyed, null key,
+ *         explicit partition. */
+static void ks_show_traffic(const json_t *t)
+{
+        const json_t *keys  = json_object_get(t, "keys");
+        uint64_t      msgs  = ks_cli_u64(t, "messages");
+        uint64_t      keyed = ks_cli_u64(keys, "hashed");
+        char          a[32], b[32], c[32], d[32], e[32], f[32];
+
         printf("  traffic  %s messages, %s; keyed %s (%s), null key %s, "
                "explicit partition %s\n",
                ks_cli_fmt_count(msgs, a, sizeof(a)),
@@ -311,10 +313,29 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                ks_cli_fmt_count(ks_cli_u64(keys, "null"), e, sizeof(e)),
                ks_cli_fmt_count(ks_cli_u64(keys, "explicit_partition"), f,
                                 sizeof(f)));
-        /* a sketch's estimate with its error, partial or not: never a
-         * lower bound (an estimate can be above the keys produced); when
-         * partial, of the analysed messages, more may be among the
-         * others */
+}
+
+/**
+ * @brief Topic @p t's keys line: distinct keys, a sketch's estimate with
+ *        its error, partial or not: never a lower bound (an estimate can
+ *        be above the keys produced); when partial, of the analysed
+ *        messages, more may be among the others. Then the busiest keys'
+ *        share.
+ */
+static void ks_show_keys(const json_t *t)
+{
+        const json_t    *keys = json_object_get(t, "keys");
+        const json_t    *derr = json_object_get(keys, "distinct_error");
+        char             a[32], b[32], note[KS_ANALYSIS_LINE_MAX];
+        ks_cli_keyrank_t kr;
+        ks_analysis_t    an;
+        int              partial;
+
+        /* a report from before `analysis` existed says "exact" of what
+         * skipped messages made partial: the topic's own counts decide */
+        ks_analysis_of_topic(t, &an);
+        partial = !an.complete ||
+                  json_is_true(json_object_get(keys, "distinct_lower_bound"));
         printf("  keys     %s distinct",
                ks_cli_fmt_count(ks_cli_u64(keys, "distinct_estimate"), a,
                                 sizeof(a)));
@@ -341,6 +362,17 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
                 ks_cli_keyrank_free(&kr);
         }
         printf("\n");
+}
+
+/** @brief One topic: heading, verdict, traffic, then every section. */
+static void ks_show_topic(const ks_cli_show_t *s, const char *name,
+                          const json_t *t)
+{
+        int32_t cur = ks_cli_topic_current(t);
+
+        ks_show_heading(s, name, t, cur);
+        ks_show_traffic(t);
+        ks_show_keys(t);
         ks_cli_show_rates(json_object_get(t, "rates"));
         printf("\n");
         ks_cli_show_moves(s, t, cur);
@@ -353,7 +385,21 @@ static void ks_show_topic(const ks_cli_show_t *s, const char *name,
         ks_show_warnings(s, json_object_get(t, "warnings"), "warnings");
 }
 
-int ks_cli_show_main(int argc, char **argv)
+/** `keyshift show`'s command line. */
+typedef struct ks_show_args {
+        const char *only[KS_SHOW_TOPICS_MAX]; /**< --topic, in order */
+        size_t      only_cnt;
+        const char *report; /**< REPORT.json */
+} ks_show_args_t;
+
+/**
+ * @brief Parses `keyshift show`'s arguments into @p a and @p s (hot keys
+ *        listed, colours).
+ * @returns KS_SHOW_GO_ON, or the exit code (--help, or a usage error
+ *          said on stderr).
+ */
+static int ks_show_parse_args(int argc, char **argv, ks_show_args_t *a,
+                              ks_cli_show_t *s)
 {
         static const struct option longopts[] = {
             {"topic", required_argument, NULL, 't'},
@@ -362,33 +408,27 @@ int ks_cli_show_main(int argc, char **argv)
             {"colour", required_argument, NULL, 'c'},
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0}};
-        const char     *only[KS_SHOW_TOPICS_MAX];
-        size_t          only_cnt = 0, i;
-        const char     *color    = "auto";
-        ks_cli_show_t   s        = {.hot_max = 10};
-        ks_cli_report_t r;
-        char            err[1024];
-        long long       v;
-        int             c, on;
-        const char     *name;
-        json_t         *t;
+        const char *color = "auto";
+        char        err[1024];
+        long long   v;
+        int         c, on;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "t:k:h", longopts, NULL)) != -1) {
                 switch (c) {
                 case 't':
-                        if (only_cnt == KS_SHOW_TOPICS_MAX)
+                        if (a->only_cnt == KS_SHOW_TOPICS_MAX)
                                 return ks_cli_usage_error("show",
                                                           "at most %d --topic",
                                                           KS_SHOW_TOPICS_MAX);
-                        only[only_cnt++] = optarg;
+                        a->only[a->only_cnt++] = optarg;
                         break;
                 case 'k':
-                        if (ks_cli_parse_long(optarg, 0, 1000, &v, err,
-                                              sizeof(err)))
+                        if (ks_cli_parse_long(optarg, 0, KS_SHOW_HOT_MAX, &v,
+                                              err, sizeof(err)))
                                 return ks_cli_usage_error("show", "--hot: %s",
                                                           err);
-                        s.hot_max = (int)v;
+                        s->hot_max = (int)v;
                         break;
                 case 'c':
                         color = optarg;
@@ -404,39 +444,67 @@ int ks_cli_show_main(int argc, char **argv)
                 return ks_cli_usage_error(
                     "show", "--color: '%s' is not auto, always or never",
                     color);
-        s.st = on ? &ks_show_color : &ks_show_plain;
+        s->st = on ? &ks_show_color : &ks_show_plain;
         if (argc - optind != 1)
                 return ks_cli_usage_error("show", "expected one REPORT.json");
-        if (ks_cli_report_load(argv[optind], &r, err, sizeof(err)))
-                return ks_cli_fail("show", "%s", err);
-        for (i = 0; i < only_cnt; i++)
-                if (!json_object_get(ks_cli_report_topics(&r), only[i])) {
-                        ks_cli_fail("show",
-                                    "%s: topics: no topic '%s' in "
-                                    "this report",
-                                    r.path, only[i]);
-                        ks_cli_report_free(&r);
-                        return KS_CLI_EXIT_FAIL;
-                }
-        ks_show_partial(&s, &r, only, only_cnt);
-        ks_show_unchecked(&s, &r);
-        ks_show_header(&r);
+        a->report = argv[optind];
+        return KS_SHOW_GO_ON;
+}
+
+/** @brief Shows report @p r: what it leaves out, its head, the
+ *         producer's warnings, then each topic --topic selects (all
+ *         without it). */
+static void ks_show_report(const ks_cli_show_t *s, const ks_show_args_t *a,
+                           ks_cli_report_t *r)
+{
+        const char *name;
+        json_t     *t;
+        size_t      i;
+
+        ks_show_partial(s, r, a->only, a->only_cnt);
+        ks_show_unchecked(s, r);
+        ks_show_header(r);
         /* the producer's own warnings (SKETCHES_REDUCED, TOPICS_MAX_REACHED,
          * ...) first: after many topics they would read as the last
          * topic's */
-        ks_show_warnings(&s, json_object_get(r.root, "warnings"),
+        ks_show_warnings(s, json_object_get(r->root, "warnings"),
                          "producer warnings");
-        json_object_foreach(ks_cli_report_topics(&r), name, t)
+        json_object_foreach(ks_cli_report_topics(r), name, t)
         {
-                int want = !only_cnt;
-                for (i = 0; i < only_cnt; i++)
-                        want |= !strcmp(only[i], name);
+                int want = !a->only_cnt;
+                for (i = 0; i < a->only_cnt; i++)
+                        want |= !strcmp(a->only[i], name);
                 if (want)
-                        ks_show_topic(&s, name, t);
+                        ks_show_topic(s, name, t);
         }
-        if (!json_object_size(ks_cli_report_topics(&r)))
+        if (!json_object_size(ks_cli_report_topics(r)))
                 printf("\n  no topics: the producer sent nothing (or "
                        "keyshift.topics matched none)\n");
+}
+
+int ks_cli_show_main(int argc, char **argv)
+{
+        ks_show_args_t  a = {.only_cnt = 0};
+        ks_cli_show_t   s = {.hot_max = KS_SHOW_HOT_DEFAULT};
+        ks_cli_report_t r;
+        char            err[1024];
+        size_t          i;
+        int             rc;
+
+        if ((rc = ks_show_parse_args(argc, argv, &a, &s)) != KS_SHOW_GO_ON)
+                return rc;
+        if (ks_cli_report_load(a.report, &r, err, sizeof(err)))
+                return ks_cli_fail("show", "%s", err);
+        for (i = 0; i < a.only_cnt; i++)
+                if (!json_object_get(ks_cli_report_topics(&r), a.only[i])) {
+                        ks_cli_fail("show",
+                                    "%s: topics: no topic '%s' in "
+                                    "this report",
+                                    r.path, a.only[i]);
+                        ks_cli_report_free(&r);
+                        return KS_CLI_EXIT_FAIL;
+                }
+        ks_show_report(&s, &a, &r);
         ks_cli_report_free(&r);
         return KS_CLI_EXIT_OK; /* main() flushes, and names a write error */
 }

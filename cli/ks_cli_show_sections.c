@@ -140,20 +140,16 @@ void ks_cli_show_skew(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         }
 }
 
-void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
-{
-        const json_t *hot   = json_object_get(t, "hot_keys");
-        const json_t *props = json_object_get(t, "proposals");
-        size_t        i, j, n = json_array_size(hot);
-        char          k[64], a[32], b[32];
-        int           verdicts = 0, sampled = 0;
-        const json_t *hs = json_object_get(t, "hot_keys_sampling");
+/** A hot key's column (characters): the key shown, cut and padded. */
+#define KS_SHOW_HOT_KEY_CHARS 32
 
-        if (!n || !s->hot_max)
-                return;
-        for (i = 0; i < n && i < (size_t)s->hot_max; i++)
-                verdicts |= ks_cli_hot_verdict(json_array_get(hot, i), a,
-                                               sizeof(a)) > 0;
+/** @brief The hot keys' header line: a column per proposal (@p props),
+ *         and the verdict's when any key has one. */
+static void ks_show_hot_header(const ks_cli_show_t *s, const json_t *props,
+                               int verdicts)
+{
+        size_t j;
+
         printf("\n  %s%-3s %-32s %10s %7s  %9s", s->st->dim, "#", "hot key",
                "messages", "share", "partition");
         for (j = 0; j < json_array_size(props); j++) {
@@ -166,61 +162,91 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
         if (verdicts) /* after the "moves" marks */
                 printf("  %5s  %s", "", "verdict");
         printf("%s\n", s->st->off);
-        for (i = 0; i < n && i < (size_t)s->hot_max; i++) {
-                const json_t *h     = json_array_get(hot, i);
-                const json_t *pp    = json_object_get(h, "partition_proposed");
-                const json_t *moves = json_object_get(h, "moves");
-                const json_t *pcur  = json_object_get(h, "partition_current");
-                int           moved = 0;
-                uint64_t      err   = ks_cli_u64(h, "messages_error");
+}
 
-                char padded[160];
-                printf(
-                    "  %-3zu %s %10s %7s  ", i + 1,
-                    ks_cli_fmt_pad(ks_cli_fmt_key(h, 32, k, sizeof(k)), 32,
-                                   padded, sizeof(padded)),
-                    ks_cli_fmt_count(ks_cli_u64(h, "messages"), a, sizeof(a)),
-                    ks_cli_fmt_pct(ks_cli_num(h, "share"), b, sizeof(b)));
-                if (json_is_integer(pcur))
-                        printf("%9lld", (long long)json_integer_value(pcur));
-                else
-                        printf("%9s", "?");
-                for (j = 0; j < json_array_size(props); j++) {
-                        char    name[16];
-                        json_t *p;
-                        snprintf(name, sizeof(name), "%d",
-                                 (int)ks_cli_u64(json_array_get(props, j),
-                                                 "partition_count"));
-                        p = json_object_get(pp, name);
-                        moved |= json_is_true(json_object_get(moves, name));
-                        char at[24] = "?";
-                        if (json_is_integer(p))
-                                snprintf(at, sizeof(at), "%lld",
-                                         (long long)json_integer_value(p));
-                        printf(" %s%7s%s",
-                               json_is_true(json_object_get(moves, name))
-                                   ? s->st->yellow
-                                   : "",
-                               at, s->st->off);
-                }
-                if (verdicts) {
-                        int fix = ks_cli_hot_verdict(h, a, sizeof(a));
-                        printf("  %s%-5s%s  %s%s%s", moved ? s->st->yellow : "",
-                               moved ? "moves" : "", s->st->off,
-                               fix == 2 ? s->st->red : "", a, s->st->off);
-                } else if (moved) {
-                        printf("  %smoves%s", s->st->yellow, s->st->off);
-                }
-                if (err)
-                        printf(" %s(count may be %s high)%s", s->st->dim,
-                               ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
-                if ((err = ks_cli_u64(h, "messages_sampling_error"))) {
-                        printf(" %s(count +/- %s, sampled)%s", s->st->dim,
-                               ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
-                        sampled = 1;
-                }
-                printf("\n");
+/** @brief Prints hot key @p h's partition at each proposal of @p props
+ *         (yellow where it moves).
+ *  @returns 1 if it moves at any, else 0. */
+static int ks_show_hot_partitions(const ks_cli_show_t *s, const json_t *h,
+                                  const json_t *props)
+{
+        const json_t *pp    = json_object_get(h, "partition_proposed");
+        const json_t *moves = json_object_get(h, "moves");
+        int           moved = 0;
+        size_t        j;
+
+        for (j = 0; j < json_array_size(props); j++) {
+                char    name[16];
+                json_t *p;
+                snprintf(name, sizeof(name), "%d",
+                         (int)ks_cli_u64(json_array_get(props, j),
+                                         "partition_count"));
+                p = json_object_get(pp, name);
+                moved |= json_is_true(json_object_get(moves, name));
+                char at[24] = "?";
+                if (json_is_integer(p))
+                        snprintf(at, sizeof(at), "%lld",
+                                 (long long)json_integer_value(p));
+                printf(" %s%7s%s",
+                       json_is_true(json_object_get(moves, name))
+                           ? s->st->yellow
+                           : "",
+                       at, s->st->off);
         }
+        return moved;
+}
+
+/** @brief The line of hot key @p h, rank @p i + 1: its count, share,
+ *         partitions, verdict (when @p verdicts) and errors.
+ *  @returns 1 if its count was sampled, else 0. */
+static int ks_show_hot_row(const ks_cli_show_t *s, const json_t *h, size_t i,
+                           const json_t *props, int verdicts)
+{
+        const json_t *pcur = json_object_get(h, "partition_current");
+        uint64_t      err  = ks_cli_u64(h, "messages_error");
+        char          k[64], a[32], b[32], padded[160];
+        int           moved, sampled = 0;
+
+        printf("  %-3zu %s %10s %7s  ", i + 1,
+               ks_cli_fmt_pad(
+                   ks_cli_fmt_key(h, KS_SHOW_HOT_KEY_CHARS, k, sizeof(k)),
+                   KS_SHOW_HOT_KEY_CHARS, padded, sizeof(padded)),
+               ks_cli_fmt_count(ks_cli_u64(h, "messages"), a, sizeof(a)),
+               ks_cli_fmt_pct(ks_cli_num(h, "share"), b, sizeof(b)));
+        if (json_is_integer(pcur))
+                printf("%9lld", (long long)json_integer_value(pcur));
+        else
+                printf("%9s", "?");
+        moved = ks_show_hot_partitions(s, h, props);
+        if (verdicts) {
+                int fix = ks_cli_hot_verdict(h, a, sizeof(a));
+                printf("  %s%-5s%s  %s%s%s", moved ? s->st->yellow : "",
+                       moved ? "moves" : "", s->st->off,
+                       fix == 2 ? s->st->red : "", a, s->st->off);
+        } else if (moved) {
+                printf("  %smoves%s", s->st->yellow, s->st->off);
+        }
+        if (err)
+                printf(" %s(count may be %s high)%s", s->st->dim,
+                       ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
+        if ((err = ks_cli_u64(h, "messages_sampling_error"))) {
+                printf(" %s(count +/- %s, sampled)%s", s->st->dim,
+                       ks_cli_fmt_count(err, a, sizeof(a)), s->st->off);
+                sampled = 1;
+        }
+        printf("\n");
+        return sampled;
+}
+
+/** @brief The notes under the hot keys of topic @p t: how they were
+ *         sampled (when @p sampled), what a verdict says (when
+ *         @p verdicts). */
+static void ks_show_hot_notes(const ks_cli_show_t *s, const json_t *t,
+                              int sampled, int verdicts)
+{
+        const json_t *hs = json_object_get(t, "hot_keys_sampling");
+        char          a[32], b[32];
+
         if (sampled)
                 printf("  %ssampled: keys here rarely repeat, so keyshift "
                        "counted hot keys in one message of %lld at random "
@@ -243,6 +269,26 @@ void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
                            ? " (rough: under 10 s of traffic measured)"
                            : "",
                        s->st->off);
+}
+
+void ks_cli_show_hot(const ks_cli_show_t *s, const json_t *t, int32_t cur)
+{
+        const json_t *hot   = json_object_get(t, "hot_keys");
+        const json_t *props = json_object_get(t, "proposals");
+        size_t        i, n = json_array_size(hot);
+        char          a[32];
+        int           verdicts = 0, sampled = 0;
+
+        if (!n || !s->hot_max)
+                return;
+        for (i = 0; i < n && i < (size_t)s->hot_max; i++)
+                verdicts |= ks_cli_hot_verdict(json_array_get(hot, i), a,
+                                               sizeof(a)) > 0;
+        ks_show_hot_header(s, props, verdicts);
+        for (i = 0; i < n && i < (size_t)s->hot_max; i++)
+                sampled |= ks_show_hot_row(s, json_array_get(hot, i), i, props,
+                                           verdicts);
+        ks_show_hot_notes(s, t, sampled, verdicts);
         (void)cur;
 }
 

@@ -115,101 +115,143 @@ static const char *packed_of(const json_t *o, size_t *len)
         return j ? json_string_value(j) : "";
 }
 
-int ks_cli_keyrank_build(const json_t *topic, size_t max_points,
-                         ks_cli_keyrank_t *out)
+/** A hot key's count is plotted while it is at least this many times
+ *  its possible overestimate (the top-K sketch's error). */
+#define KS_KEYRANK_RELIABLE 2
+/** Rates are plotted (messages/s) when the counts span this many
+ *  seconds at least; counts otherwise. */
+#define KS_KEYRANK_RATE_MIN_S 10
+
+/** The counts a rank-size curve is drawn from, busiest first. */
+typedef struct ks_keyrank_counts {
+        uint64_t           *s;  /**< the key sample's counts */
+        size_t              k;  /**< ... their number */
+        ks_cli_hot_count_t *hc; /**< the hot keys' counts and errors */
+        size_t              h;  /**< ... their number */
+} ks_keyrank_counts_t;
+
+/**
+ * @brief Reads the packed key sample and hot keys of @p merge (checked
+ *        when the report was read, ks_cli_report_check(): one that does
+ *        not unpack counts as empty) into @p c, each sorted busiest
+ *        first.
+ * @returns 0, or -1 (out of memory) with nothing held.
+ */
+static int ks_keyrank_counts(const json_t *merge, ks_keyrank_counts_t *c)
 {
-        const json_t *merge  = json_object_get(topic, "merge");
-        const json_t *sample = json_object_get(merge, "key_sample");
-        const json_t *hot    = json_object_get(merge, "hot_keys");
-        size_t        cap    = (size_t)ks_cli_u64(sample, "capacity");
-        double        keyed =
-            (double)ks_cli_u64(json_object_get(topic, "keys"), "hashed");
         ks_keysample_entry_t *se = NULL;
         ks_topk_entry_t      *he = NULL;
-        uint64_t             *s  = NULL;
-        ks_cli_hot_count_t   *hc = NULL;
-        double                w, sum      = 0;
-        size_t                i, reliable = 0, k = 0, h = 0, len;
         const char           *ps;
         char                  why[256];
+        size_t                i, len;
 
-        memset(out, 0, sizeof(*out));
-        /* checked when the report was read (ks_cli_report_check()) */
-        ps = packed_of(sample, &len);
-        if (ks_unpack_key_sample(ps, len, &se, &k, why, sizeof(why)))
-                k = 0;
-        ps = packed_of(hot, &len);
-        if (ks_unpack_hot_keys(ps, len, &he, &h, why, sizeof(why)))
-                h = 0;
-        s           = calloc(k ? k : 1, sizeof(*s));
-        hc          = calloc(h ? h : 1, sizeof(*hc));
-        out->points = calloc(k + h + 1, sizeof(*out->points));
-        if (!s || !hc || !out->points) {
+        memset(c, 0, sizeof(*c));
+        ps = packed_of(json_object_get(merge, "key_sample"), &len);
+        if (ks_unpack_key_sample(ps, len, &se, &c->k, why, sizeof(why)))
+                c->k = 0;
+        ps = packed_of(json_object_get(merge, "hot_keys"), &len);
+        if (ks_unpack_hot_keys(ps, len, &he, &c->h, why, sizeof(why)))
+                c->h = 0;
+        c->s  = calloc(c->k ? c->k : 1, sizeof(*c->s));
+        c->hc = calloc(c->h ? c->h : 1, sizeof(*c->hc));
+        if (!c->s || !c->hc) {
                 free(se);
                 free(he);
-                free(s);
-                free(hc);
-                ks_cli_keyrank_free(out);
+                free(c->s);
+                free(c->hc);
                 return -1;
         }
-        for (i = 0; i < k; i++)
-                s[i] = se[i].messages;
-        qsort(s, k, sizeof(*s), ks_cli_desc_u64);
-        for (i = 0; i < h; i++) {
-                hc[i].count = he[i].count;
-                hc[i].error = he[i].error;
+        for (i = 0; i < c->k; i++)
+                c->s[i] = se[i].messages;
+        qsort(c->s, c->k, sizeof(*c->s), ks_cli_desc_u64);
+        for (i = 0; i < c->h; i++) {
+                c->hc[i].count = he[i].count;
+                c->hc[i].error = he[i].error;
         }
         free(se);
         free(he);
-        qsort(hc, h, sizeof(*hc), ks_cli_desc_hot);
+        qsort(c->hc, c->h, sizeof(*c->hc), ks_cli_desc_hot);
+        return 0;
+}
 
-        out->exact    = k < cap;
-        out->distinct = out->exact ? (double)k
-                                   : ks_cli_num(json_object_get(topic, "keys"),
-                                                "distinct_estimate");
-        if (out->distinct < (double)k)
-                out->distinct = (double)k;
-        if (keyed <= 0)
-                keyed = 1;
+/**
+ * @brief Adds the points of @p c to @p out, cumulative shares of
+ *        @p keyed messages: when the sample is not exact, first the hot
+ *        keys whose counts are reliable (KS_KEYRANK_RELIABLE), then the
+ *        sample's keys, each standing for distinct / sampled keys.
+ */
+static void ks_keyrank_points(ks_cli_keyrank_t          *out,
+                              const ks_keyrank_counts_t *c, double keyed)
+{
+        double w, sum      = 0;
+        size_t i, reliable = 0;
 
         if (!out->exact) {
                 /* head: the hot keys whose count is at least twice its
                  * possible overestimate, while they stay so */
-                while (reliable < h && hc[reliable].count > 0 &&
-                       hc[reliable].count >= 2 * hc[reliable].error)
+                while (reliable < c->h && c->hc[reliable].count > 0 &&
+                       c->hc[reliable].count >=
+                           KS_KEYRANK_RELIABLE * c->hc[reliable].error)
                         reliable++;
                 for (i = 0; i < reliable; i++) {
-                        sum += (double)hc[i].count;
+                        sum += (double)c->hc[i].count;
                         out->points[out->cnt++] = (ks_cli_rank_point_t){
-                            (double)(i + 1), (double)hc[i].count, sum / keyed,
-                            1};
+                            (double)(i + 1), (double)c->hc[i].count,
+                            sum / keyed, 1};
                 }
                 out->hot_cnt = reliable;
         }
-        w = k ? out->distinct / (double)k : 1;
-        for (i = 0; i < k; i++) {
+        w = c->k ? out->distinct / (double)c->k : 1;
+        for (i = 0; i < c->k; i++) {
                 double rank = out->exact ? (double)(i + 1) : (i + 0.5) * w;
-                if (rank <= (double)out->hot_cnt || !s[i])
+                if (rank <= (double)out->hot_cnt || !c->s[i])
                         continue;
-                sum += (double)s[i] * (out->exact ? 1 : w);
+                sum += (double)c->s[i] * (out->exact ? 1 : w);
                 out->points[out->cnt++] = (ks_cli_rank_point_t){
-                    rank, (double)s[i], fmin(1.0, sum / keyed), 0};
+                    rank, (double)c->s[i], fmin(1.0, sum / keyed), 0};
         }
+}
+
+int ks_cli_keyrank_build(const json_t *topic, size_t max_points,
+                         ks_cli_keyrank_t *out)
+{
+        const json_t *merge = json_object_get(topic, "merge");
+        size_t cap = (size_t)ks_cli_u64(json_object_get(merge, "key_sample"),
+                                        "capacity");
+        double keyed =
+            (double)ks_cli_u64(json_object_get(topic, "keys"), "hashed");
+        ks_keyrank_counts_t c;
+        size_t              i;
+        double              rate, secs;
+
+        memset(out, 0, sizeof(*out));
+        if (ks_keyrank_counts(merge, &c))
+                return -1;
+        if (!(out->points = calloc(c.k + c.h + 1, sizeof(*out->points)))) {
+                free(c.s);
+                free(c.hc);
+                return -1;
+        }
+        out->exact    = c.k < cap;
+        out->distinct = out->exact ? (double)c.k
+                                   : ks_cli_num(json_object_get(topic, "keys"),
+                                                "distinct_estimate");
+        if (out->distinct < (double)c.k)
+                out->distinct = (double)c.k;
+        if (keyed <= 0)
+                keyed = 1;
+        ks_keyrank_points(out, &c, keyed);
         if (out->exact) { /* the report's hot keys are the busiest ones */
                 out->hot_cnt =
                     json_array_size(json_object_get(topic, "hot_keys"));
                 for (i = 0; i < out->cnt && i < out->hot_cnt; i++)
                         out->points[i].hot = 1;
         }
-        {
-                const json_t *rates = json_object_get(topic, "rates");
-                double        rate  = ks_cli_num(rates, "msgs_per_s");
-                double        secs =
-                    rate > 0 ? (double)ks_cli_u64(topic, "messages") / rate : 0;
-                out->seconds = secs >= 10 ? secs : 0;
-        }
-        free(s);
-        free(hc);
+        rate = ks_cli_num(json_object_get(topic, "rates"), "msgs_per_s");
+        secs = rate > 0 ? (double)ks_cli_u64(topic, "messages") / rate : 0;
+        out->seconds = secs >= KS_KEYRANK_RATE_MIN_S ? secs : 0;
+        free(c.s);
+        free(c.hc);
         ks_cli_keyrank_thin(out, max_points);
         return 0;
 }

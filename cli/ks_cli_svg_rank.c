@@ -14,6 +14,28 @@
 #include "ks_cli_fmt.h"
 #include "ks_cli_svg.h"
 
+/** The band between the legend and the plot starts this far down (px). */
+#define KS_RANK_BAND 52.0
+/** A row of that band (px): the busiest keys' names, then a marker each. */
+#define KS_RANK_ROW 15.0
+/** The plot's margins (px): the left axis's ticks, the right axis's
+ *  percentages, the bottom axis's ticks and title. */
+#define KS_RANK_MARGIN_LEFT 64
+#define KS_RANK_MARGIN_RIGHT 48
+#define KS_RANK_MARGIN_BOTTOM 44
+/** Room past the last rank and the busiest key's count, so that neither
+ *  sits on the plot's edge. */
+#define KS_RANK_X_HEADROOM 1.2
+#define KS_RANK_Y_HEADROOM 1.05
+/** The busiest keys named on the band's first row. */
+#define KS_RANK_NAMED 3
+/** A key's characters in a dot's tooltip, and in the band's names. */
+#define KS_RANK_TIP_KEY_CHARS 48
+#define KS_RANK_NAME_KEY_CHARS 20
+/** The half-traffic marker is drawn only this far right of the top-N
+ *  marker, where their labels do not say the same thing twice. */
+#define KS_RANK_HALF_APART 1.5
+
 typedef struct ks_rank_axes {
         double x0, y0, pw, ph;
         double lx_max;         /**< log10 of the largest rank shown */
@@ -106,45 +128,38 @@ static void ks_rank_marker(FILE *fp, const ks_rank_axes_t *a, double rank,
                         "ks-note", "%s", label);
 }
 
-void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
-                     const json_t *hot_keys, int w, int h)
+/** @brief The chart's title and legend. */
+static void ks_rank_title(FILE *fp, const ks_cli_keyrank_t *k)
 {
-        /* rows of the band between the legend and the plot: the busiest
-         * keys' names, then one per marker */
-        const double   band = 52, row = 15;
-        ks_rank_axes_t a = {
-            64, band + 3 * row, w - 64 - 48, h - (band + 3 * row) - 44, 1, 0,
-            1};
-        double max_msgs = 0, min_msgs = INFINITY, half_rank = 0;
-        char   buf[160], b2[32], b3[32];
-        size_t i, labelled = 0;
+        char   buf[160];
+        double lx = 10;
 
-        ks_cli_svg_open(fp, w, h, "ks-rank",
-                        "messages per key, busiest first, log-log");
         ks_cli_svg_text(
             fp, 8, 18, "start", "ks-title",
             "%s per key, busiest first: %s distinct keys%s",
             k->seconds > 0 ? "Message rate" : "Messages",
             ks_cli_fmt_count((uint64_t)llround(k->distinct), buf, sizeof(buf)),
             k->exact ? "" : " (estimated)");
-        {
-                double lx = 10;
-                lx        = ks_cli_svg_legend(fp, lx, 36, 'd', "ks-hot-dot",
-                                              "hot keys");
-                lx        = ks_cli_svg_legend(fp, lx, 36, 'l', "ks-rank-line",
-                                       k->seconds > 0
-                                                  ? "messages/s per key (left)"
-                                                  : "messages per key (left)");
-                ks_cli_svg_legend(fp, lx, 36, 'l', "ks-cum",
-                                  "cumulative share of keyed messages "
-                                  "(right)");
-        }
-        if (!k->cnt) {
-                ks_cli_svg_text(fp, w / 2.0, h / 2.0, "middle", "ks-note",
-                                "no keyed messages");
-                ks_cli_svg_close(fp);
-                return;
-        }
+        lx = ks_cli_svg_legend(fp, lx, 36, 'd', "ks-hot-dot", "hot keys");
+        lx = ks_cli_svg_legend(fp, lx, 36, 'l', "ks-rank-line",
+                               k->seconds > 0 ? "messages/s per key (left)"
+                                              : "messages per key (left)");
+        ks_cli_svg_legend(fp, lx, 36, 'l', "ks-cum",
+                          "cumulative share of keyed messages "
+                          "(right)");
+}
+
+/**
+ * @brief Sets the log ranges of @p a from the points of @p k (at least
+ *        one): ranks to the last, messages from the quietest key's decade
+ *        to the busiest's.
+ * @returns the rank from which half of all messages are carried.
+ */
+static double ks_rank_scale(const ks_cli_keyrank_t *k, ks_rank_axes_t *a)
+{
+        double max_msgs = 0, min_msgs = INFINITY, half_rank = 0;
+        size_t i;
+
         for (i = 0; i < k->cnt; i++) {
                 max_msgs = fmax(max_msgs, ks_rank_v(k, i));
                 if (ks_rank_v(k, i) > 0)
@@ -152,87 +167,142 @@ void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
                 if (!half_rank && k->points[i].cumulative >= 0.5)
                         half_rank = k->points[i].rank;
         }
-        a.lx_max = fmax(1, log10(k->points[k->cnt - 1].rank * 1.2));
-        a.ly_min = floor(log10(isfinite(min_msgs) ? min_msgs : 1));
-        a.ly_max = ceil(log10(fmax(max_msgs, 1e-9) * 1.05));
-        if (a.ly_max <= a.ly_min)
-                a.ly_max = a.ly_min + 1;
-        ks_rank_axes(fp, &a, k->seconds > 0);
+        a->lx_max =
+            fmax(1, log10(k->points[k->cnt - 1].rank * KS_RANK_X_HEADROOM));
+        a->ly_min = floor(log10(isfinite(min_msgs) ? min_msgs : 1));
+        a->ly_max = ceil(log10(fmax(max_msgs, 1e-9) * KS_RANK_Y_HEADROOM));
+        if (a->ly_max <= a->ly_min)
+                a->ly_max = a->ly_min + 1;
+        return half_rank;
+}
 
-        /* the curve, with the area under it */
+/** @brief The messages per key (a line, the area under it filled) and
+ *         their cumulative share. */
+static void ks_rank_curves(FILE *fp, const ks_rank_axes_t *a,
+                           const ks_cli_keyrank_t *k)
+{
+        size_t i;
+
         fprintf(fp, "<path class=\"ks-rank-area\" d=\"M%.1f %.1f",
-                ks_rank_x(&a, k->points[0].rank), a.y0 + a.ph);
+                ks_rank_x(a, k->points[0].rank), a->y0 + a->ph);
         for (i = 0; i < k->cnt; i++)
-                fprintf(fp, " L%.1f %.1f", ks_rank_x(&a, k->points[i].rank),
-                        ks_rank_y(&a, ks_rank_v(k, i)));
+                fprintf(fp, " L%.1f %.1f", ks_rank_x(a, k->points[i].rank),
+                        ks_rank_y(a, ks_rank_v(k, i)));
         fprintf(fp, " L%.1f %.1f Z\"/>\n",
-                ks_rank_x(&a, k->points[k->cnt - 1].rank), a.y0 + a.ph);
+                ks_rank_x(a, k->points[k->cnt - 1].rank), a->y0 + a->ph);
         fprintf(fp, "<polyline class=\"ks-rank-line\" points=\"");
         for (i = 0; i < k->cnt; i++)
-                fprintf(fp, "%.1f,%.1f ", ks_rank_x(&a, k->points[i].rank),
-                        ks_rank_y(&a, ks_rank_v(k, i)));
+                fprintf(fp, "%.1f,%.1f ", ks_rank_x(a, k->points[i].rank),
+                        ks_rank_y(a, ks_rank_v(k, i)));
         fprintf(fp, "\"/>\n<polyline class=\"ks-cum\" points=\"");
         for (i = 0; i < k->cnt; i++)
-                fprintf(fp, "%.1f,%.1f ", ks_rank_x(&a, k->points[i].rank),
-                        ks_rank_cy(&a, k->points[i].cumulative));
+                fprintf(fp, "%.1f,%.1f ", ks_rank_x(a, k->points[i].rank),
+                        ks_rank_cy(a, k->points[i].cumulative));
         fprintf(fp, "\"/>\n");
+}
 
-        /* the markers before the hot keys' dots: the top-N marker's line
-         * passes through the N-th hot key, whose dot must lie over it */
+/**
+ * @brief The markers: the share of the top-N (hot) keys, and the rank
+ *        @p half_rank from which half of all messages are carried. Drawn
+ *        before the hot keys' dots: the top-N marker's line passes through
+ *        the N-th hot key, whose dot must lie over it.
+ */
+static void ks_rank_markers(FILE *fp, const ks_rank_axes_t *a,
+                            const ks_cli_keyrank_t *k, double half_rank)
+{
+        char buf[160], b2[32], b3[32], b4[32];
+
         if (k->hot_cnt && k->hot_cnt < k->points[k->cnt - 1].rank) {
                 double r = (double)k->hot_cnt;
                 snprintf(buf, sizeof(buf), "top %zu keys: %s of messages",
                          k->hot_cnt,
                          ks_cli_fmt_pct(ks_cli_keyrank_share_of_top(k, r), b2,
                                         sizeof(b2)));
-                ks_rank_marker(fp, &a, r, ks_cli_keyrank_share_of_top(k, r),
-                               band + 2 * row - 3, buf);
+                ks_rank_marker(fp, a, r, ks_cli_keyrank_share_of_top(k, r),
+                               KS_RANK_BAND + 2 * KS_RANK_ROW - 3, buf);
         }
-        if (half_rank > 1.5 * (double)k->hot_cnt) {
-                char b4[32];
+        if (half_rank > KS_RANK_HALF_APART * (double)k->hot_cnt) {
                 snprintf(b3, sizeof(b3), "%s",
                          ks_cli_fmt_si(half_rank, b2, sizeof(b2)));
                 snprintf(
                     buf, sizeof(buf), "half of all messages: top %s keys (%s)",
                     b3,
                     ks_cli_fmt_pct(half_rank / k->distinct, b4, sizeof(b4)));
-                ks_rank_marker(fp, &a, half_rank, 0.5, band + 3 * row - 3, buf);
+                ks_rank_marker(fp, a, half_rank, 0.5,
+                               KS_RANK_BAND + 3 * KS_RANK_ROW - 3, buf);
         }
-        /* the hot keys: a dot each; the busiest three named on the band's
-         * first row (their ranks are the dots at the left) */
-        {
-                char   names[256] = "";
-                size_t off        = 0;
-                for (i = 0; i < k->cnt && k->points[i].hot; i++) {
-                        const json_t *hk = json_array_get(hot_keys, i);
-                        double        x  = ks_rank_x(&a, k->points[i].rank);
-                        double        y  = ks_rank_y(&a, ks_rank_v(k, i));
-                        fprintf(fp,
-                                "<circle class=\"ks-hot-dot\" cx=\"%.1f\" "
-                                "cy=\"%.1f\" r=\"4\"><title>rank %.0f: ",
-                                x, y, k->points[i].rank);
-                        if (hk)
-                                ks_cli_fmt_xml(fp, ks_cli_fmt_key(hk, 48, buf,
-                                                                  sizeof(buf)));
-                        fprintf(
-                            fp, " (%s messages)</title></circle>\n",
-                            ks_cli_fmt_count((uint64_t)k->points[i].messages,
-                                             b2, sizeof(b2)));
-                        if (hk && labelled < 3 && off < sizeof(names)) {
-                                off += (size_t)snprintf(
-                                    names + off, sizeof(names) - off,
-                                    "%s#%zu %s (%s%s)", labelled ? ",  " : "",
-                                    i + 1,
-                                    ks_cli_fmt_key(hk, 20, buf, sizeof(buf)),
-                                    ks_cli_fmt_si(ks_rank_v(k, i), b2,
-                                                  sizeof(b2)),
-                                    k->seconds > 0 ? "/s" : "");
-                                labelled++;
-                        }
+}
+
+/**
+ * @brief The hot keys of @p hot_keys: a dot each, with a tooltip; the
+ *        busiest KS_RANK_NAMED named on the band's first row (their ranks
+ *        are the dots at the left).
+ */
+static void ks_rank_hot_dots(FILE *fp, const ks_rank_axes_t *a,
+                             const ks_cli_keyrank_t *k, const json_t *hot_keys)
+{
+        char   names[256] = "", buf[160], b2[32];
+        size_t off = 0, i, labelled = 0;
+
+        for (i = 0; i < k->cnt && k->points[i].hot; i++) {
+                const json_t *hk = json_array_get(hot_keys, i);
+                double        x  = ks_rank_x(a, k->points[i].rank);
+                double        y  = ks_rank_y(a, ks_rank_v(k, i));
+                fprintf(fp,
+                        "<circle class=\"ks-hot-dot\" cx=\"%.1f\" "
+                        "cy=\"%.1f\" r=\"4\"><title>rank %.0f: ",
+                        x, y, k->points[i].rank);
+                if (hk)
+                        ks_cli_fmt_xml(fp,
+                                       ks_cli_fmt_key(hk, KS_RANK_TIP_KEY_CHARS,
+                                                      buf, sizeof(buf)));
+                fprintf(fp, " (%s messages)</title></circle>\n",
+                        ks_cli_fmt_count((uint64_t)k->points[i].messages, b2,
+                                         sizeof(b2)));
+                if (hk && labelled < KS_RANK_NAMED && off < sizeof(names)) {
+                        off += (size_t)snprintf(
+                            names + off, sizeof(names) - off,
+                            "%s#%zu %s (%s%s)", labelled ? ",  " : "", i + 1,
+                            ks_cli_fmt_key(hk, KS_RANK_NAME_KEY_CHARS, buf,
+                                           sizeof(buf)),
+                            ks_cli_fmt_si(ks_rank_v(k, i), b2, sizeof(b2)),
+                            k->seconds > 0 ? "/s" : "");
+                        labelled++;
                 }
-                if (labelled)
-                        ks_cli_svg_text(fp, a.x0, band + row - 3, "start",
-                                        "ks-keylabel", "busiest: %s", names);
         }
+        if (labelled)
+                ks_cli_svg_text(fp, a->x0, KS_RANK_BAND + KS_RANK_ROW - 3,
+                                "start", "ks-keylabel", "busiest: %s", names);
+}
+
+void ks_cli_svg_rank(FILE *fp, const ks_cli_keyrank_t *k,
+                     const json_t *hot_keys, int w, int h)
+{
+        /* the plot starts below the band's rows: the busiest keys' names,
+         * then one per marker */
+        ks_rank_axes_t a = {KS_RANK_MARGIN_LEFT,
+                            KS_RANK_BAND + 3 * KS_RANK_ROW,
+                            w - KS_RANK_MARGIN_LEFT - KS_RANK_MARGIN_RIGHT,
+                            h - (KS_RANK_BAND + 3 * KS_RANK_ROW) -
+                                KS_RANK_MARGIN_BOTTOM,
+                            1,
+                            0,
+                            1};
+        double         half_rank;
+
+        ks_cli_svg_open(fp, w, h, "ks-rank",
+                        "messages per key, busiest first, log-log");
+        ks_rank_title(fp, k);
+        if (!k->cnt) {
+                ks_cli_svg_text(fp, w / 2.0, h / 2.0, "middle", "ks-note",
+                                "no keyed messages");
+                ks_cli_svg_close(fp);
+                return;
+        }
+        half_rank = ks_rank_scale(k, &a);
+        ks_rank_axes(fp, &a, k->seconds > 0);
+        ks_rank_curves(fp, &a, k);
+        ks_rank_markers(fp, &a, k, half_rank);
+        ks_rank_hot_dots(fp, &a, k, hot_keys);
         ks_cli_svg_close(fp);
 }

@@ -16,6 +16,17 @@
 #define KEYSHIFT_VERSION_STR "dev"
 #endif
 
+/** -n's default: synthetic sentences, enough for the sketches to settle. */
+#define REPLAY_DEFAULT_COUNT 100000
+/** -n's most: a bound on typing errors, far past any replay's time. */
+#define REPLAY_COUNT_MAX ((long long)1e15)
+/** -p's default: the topic's partitions (the demo's 6 -> 12). */
+#define REPLAY_DEFAULT_PARTITIONS 6
+/** -p's most: the plugin's partition ceiling (KEYSHIFT_PARTITIONS_MAX). */
+#define REPLAY_PARTITIONS_MAX 100000
+/** --int32-keys is a percentage. */
+#define REPLAY_PCT_MAX 100
+
 /** @brief Prints the usage to @p fp. */
 static void replay_usage(FILE *fp)
 {
@@ -55,6 +66,63 @@ static int replay_parse_ll(const char *s, long long min, long long max,
         return errno || !*s || *end || *out < min || *out > max ? -1 : 0;
 }
 
+/** @brief Sets option @p c (value @p arg) in @p o: every option but
+ *         --help, --version and getopt's errors.
+ *  @returns 0, or -1 for a bad value (said by the caller). */
+static int replay_option(replay_opts_t *o, int c, const char *arg)
+{
+        long long v;
+        char     *end;
+
+        switch (c) {
+        case 'n':
+                return replay_parse_ll(arg, 0, REPLAY_COUNT_MAX, &o->count);
+        case 't':
+                o->topic = arg;
+                break;
+        case 'p':
+                if (replay_parse_ll(arg, 1, REPLAY_PARTITIONS_MAX, &v) == -1)
+                        return -1;
+                o->partitions = (int)v;
+                break;
+        case 'b':
+                o->brokers = arg;
+                break;
+        case 'X':
+                if (!strchr(arg, '=') || *arg == '=')
+                        return -1;
+                o->props[o->props_cnt++] = arg;
+                break;
+        case 'P':
+                o->plugin = arg;
+                break;
+        case 'N':
+                o->no_plugin = 1;
+                break;
+        case 'R':
+                o->proposed = arg;
+                break;
+        case 'r':
+                o->report = arg;
+                break;
+        case 'a':
+                errno   = 0;
+                o->rate = strtod(arg, &end);
+                if (errno || *end || !*arg || !(o->rate >= 0))
+                        return -1;
+                break;
+        case 'T':
+                o->partitioner = arg;
+                break;
+        default: /* 'I' */
+                if (replay_parse_ll(arg, 0, REPLAY_PCT_MAX, &v) == -1)
+                        return -1;
+                o->int32_pct = (int)v;
+                break;
+        }
+        return 0;
+}
+
 /** @brief Parses argv into @p o. @returns -1 to exit 0 (help), 0 to run,
  *         2 for a usage error. */
 int replay_parse_args(int argc, char **argv, replay_opts_t *o)
@@ -70,63 +138,16 @@ int replay_parse_args(int argc, char **argv, replay_opts_t *o)
             {"help", no_argument, NULL, 'h'},
             {"version", no_argument, NULL, 'V'},
             {NULL, 0, NULL, 0}};
-        long long v;
-        char     *end;
-        int       c;
+        int c;
 
-        *o = (replay_opts_t){
-            .count = 100000, .topic = "ais", .partitions = 6, .proposed = "12"};
+        *o       = (replay_opts_t){.count      = REPLAY_DEFAULT_COUNT,
+                                   .topic      = "ais",
+                                   .partitions = REPLAY_DEFAULT_PARTITIONS,
+                                   .proposed   = "12"};
         o->props = calloc((size_t)argc, sizeof(*o->props));
         while ((c = getopt_long(argc, argv, "n:t:p:b:X:hV", longopts, NULL)) !=
                -1) {
                 switch (c) {
-                case 'n':
-                        if (replay_parse_ll(optarg, 0, (long long)1e15,
-                                            &o->count) == -1)
-                                goto bad;
-                        break;
-                case 't':
-                        o->topic = optarg;
-                        break;
-                case 'p':
-                        if (replay_parse_ll(optarg, 1, 100000, &v) == -1)
-                                goto bad;
-                        o->partitions = (int)v;
-                        break;
-                case 'b':
-                        o->brokers = optarg;
-                        break;
-                case 'X':
-                        if (!strchr(optarg, '=') || *optarg == '=')
-                                goto bad;
-                        o->props[o->props_cnt++] = optarg;
-                        break;
-                case 'P':
-                        o->plugin = optarg;
-                        break;
-                case 'N':
-                        o->no_plugin = 1;
-                        break;
-                case 'R':
-                        o->proposed = optarg;
-                        break;
-                case 'r':
-                        o->report = optarg;
-                        break;
-                case 'a':
-                        errno   = 0;
-                        o->rate = strtod(optarg, &end);
-                        if (errno || *end || !*optarg || !(o->rate >= 0))
-                                goto bad;
-                        break;
-                case 'T':
-                        o->partitioner = optarg;
-                        break;
-                case 'I':
-                        if (replay_parse_ll(optarg, 0, 100, &v) == -1)
-                                goto bad;
-                        o->int32_pct = (int)v;
-                        break;
                 case 'h':
                         replay_usage(stdout);
                         return -1;
@@ -134,6 +155,21 @@ int replay_parse_args(int argc, char **argv, replay_opts_t *o)
                         printf("keyshift-replay %s (librdkafka %s)\n",
                                KEYSHIFT_VERSION_STR, rd_kafka_version_str());
                         return -1;
+                case 'n':
+                case 't':
+                case 'p':
+                case 'b':
+                case 'X':
+                case 'P':
+                case 'N':
+                case 'R':
+                case 'r':
+                case 'a':
+                case 'T':
+                case 'I':
+                        if (replay_option(o, c, optarg))
+                                goto bad;
+                        break;
                 default:
                         replay_usage(stderr);
                         return 2;
