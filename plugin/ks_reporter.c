@@ -273,18 +273,11 @@ static void count_unknown_why(const ks_client_t *c, int64_t now_ms, char *buf,
                              : "no broker was up");
 }
 
-void ks_reporter_write(ks_client_t *c, int final)
+/** @returns the report's producer block for @p c as of now (the publish
+ *           state is added by ks_reporter_write() when there is one). */
+static ks_report_producer_t producer_block(const ks_client_t *c)
 {
-        ks_report_opts_t opts = {.hot_keys           = c->conf.hot_keys,
-                                 .now_ms             = ks_clock_wall_ms(),
-                                 .final              = final,
-                                 .sizing             = &c->conf.sizing,
-                                 .queue_max_messages = c->queue_max_messages,
-                                 .queue_max_bytes    = c->queue_max_bytes,
-                                 .bulk_by_writer     = 1,
-                                 .started_at_ms      = c->started_at_ms};
-
-        ks_report_producer_t p = {
+        return (ks_report_producer_t){
             .client_id          = c->client_id,
             .client_name        = c->name,
             .pid                = (long)getpid(),
@@ -308,16 +301,163 @@ void ks_reporter_write(ks_client_t *c, int final)
             .delivery_check_one_in =
                 atomic_load(&c->cpu_watched) ? 1u << KS_ACK_SAMPLE_SHIFT : 1,
         };
-        ks_report_publish_t pub;
-        char                pub_err[512];
-        ks_warn_list_t      wl;
-        ks_report_topics_t  rt;
-        ks_report_writer_t  w;
-        ks_report_text_t    head = {0}, warnings = {0};
-        char                errstr[512];
-        size_t              i;
-        uint64_t            untracked;
-        char                why[640];
+}
+
+/**
+ * @brief Waits until every message staged so far is analysed (the final
+ *        report's caller drained the rings itself: the drainer has
+ *        stopped, so @p final does not wait); a wait that runs out says
+ *        so in @p wl (ANALYSIS_BEHIND).
+ * @returns 0, or -1 when on_destroy cut it short (the final report comes
+ *          next: this one is not to be written).
+ */
+static int wait_for_analysis(ks_client_t *c, int final, ks_warn_list_t *wl)
+{
+        if (final ||
+            !ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS, &c->sync_cancel))
+                return 0;
+        if (atomic_load(&c->sync_cancel))
+                return -1;
+        ks_warn_add(wl, KS_WARN_ANALYSIS_BEHIND, NULL,
+                    "keyshift's thread had not analysed every message "
+                    "produced before this report after %d ms: this "
+                    "report may not count the last seconds of them",
+                    KS_SYNC_TIMEOUT_MS);
+        return 0;
+}
+
+/** @brief Nothing new since the last report: its file (and the metrics')
+ *         stands, its mtime advanced for readers; no work, no repeated log
+ *         lines; its records published again (their time says the
+ *         producer is alive). */
+static void stand_unchanged(ks_client_t *c)
+{
+        (void)utimensat(AT_FDCWD, c->report_path, NULL, 0);
+        if (*c->metrics_path) /* node_exporter's textfile mtime */
+                (void)utimensat(AT_FDCWD, c->metrics_path, NULL, 0);
+        if (!c->report_failed)
+                ks_publish_report(c->publish, c->report_path, NULL, NULL,
+                                  c->name, 1);
+}
+
+/** @brief The producer-level warnings of the report into @p wl: those
+ *         carried from the last report, the report topic's, a partitioner
+ *         mismatch, failing metadata requests, topics beyond
+ *         keyshift.topics.max. */
+static void producer_warnings(ks_client_t *c, ks_warn_list_t *wl)
+{
+        uint64_t untracked;
+        size_t   i;
+
+        for (i = 0; i < c->carry.cnt; i++)
+                ks_warn_add(wl, c->carry.items[i].code, NULL, "%s",
+                            c->carry.items[i].message);
+        ks_warn_list_clear(&c->carry);
+        ks_publish_take_warnings(c->publish, wl);
+        if (*c->partitioner_detail)
+                ks_warn_add(wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
+                            "%s: keyshift models %s", c->partitioner_detail,
+                            ks_partitioner_name(c->params.partitioner));
+        if (c->metadata_failures >= KS_METADATA_FAILURES_WARN)
+                ks_warn_add(wl, KS_WARN_METADATA_FAILED, NULL,
+                            "the last %d metadata requests failed, the last "
+                            "with: %s; partition counts are as of the last "
+                            "answer, if any",
+                            c->metadata_failures, c->metadata_error);
+        if ((untracked = atomic_load(&c->reg.untracked_messages)))
+                ks_warn_add(wl, KS_WARN_TOPICS_MAX, NULL,
+                            "%llu messages went to topics beyond "
+                            "keyshift.topics.max=%d and were not analysed",
+                            (unsigned long long)untracked, c->conf.topics_max);
+}
+
+/**
+ * @brief Opens the report file and writes its head and every topic, each
+ *        rebuilt only when it changed since its text was written
+ *        (ks_report_reuse.h); with keyshift.report.topic, the texts are
+ *        kept in @p head, @p warnings and the publisher for the records
+ *        (ks_publish.h). @p rt is set up here; the caller ends @p w.
+ */
+static void write_topics(ks_client_t *c, const ks_report_producer_t *p,
+                         const ks_report_opts_t *opts, ks_warn_list_t *wl,
+                         ks_report_topics_t *rt, ks_report_writer_t *w,
+                         ks_report_text_t *head, ks_report_text_t *warnings)
+{
+        memset(rt, 0, sizeof(*rt));
+        rt->w           = w;
+        rt->wl          = wl;
+        rt->opts        = opts;
+        rt->asked       = &c->params;
+        rt->reuse       = 1;
+        rt->on_text     = c->publish ? ks_publish_topic_text : NULL;
+        rt->on_text_arg = c->publish;
+        ks_publish_report_begin(c->publish);
+        if (*c->metrics_path) {
+                json_t *h = ks_report_head(p, opts);
+                /* NULL (ENOMEM): said when the metrics are written */
+                rt->metrics = h ? ks_metrics_new(h) : NULL;
+                json_decref(h);
+        }
+        if (ks_report_writer_open(w, c->report_path))
+                return;
+        if (c->publish) {
+                w->keep_head     = head;
+                w->keep_warnings = warnings;
+        }
+        if (!ks_report_writer_begin(w, p, opts))
+                ks_registry_foreach(&c->reg, ks_report_topics_add, rt);
+}
+
+/**
+ * @brief Ends the report written in @p w with the warnings of @p wl, and
+ *        keeps its outcome at @p now_ms: a report not written is said now
+ *        on stderr and in the next report written (the file at the path
+ *        stays the last report written); one missing topics (ENOMEM, @p
+ *        oom) says so in the next too.
+ */
+static void end_report(ks_client_t *c, ks_report_writer_t *w,
+                       ks_warn_list_t *wl, int oom, int64_t now_ms)
+{
+        char errstr[512];
+
+        if (ks_report_writer_end(w, wl, errstr, sizeof(errstr))) {
+                ks_warn_add(wl, KS_WARN_REPORT_WRITE_FAILED, NULL, "%s",
+                            errstr);
+                if (!c->reports_lost++)
+                        c->lost_first_ms = now_ms;
+                c->lost_last_ms = now_ms;
+                snprintf(c->lost_error, sizeof(c->lost_error), "%s", errstr);
+                c->report_failed = 1;
+                return;
+        }
+        c->reports_lost = 0;
+        c->reports_written++;
+        c->report_failed     = 0;
+        c->report_written_ms = now_ms;
+        if (oom)
+                ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED, NULL,
+                            "previous report incomplete: some "
+                            "topics were missing (out of memory)");
+}
+
+void ks_reporter_write(ks_client_t *c, int final)
+{
+        ks_report_opts_t     opts = {.hot_keys           = c->conf.hot_keys,
+                                     .now_ms             = ks_clock_wall_ms(),
+                                     .final              = final,
+                                     .sizing             = &c->conf.sizing,
+                                     .queue_max_messages = c->queue_max_messages,
+                                     .queue_max_bytes    = c->queue_max_bytes,
+                                     .bulk_by_writer     = 1,
+                                     .started_at_ms      = c->started_at_ms};
+        ks_report_producer_t p    = producer_block(c);
+        ks_report_publish_t  pub;
+        char                 pub_err[512];
+        ks_warn_list_t       wl;
+        ks_report_topics_t   rt;
+        ks_report_writer_t   w;
+        ks_report_text_t     head = {0}, warnings = {0};
+        char                 why[640];
 
         if (final) {
                 count_unknown_why(c, opts.now_ms, why, sizeof(why));
@@ -328,113 +468,27 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (!final) /* the first interval: rd_kafka_new() has returned */
                 ks_metadata_learn_name(c);
         ks_warn_list_init(&wl);
-        /* every message staged so far analysed (the final report's caller
-         * drained the rings itself: the drainer has stopped) */
-        if (!final &&
-            ks_stage_sync(c->stage, KS_SYNC_TIMEOUT_MS, &c->sync_cancel)) {
-                /* cut short by on_destroy: the final report comes next */
-                if (atomic_load(&c->sync_cancel)) {
-                        ks_warn_list_clear(&wl);
-                        return;
-                }
-                ks_warn_add(&wl, KS_WARN_ANALYSIS_BEHIND, NULL,
-                            "keyshift's thread had not analysed every message "
-                            "produced before this report after %d ms: this "
-                            "report may not count the last seconds of them",
-                            KS_SYNC_TIMEOUT_MS);
-        }
-        /* Nothing new since the last report: its file (and the metrics')
-         * stands (a reader sees its mtime advance); no work, no repeated
-         * log lines. The
-         * final report is always written. */
-        if (unchanged(c, opts.now_ms) && !final && !wl.cnt) {
-                (void)utimensat(AT_FDCWD, c->report_path, NULL, 0);
-                if (*c->metrics_path) /* node_exporter's textfile mtime */
-                        (void)utimensat(AT_FDCWD, c->metrics_path, NULL, 0);
+        if (wait_for_analysis(c, final, &wl)) {
                 ks_warn_list_clear(&wl);
-                /* published again: the records' time says it is alive */
-                if (!c->report_failed)
-                        ks_publish_report(c->publish, c->report_path, NULL,
-                                          NULL, c->name, 1);
                 return;
         }
-        for (i = 0; i < c->carry.cnt; i++)
-                ks_warn_add(&wl, c->carry.items[i].code, NULL, "%s",
-                            c->carry.items[i].message);
-        ks_warn_list_clear(&c->carry);
-        ks_publish_take_warnings(c->publish, &wl);
+        /* the final report is always written */
+        if (unchanged(c, opts.now_ms) && !final && !wl.cnt) {
+                stand_unchanged(c);
+                ks_warn_list_clear(&wl);
+                return;
+        }
+        producer_warnings(c, &wl);
         if (ks_publish_state(c->publish, &pub, pub_err, sizeof(pub_err)))
                 p.publish = &pub;
-        if (*c->partitioner_detail)
-                ks_warn_add(&wl, KS_WARN_PARTITIONER_MISMATCH, NULL,
-                            "%s: keyshift models %s", c->partitioner_detail,
-                            ks_partitioner_name(c->params.partitioner));
-        if (c->metadata_failures >= KS_METADATA_FAILURES_WARN)
-                ks_warn_add(&wl, KS_WARN_METADATA_FAILED, NULL,
-                            "the last %d metadata requests failed, the last "
-                            "with: %s; partition counts are as of the last "
-                            "answer, if any",
-                            c->metadata_failures, c->metadata_error);
-        if ((untracked = atomic_load(&c->reg.untracked_messages)))
-                ks_warn_add(&wl, KS_WARN_TOPICS_MAX, NULL,
-                            "%llu messages went to topics beyond "
-                            "keyshift.topics.max=%d and were not analysed",
-                            (unsigned long long)untracked, c->conf.topics_max);
-
-        /* each topic rebuilt only when it changed since its text was
-         * written (ks_report_reuse.h) */
-        memset(&rt, 0, sizeof(rt));
-        rt.w     = &w;
-        rt.wl    = &wl;
-        rt.opts  = &opts;
-        rt.asked = &c->params;
-        rt.reuse = 1;
-        /* the records of keyshift.report.topic built from what is written
-         * (ks_publish.h) */
-        rt.on_text     = c->publish ? ks_publish_topic_text : NULL;
-        rt.on_text_arg = c->publish;
-        ks_publish_report_begin(c->publish);
-        if (*c->metrics_path) {
-                json_t *head = ks_report_head(&p, &opts);
-                /* NULL (ENOMEM): said when the metrics are written */
-                rt.metrics = head ? ks_metrics_new(head) : NULL;
-                json_decref(head);
-        }
-        if (!ks_report_writer_open(&w, c->report_path)) {
-                if (c->publish) {
-                        w.keep_head     = &head;
-                        w.keep_warnings = &warnings;
-                }
-                if (!ks_report_writer_begin(&w, &p, &opts))
-                        ks_registry_foreach(&c->reg, ks_report_topics_add, &rt);
-        }
+        write_topics(c, &p, &opts, &wl, &rt, &w, &head, &warnings);
         warn_reduced(c, &wl, &rt.tally);
         if (rt.oom) /* said in this report, and again in the next */
                 ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL,
                             "some topics are missing from this report (out "
                             "of memory)");
         lost_warning(c, &wl);
-        if (ks_report_writer_end(&w, &wl, errstr, sizeof(errstr))) {
-                /* Said now on stderr, and in the next report written; the
-                 * file at the path is the last report written */
-                ks_warn_add(&wl, KS_WARN_REPORT_WRITE_FAILED, NULL, "%s",
-                            errstr);
-                if (!c->reports_lost++)
-                        c->lost_first_ms = opts.now_ms;
-                c->lost_last_ms = opts.now_ms;
-                snprintf(c->lost_error, sizeof(c->lost_error), "%s", errstr);
-                c->report_failed = 1;
-        } else {
-                c->reports_lost = 0;
-                c->reports_written++;
-                c->report_failed     = 0;
-                c->report_written_ms = opts.now_ms;
-                if (rt.oom)
-                        ks_warn_add(&c->carry, KS_WARN_REPORT_WRITE_FAILED,
-                                    NULL,
-                                    "previous report incomplete: some "
-                                    "topics were missing (out of memory)");
-        }
+        end_report(c, &w, &wl, rt.oom, opts.now_ms);
         if (*c->metrics_path)
                 write_metrics(c, &wl, rt.metrics);
         if (!c->report_failed)
