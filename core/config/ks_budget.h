@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include "ks_config.h"
+
 /** The share of keyshift.memory.max.mb (1/n) a producer's key table's
  *  slots may take (their tag words, 1/16 of that, and the table's fixed
  *  part come on top); the sketches get the rest. */
@@ -55,8 +57,8 @@
 
 /** Sample and counter sizes never go below these when a budget shrinks
  *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
-#define KS_BUDGET_SAMPLE_MIN 64
-#define KS_BUDGET_TOPK_MIN 64
+#define KS_BUDGET_SAMPLE_MIN KS_CONFIG_SAMPLE_MIN
+#define KS_BUDGET_TOPK_MIN KS_CONFIG_SAMPLE_MIN
 
 /** A topic's sketch sizes, the ones a budget shrinks. */
 typedef struct ks_budget_sizes {

@@ -315,11 +315,10 @@ static ks_config_res_t set_metrics_path(ks_config_t *conf, const char *v,
 static ks_config_res_t set_interval(ks_config_t *conf, const char *v,
                                     char *errstr, size_t size)
 {
-        /* A report is a whole snapshot written to disk: more often than
-         * ten times a second would cost the producer's machine more than it
-         * tells. */
-        if (parse_int(v, 0, 86400000, &conf->report_interval_ms) ||
-            (conf->report_interval_ms > 0 && conf->report_interval_ms < 100))
+        if (parse_int(v, 0, KS_CONFIG_INTERVAL_MAX_MS,
+                      &conf->report_interval_ms) ||
+            (conf->report_interval_ms > 0 &&
+             conf->report_interval_ms < KS_CONFIG_INTERVAL_MIN_MS))
                 return invalid(errstr, size, "keyshift.report.interval.ms", v,
                                KS_ACCEPT_INTERVAL);
         return KS_CONFIG_OK;
@@ -444,16 +443,18 @@ static ks_config_res_t set_topics(ks_config_t *conf, const char *v,
 
 KS_INT_SETTER(set_hot, hot_keys, "keyshift.hot.keys", 0, KS_CONFIG_HOT_KEYS_MAX,
               KS_ACCEPT_HOT)
-KS_INT_SETTER(set_sample, key_sample_size, "keyshift.key.sample.size", 64,
-              KS_CONFIG_SAMPLE_MAX, KS_ACCEPT_SAMPLE)
+KS_INT_SETTER(set_sample, key_sample_size, "keyshift.key.sample.size",
+              KS_CONFIG_SAMPLE_MIN, KS_CONFIG_SAMPLE_MAX, KS_ACCEPT_SAMPLE)
 KS_INT_SETTER(set_mixed_sample, mixed_sample_size, "keyshift.mixed.sample.size",
-              64, KS_CONFIG_SAMPLE_MAX, KS_ACCEPT_MIXED_SAMPLE)
-KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1, 100000,
-              KS_ACCEPT_TOPICS_MAX)
+              KS_CONFIG_SAMPLE_MIN, KS_CONFIG_SAMPLE_MAX,
+              KS_ACCEPT_MIXED_SAMPLE)
+KS_INT_SETTER(set_topics_max, topics_max, "keyshift.topics.max", 1,
+              KS_CONFIG_TOPICS_MAX_MAX, KS_ACCEPT_TOPICS_MAX)
 KS_INT_SETTER(set_memory, memory_max_mb, "keyshift.memory.max.mb", 1,
               KS_MEMORY_MAX_MB_MAX, KS_ACCEPT_MEMORY)
 KS_INT_SETTER(set_refresh, metadata_refresh_ms, "keyshift.metadata.refresh.ms",
-              100, 3600000, KS_ACCEPT_REFRESH)
+              KS_CONFIG_REFRESH_MIN_MS, KS_CONFIG_REFRESH_MAX_MS,
+              KS_ACCEPT_REFRESH)
 KS_INT_SETTER(set_flow, flow_max_cells, "keyshift.flow.max.cells", 0,
               KS_CONFIG_FLOW_CELLS_MAX, KS_ACCEPT_FLOW)
 
@@ -602,16 +603,16 @@ int ks_config_init(ks_config_t *conf)
 {
         memset(conf, 0, sizeof(*conf));
         conf->enable                = 1;
-        conf->report_interval_ms    = 60000;
-        conf->hot_keys              = 20;
-        conf->key_sample_size       = 4096;
-        conf->mixed_sample_size     = 2048;
-        conf->topics_max            = 1000;
-        conf->memory_max_mb         = 64;
-        conf->metadata_refresh_ms   = 10000;
-        conf->flow_max_cells        = 65536;
+        conf->report_interval_ms    = KS_CONFIG_DEFAULT_INTERVAL_MS;
+        conf->hot_keys              = KS_CONFIG_DEFAULT_HOT_KEYS;
+        conf->key_sample_size       = KS_CONFIG_DEFAULT_KEY_SAMPLE;
+        conf->mixed_sample_size     = KS_CONFIG_DEFAULT_MIXED_SAMPLE;
+        conf->topics_max            = KS_CONFIG_DEFAULT_TOPICS_MAX;
+        conf->memory_max_mb         = KS_CONFIG_DEFAULT_MEMORY_MB;
+        conf->metadata_refresh_ms   = KS_CONFIG_DEFAULT_REFRESH_MS;
+        conf->flow_max_cells        = KS_CONFIG_DEFAULT_FLOW_CELLS;
         conf->partitioner           = -1;
-        conf->report_topic_flush_ms = 2000;
+        conf->report_topic_flush_ms = KS_CONFIG_DEFAULT_FLUSH_MS;
         ks_sizing_params_init(&conf->sizing);
         conf->report_path = strdup("keyshift-%c-%p.json");
         return conf->report_path ? 0 : -1;

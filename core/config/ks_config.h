@@ -40,6 +40,38 @@ typedef enum ks_config_res {
 /** keyshift.flow.max.cells' largest value (cells of one flow matrix). */
 #define KS_CONFIG_FLOW_CELLS_MAX 1048576
 
+/** keyshift.key.sample.size's and keyshift.mixed.sample.size's smallest
+ *  value (keys); a memory budget never shrinks a sketch below it either
+ *  (ks_budget.h). */
+#define KS_CONFIG_SAMPLE_MIN 64
+
+/** keyshift.report.interval.ms: 0 (only at shutdown), else within these
+ *  (ms). A report is a whole snapshot written to disk: more often than
+ *  ten times a second costs the producer's machine more than it tells. */
+#define KS_CONFIG_INTERVAL_MIN_MS 100
+#define KS_CONFIG_INTERVAL_MAX_MS 86400000
+
+/** keyshift.topics.max's largest value (topics analysed). */
+#define KS_CONFIG_TOPICS_MAX_MAX 100000
+
+/** keyshift.metadata.refresh.ms' bounds (ms). */
+#define KS_CONFIG_REFRESH_MIN_MS 100
+#define KS_CONFIG_REFRESH_MAX_MS 3600000
+
+/** The defaults (docs/properties.md): a report a minute, 20 hot keys,
+ *  4,096 sampled keys, 2,048 sampled logical keys, 1,000 topics, 64 MiB,
+ *  metadata every 10 s, flows up to 65,536 cells, 2 s for the last
+ *  records of keyshift.report.topic at destroy. */
+#define KS_CONFIG_DEFAULT_INTERVAL_MS 60000
+#define KS_CONFIG_DEFAULT_HOT_KEYS 20
+#define KS_CONFIG_DEFAULT_KEY_SAMPLE 4096
+#define KS_CONFIG_DEFAULT_MIXED_SAMPLE 2048
+#define KS_CONFIG_DEFAULT_TOPICS_MAX 1000
+#define KS_CONFIG_DEFAULT_MEMORY_MB 64
+#define KS_CONFIG_DEFAULT_REFRESH_MS 10000
+#define KS_CONFIG_DEFAULT_FLOW_CELLS 65536
+#define KS_CONFIG_DEFAULT_FLUSH_MS 2000
+
 typedef struct ks_config {
         int     enable;
         int32_t proposed[KEYSHIFT_PROPOSED_MAX]; /**< partition counts */
