@@ -9,8 +9,9 @@
 #                           python3-jsonschema (reports checked against
 #                           docs/keyshift.report.v2.schema.json), venv
 #                           (the Python wheel's test, tests/wheel/),
-#                           clang (the fuzz targets, tests/fuzz/: libFuzzer
-#                           and its sanitizer runtimes)
+#                           clang and libclang-rt-dev (the fuzz targets,
+#                           tests/fuzz/: libFuzzer and its sanitizer
+#                           runtimes, only a Recommends of clang's)
 #   scripts/deps.sh fuzz    build + clang only (tests/fuzz/run)
 set -euo pipefail
 
@@ -18,10 +19,10 @@ want=(build-essential cmake pkg-config librdkafka-dev libjansson-dev zlib1g-dev 
 if [ "${1:-build}" = test ]; then
   want+=(libcunit1-dev kcat prometheus python3 python3-pip python3-venv
          python3-confluent-kafka python3-jsonschema
-         default-jdk-headless maven golang-go clang)
+         default-jdk-headless maven golang-go clang libclang-rt-dev)
 fi
 if [ "${1:-build}" = fuzz ]; then
-  want+=(clang)
+  want+=(clang libclang-rt-dev)
 fi
 
 missing=()
