@@ -5,16 +5,19 @@
  */
 #include "ks_hex.h"
 
+const char ks_hex_pairs[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223"
+    "2425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f4041424344454647"
+    "48494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b"
+    "6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+    "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3"
+    "b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7"
+    "d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafb"
+    "fcfdfeff";
+
 void ks_hex_encode(const uint8_t *b, size_t n, char *out)
 {
-        static const char digits[] = "0123456789abcdef";
-        size_t            i;
-
-        for (i = 0; i < n; i++) {
-                out[2 * i]     = digits[b[i] >> 4];
-                out[2 * i + 1] = digits[b[i] & 15];
-        }
-        out[2 * n] = '\0';
+        *ks_hex_put(out, b, n) = '\0';
 }
 
 /** @returns the value of hex digit @p c (0..15), or -1 if it is not one. */

@@ -15,6 +15,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/** Byte b -> its two lower-case hex digits at 2 * b (and a NUL). */
+extern const char ks_hex_pairs[513];
+
+/**
+ * @brief Writes @p n bytes at @p b as lower-case hex at @p d, 2 * @p n
+ *        bytes, no NUL: the report writer's fast path (ks_report_jout.h)
+ *        and ks_hex_encode(). @returns the end.
+ */
+static inline char *ks_hex_put(char *d, const uint8_t *b, size_t n)
+{
+        size_t i;
+
+        for (i = 0; i < n; i++, d += 2)
+                memcpy(d, ks_hex_pairs + 2 * b[i], 2);
+        return d;
+}
 
 /**
  * @brief Writes @p n bytes at @p b as lower-case hex into @p out, with a

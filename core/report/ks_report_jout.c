@@ -54,24 +54,13 @@ void ks_jout_put_u64(ks_jout_t *o, uint64_t v)
         o->n += (size_t)(fmt_u64(d, v) - d);
 }
 
-/** Byte b -> its two lower-case hex digits at 2 * b. */
-const char ks_hex2[513] =
-    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223"
-    "2425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f4041424344454647"
-    "48494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b"
-    "6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
-    "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3"
-    "b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7"
-    "d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafb"
-    "fcfdfeff";
-
 /** @brief @p n bytes as lower-case hex, without quotes. */
 void ks_jout_put_hex(ks_jout_t *o, const uint8_t *b, size_t n)
 {
         while (n) {
                 size_t k = n < sizeof(o->buf) / 4 ? n : sizeof(o->buf) / 4;
                 char  *d = jout_room(o, 2 * k);
-                fmt_hex(d, b, k);
+                ks_hex_put(d, b, k);
                 o->n += 2 * k;
                 b += k;
                 n -= k;

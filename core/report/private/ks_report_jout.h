@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "ks_hex.h"
 #include "ks_report.h"
 
 /** Output buffered here, then written to the report file's descriptor
@@ -40,10 +41,9 @@ typedef struct ks_jout {
 /** @brief Writes what is buffered to the descriptor (ks_report_jout.c). */
 void ks_jout_flush(ks_jout_t *o);
 
-/** "00" .. "99" and "00" .. "ff": two digits per lookup
- *  (ks_report_jout.c). */
+/** "00" .. "99": two digits per lookup (ks_report_jout.c); hex pairs are
+ *  ks_hex.h's ks_hex_pairs. */
 extern const char ks_digits2[201];
-extern const char ks_hex2[513];
 
 /** @brief Makes room for @p n bytes (n <= sizeof(buf)). @returns where
  *         they go: the caller advances o->n by what it wrote. */
@@ -115,16 +115,6 @@ static inline char *fmt_i64(char *d, int64_t v)
         return fmt_u64(d, (uint64_t)v);
 }
 
-/** @brief Writes @p n bytes as lower-case hex at @p d. @returns the end. */
-static inline char *fmt_hex(char *d, const uint8_t *b, size_t n)
-{
-        size_t i;
-
-        for (i = 0; i < n; i++, d += 2)
-                memcpy(d, ks_hex2 + 2 * b[i], 2);
-        return d;
-}
-
 /** @brief Writes a 64-bit hash as 16 hex digits at @p d, as "%016llx".
  *  @returns the end. */
 static inline char *fmt_hash64(char *d, uint64_t h)
@@ -132,7 +122,7 @@ static inline char *fmt_hash64(char *d, uint64_t h)
         int i;
 
         for (i = 7; i >= 0; i--, h >>= 8)
-                memcpy(d + 2 * i, ks_hex2 + 2 * (h & 0xff), 2);
+                memcpy(d + 2 * i, ks_hex_pairs + 2 * (h & 0xff), 2);
         return d + 16;
 }
 
