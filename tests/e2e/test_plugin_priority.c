@@ -395,6 +395,16 @@ static void test_delivery_bound(void)
                        "with a CPU to spare ",
                        out);
                 CU_ASSERT(unchecked > 0);
+        } else if (!(bound > 0) && !(out > 0)) {
+                /* no thread was found out of CPU at all: then every
+                 * delivery is checked, exactly. Seen on a 2-vCPU VM
+                 * (kernel 6.18) where the mock cluster's delivery thread
+                 * never reached the verdict's 90 % (stop 38's note); the
+                 * verdict itself is test_cpuwatch's */
+                printf("NOTE: no thread was found out of CPU; every "
+                       "delivery checked ");
+                CU_ASSERT_EQUAL(unchecked, 0);
+                CU_ASSERT_EQUAL(acked, (long long)delivered);
         } else {
                 CU_ASSERT(bound > 0);
                 CU_ASSERT(unchecked > 0);
