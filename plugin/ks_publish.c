@@ -774,6 +774,10 @@ void ks_publish_topic_text(void *arg, const char *name, const char *text,
 
         if (!p || p->texts_failed)
                 return;
+        if (!text) { /* not kept (ENOMEM): the file is read back */
+                p->texts_failed = 1;
+                return;
+        }
         if (p->text_cnt == p->text_cap) {
                 size_t cap = p->text_cap ? 2 * p->text_cap : 8;
                 if (!(t = realloc(p->texts, cap * sizeof(*t)))) {
@@ -817,19 +821,12 @@ void ks_publish_report(ks_publish_t *p, const char *report_path,
                 p->thread_running = 1;
         pthread_mutex_unlock(&p->lock);
         if (unchanged && p->last_cnt) { /* the same records again */
-                for (i = 0; i < p->last_cnt; i++) {
-                        const ks_pub_rec_t *r = &p->last[i];
-                        char               *k = dup_bytes(r->key, r->key_len);
-                        char               *v = dup_bytes(r->val, r->val_len);
-                        if (k && v)
-                                enqueue(p, k, r->key_len, v, r->val_len);
-                        else {
-                                free(k);
-                                free(v);
-                                warn_once(p, 1, "oom",
-                                          "out of memory building a record");
-                        }
-                }
+                int again = 0;          /* remembered already */
+                for (i = 0; i < p->last_cnt; i++)
+                        queue_built(
+                            p, dup_bytes(p->last[i].key, p->last[i].key_len),
+                            dup_bytes(p->last[i].val, p->last[i].val_len),
+                            p->last[i].val_len, &again);
                 texts_clear(p);
                 return;
         }

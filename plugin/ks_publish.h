@@ -86,8 +86,9 @@ void ks_publish_report_begin(ks_publish_t *p);
  * @brief A ks_report_topics_t.on_text callback (@p arg: the
  *        ks_publish_t, NULL: nothing): copies topic @p name's text as
  *        written in the report (from its name to its closing brace) and
- *        its @p messages, for ks_publish_report(). On ENOMEM the report is
- *        read back from its file instead.
+ *        its @p messages, for ks_publish_report(). @p text NULL (not
+ *        kept), or ENOMEM here: the report is read back from its file
+ *        instead.
  * @locality as ks_publish_report_begin().
  */
 void ks_publish_topic_text(void *arg, const char *name, const char *text,

@@ -492,8 +492,7 @@ void ks_reporter_write(ks_client_t *c, int final)
         if (*c->metrics_path)
                 write_metrics(c, &wl, rt.metrics);
         if (!c->report_failed)
-                ks_publish_report(c->publish, c->report_path,
-                                  rt.text_missing ? NULL : &head, &warnings,
+                ks_publish_report(c->publish, c->report_path, &head, &warnings,
                                   c->name, 0);
         ks_report_text_free(&head);
         ks_report_text_free(&warnings);

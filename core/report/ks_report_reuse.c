@@ -154,11 +154,10 @@ void ks_report_topics_add(ks_topic_t *t, void *opaque)
          * it now) a copy for this report only */
         keep = rt->reuse && gen && k ? &k->text : rt->on_text ? &scratch : NULL;
         if (!ks_report_writer_topic_keep(rt->w, &snap, o, keep)) {
-                if (rt->on_text && !keep->failed)
-                        rt->on_text(rt->on_text_arg, ks_topic_name(t), keep->b,
-                                    keep->len, snap.c.total.messages);
-                else if (rt->on_text)
-                        rt->text_missing = 1;
+                if (rt->on_text)
+                        rt->on_text(rt->on_text_arg, ks_topic_name(t),
+                                    keep->failed ? NULL : keep->b, keep->len,
+                                    snap.c.total.messages);
                 ks_sketch_tally_add(&rt->tally, &snap, rt->asked);
                 rt->rebuilt++;
                 if (rt->reuse && gen && k) {

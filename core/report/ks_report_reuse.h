@@ -49,14 +49,14 @@ typedef struct ks_report_topics {
         int reuse;
         /** called with each topic's text as written (from its name to
          *  its closing brace, ks_report_text_t) and its messages, once the
-         *  topic is in the report; NULL: not called. A topic written
-         *  whose text could not be had (ENOMEM) sets text_missing. */
+         *  topic is in the report; @p text NULL when the topic was
+         *  written but its text could not be kept (ENOMEM). NULL: not
+         *  called. */
         void (*on_text)(void *arg, const char *name, const char *text,
                         size_t len, uint64_t messages);
         void *on_text_arg;
 
         /* out */
-        int text_missing; /**< on_text was not called for a topic written */
         ks_sketch_tally_t tally;   /**< the topics written */
         int               oom;     /**< a topic could not be built */
         size_t            rebuilt; /**< topics snapshotted and built */
