@@ -289,9 +289,9 @@ static void test_records_are_the_report(void)
         conf = ks_e2e_conf("keyshift.report.path", report,
                            "keyshift.report.interval.ms", "200",
                            "keyshift.report.topic", "ks-reports",
-                           "keyshift.partitions.proposed", "6,12", NULL);
-        conf_set(conf, "bootstrap.servers", boot);
-        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+                           "keyshift.partitions.proposed", "6,12",
+                           "bootstrap.servers", boot, NULL);
+        rk   = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
         CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
         for (i = 0; i < 3000; i++) {
                 snprintf(key, sizeof(key), "key-%d", i % 257);
