@@ -56,9 +56,10 @@
 #define KS_BUDGET_OVERFLOW_SHARE 4
 
 /** Sample and counter sizes never go below these when a budget shrinks
- *  them (the smallest keyshift.key.sample.size and .mixed.sample.size). */
+ *  them: the samples, the smallest keyshift.key.sample.size and
+ *  .mixed.sample.size; the hot-key counters, 64 of their own. */
 #define KS_BUDGET_SAMPLE_MIN KS_CONFIG_SAMPLE_MIN
-#define KS_BUDGET_TOPK_MIN KS_CONFIG_SAMPLE_MIN
+#define KS_BUDGET_TOPK_MIN 64
 
 /** A topic's sketch sizes, the ones a budget shrinks. */
 typedef struct ks_budget_sizes {
