@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ks_base64.h"
+#include "ks_pack.h"
 #include "ks_report_jout.h"
 #include "ks_report_parts.h"
 
@@ -72,14 +74,73 @@ static void put_partitions(ks_jout_t *o, const ks_load_t *l, int32_t n,
         PUT_LIT(o, "}");
 }
 
-/** @brief The `merge` object (ks_report_merge.c): a few members, each
- *         sketch one base64 string, so built with jansson. */
+/** @brief A packed sketch @p pb as a JSON string: its base64, written in
+ *         pieces of KS_JOUT_ELEM_MAX characters (base64 of whole 3-byte
+ *         groups, so the pieces join into ks_base64_encode() of the
+ *         whole). A pack that failed (ENOMEM) fails the write. */
+static void put_packed(ks_jout_t *o, const ks_pack_buf_t *pb)
+{
+        const size_t piece = KS_JOUT_ELEM_MAX / 4 * 3; /* bytes */
+        size_t       at;
+
+        if (pb->failed) {
+                o->failed = 1;
+                return;
+        }
+        PUT_LIT(o, "\"");
+        for (at = 0; at < pb->n; at += piece) {
+                size_t take = pb->n - at < piece ? pb->n - at : piece;
+                char  *d    = jout_room(o, ks_base64_len(take));
+                o->n += (size_t)(ks_base64_encode(pb->b + at, take, d) - d);
+        }
+        PUT_LIT(o, "\"");
+}
+
+/** @brief A member `"name":v` of the `merge` object, v an integer; @p
+ *         first: no comma before it. */
+static void put_merge_int(ks_jout_t *o, const char *name, int64_t v, int first)
+{
+        char *d = jout_room(o, 64), *b = d;
+
+        d += snprintf(d, 48, "%s\"%s\":", first ? "" : ",", name);
+        d = fmt_i64(d, v);
+        o->n += (size_t)(d - b);
+}
+
+/** @brief The `merge` object, written as ks_report_merge_object() builds
+ *         it (docs/report-schema.md, "merge"; the unit test of the bulk
+ *         writer compares the two), without a JSON value between the
+ *         packed bytes and the text: those strings are a third of a
+ *         report at 1,000 partitions, and as jansson strings they were
+ *         copied three times and scanned for escapes (bench/README.md,
+ *         issue 29). */
 static void put_merge(ks_jout_t *o, const ks_topic_snapshot_t *s)
 {
-        json_t *m = ks_report_merge_json(s);
+        ks_pack_buf_t pb = {0};
 
-        ks_jout_put_json(o, m); /* NULL: fails the write */
-        json_decref(m);
+        ks_pack_hll(&pb, &s->hll);
+        PUT_LIT(o, "{\"distinct_hll\":{");
+        put_merge_int(o, "p", KS_HLL_P, 1);
+        PUT_LIT(o, ",\"packed\":");
+        put_packed(o, &pb);
+        ks_pack_buf_reset(&pb);
+        ks_pack_key_sample(&pb, s->sample, s->sample_cnt);
+        PUT_LIT(o, "},\"key_sample\":{");
+        put_merge_int(o, "capacity", (int64_t)s->sample_capacity, 1);
+        PUT_LIT(o, ",\"packed\":");
+        put_packed(o, &pb);
+        ks_pack_buf_reset(&pb);
+        ks_pack_hot_keys(&pb, s->hot, s->hot_cnt);
+        PUT_LIT(o, "},\"hot_keys\":{");
+        put_merge_int(o, "capacity", (int64_t)s->topk_capacity, 1);
+        put_merge_int(o, "total", (int64_t)s->topk_total, 0);
+        put_merge_int(o, "sampled_one_in", KS_HOT_SAMPLE_ONE_IN, 0);
+        put_merge_int(o, "passed_by", (int64_t)s->c.hot_passed_by, 0);
+        put_merge_int(o, "sampled", (int64_t)s->c.hot_sampled, 0);
+        PUT_LIT(o, ",\"packed\":");
+        put_packed(o, &pb);
+        PUT_LIT(o, "}}");
+        ks_pack_buf_free(&pb);
 }
 
 /** @brief One column of the sparse flow from its @p n cells @p at (row x

@@ -5,8 +5,10 @@
  *        needs (docs/report-schema.md, "merge"), each packed into one
  *        base64 string (ks_pack.h), beside the few counts a reader may
  *        want without decoding (capacities, the hot-key summary's total
- *        and sampling). One writer for the plugin's report and
- *        `keyshift merge`'s.
+ *        and sampling), as a JSON value: `keyshift merge` and the tree
+ *        form of a report (ks_report_topic()). The plugin's report writes
+ *        the same object as text straight from the packed bytes
+ *        (ks_report_bulk.c's put_merge(); a unit test compares the two).
  *
  * Why packed: as JSON arrays the three sketches were ~29 MB of a 109 MB
  * report of 1,000 topics x 2,000 Zipf messages (bench/ksb_report;
